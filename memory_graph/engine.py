@@ -1,0 +1,421 @@
+"""The Engine: one facade over the stores, the graph and the retrieval pipeline."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from filelock import FileLock
+
+from .config import Config, default_data_dir
+from .embedding import Embedder, SentenceTransformerEmbedder
+from .entities import EntitiesMixin
+from .errors import NotFoundError, ValidationError
+from .graph import Graph, node_filter
+from .linking import EntityIndex
+from .maintenance import MaintenanceMixin
+from .models import Filters, Hit, Memory, content_hash, iso
+from .records import MEMORY_COLUMNS, memory_from_row, memory_to_row, node_attrs
+from .retrieval import Candidate, LegResult, graph_leg, is_evergreen, rank
+from .store import LanceStore, TextIndex, sql_filter, sql_quote
+from .text import derive_title
+from .transfer import TransferMixin
+from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
+                         check_tags, check_type, parse_time)
+
+log = logging.getLogger("memory_graph")
+
+MODES = ("hybrid", "vector", "bm25", "graph")
+ORDERS = ("created_at", "updated_at", "importance")
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+def embed_text(title: str, content: str) -> str:
+    """What the model reads for a memory: the content, led by its title when the title says something new."""
+    return content if not title or title == derive_title(content) else f"{title}\n{content}"
+
+
+class Engine(EntitiesMixin, MaintenanceMixin, TransferMixin):
+    """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
+
+    data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir).
+    config: every tunable (default ``Config.from_env()``). embedder: any object with ``encode``,
+    ``encode_query``, ``name`` and ``dimension`` (default: the packaged all-MiniLM-L6-v2, loaded lazily).
+    """
+
+    def __init__(self, data_dir: str | Path | None = None, config: Config | None = None,
+                 embedder: Embedder | None = None, *, load_model_in_background: bool = False) -> None:
+        self.config = config or Config.from_env()
+        self.data_dir = Path(data_dir).expanduser() if data_dir else default_data_dir()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.embedder = embedder or SentenceTransformerEmbedder(
+            self.config.embedding_model, self.config.embedding_batch_size, self.config.embedding_cache_size,
+            self.config.query_cache_size)
+        if load_model_in_background and hasattr(self.embedder, "start_loading"):
+            self.embedder.start_loading()
+        self._lock = threading.RLock()
+        self._file_lock = FileLock(str(self.data_dir / ".write.lock"))
+        self.lance = LanceStore(self.data_dir / "lance", self.config)
+        self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms)
+        self.graph = Graph()
+        self.entity_index = EntityIndex()
+        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
+        with self._writing():
+            self._open_stores()
+
+    # ---- plumbing -------------------------------------------------------
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Serialise writers: threads of this process, and other processes on the same data directory."""
+        with self._lock, self._file_lock:
+            yield
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False)
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @staticmethod
+    def _now() -> float:
+        return time.time()
+
+    # ---- memories: writes -----------------------------------------------
+    def store(self, content: str, memory_type: str = "episodic", title: str | None = None,
+              tags: Iterable[str] | str | None = None, importance: int = 5, project: str | None = None,
+              source: str | None = None, metadata: dict | None = None, entities: Iterable[str] | None = None,
+              valid_from=None, valid_until=None, created_at=None) -> str:
+        """Store one memory; returns its id. Raises ValidationError on bad input (nothing is written)."""
+        return self.store_many([dict(content=content, memory_type=memory_type, title=title, tags=tags,
+                                     importance=importance, project=project, source=source, metadata=metadata,
+                                     entities=entities, valid_from=valid_from, valid_until=valid_until,
+                                     created_at=created_at)])[0]
+
+    def _prepare(self, item: dict, now: float) -> tuple[Memory, list[str]]:
+        if not isinstance(item, dict):
+            raise ValidationError("each memory must be an object with at least 'content'")
+        unknown = set(item) - {"content", "memory_type", "title", "tags", "importance", "project", "source",
+                               "metadata", "entities", "valid_from", "valid_until", "created_at", "id"}
+        if unknown:
+            raise ValidationError(f"unknown field(s): {', '.join(sorted(unknown))}")
+        content = check_content(item.get("content"), self.config)
+        title = item.get("title") or derive_title(content)
+        if not isinstance(title, str) or len(title) > self.config.max_title_chars:
+            raise ValidationError(f"title must be a string of at most {self.config.max_title_chars} characters")
+        metadata = item.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise ValidationError("metadata must be a JSON object")
+        created = parse_time(item.get("created_at"), "created_at") or now
+        m = Memory(
+            id=item.get("id") or new_id("mem"), content=content,
+            memory_type=check_type(item.get("memory_type") or "episodic"), title=title.strip(),
+            tags=check_tags(item.get("tags"), self.config), importance=check_importance(item.get("importance", 5)),
+            project=(item.get("project") or "").strip(), source=(item.get("source") or "").strip(),
+            metadata=metadata, created_at=created, updated_at=created,
+            valid_from=parse_time(item.get("valid_from"), "valid_from"),
+            valid_until=parse_time(item.get("valid_until"), "valid_until"), content_hash=content_hash(content))
+        if m.valid_from is not None and m.valid_until is not None and m.valid_until <= m.valid_from:
+            raise ValidationError("valid_until must be later than valid_from")
+        ents = item.get("entities") or []
+        if isinstance(ents, str) or not all(isinstance(e, str) and e.strip() for e in ents):
+            raise ValidationError("entities must be a list of entity names or ids")
+        return m, [e.strip() for e in ents]
+
+    def store_many(self, items: list[dict], _vectors=None) -> list[str]:
+        """Store many memories in one write (one embedding batch, one commit per store). Returns their ids.
+
+        Either every memory is stored or, on any error, none is.
+        """
+        now = self._now()
+        prepared = [self._prepare(item, now) for item in items]
+        if not prepared:
+            return []
+        ids = [m.id for m, _ in prepared]
+        if len(set(ids)) != len(ids):
+            raise ValidationError("duplicate ids in one batch")
+        vectors = _vectors if _vectors is not None else self.embedder.encode(
+            [embed_text(m.title, m.content) for m, _ in prepared])
+        with self._writing():
+            taken = self.lance.by_ids("memories", ids, ["id"]).column("id").to_pylist()
+            if taken:
+                raise ValidationError(f"memory id(s) already exist: {', '.join(taken[:5])}",
+                                      hint="use update to change a stored memory")
+            rows = [memory_to_row(m, v) for (m, _), v in zip(prepared, vectors)]
+            links, new_entities = self._link_many([(m, ents) for m, ents in prepared], now)
+            with self.lance.transaction(["memories", "entities", "mentions"]):
+                self.lance.add("memories", rows)
+                self.lance.add("entities", new_entities)
+                self.lance.add("mentions", links)
+                self.text.write(upserts=[(r, "memory") for r in rows])
+            self._graph_add(rows, new_entities, links)
+            self._after_write()
+        return ids
+
+    def update(self, memory_id: str, *, content: str | None = None, title: str | None = None,
+               memory_type: str | None = None, tags=None, importance: int | None = None,
+               project: str | None = None, source: str | None = None, metadata: dict | None = None,
+               valid_from=None, valid_until=None) -> Memory:
+        """Change fields of a memory; re-embeds and re-links only if content (or title) changed."""
+        with self._writing():
+            old = self.get([memory_id])[0]
+            m = Memory(**{**old.__dict__})
+            if content is not None:
+                m.content = check_content(content, self.config)
+                m.content_hash = content_hash(m.content)
+                if title is None and old.title == derive_title(old.content):
+                    m.title = derive_title(m.content)
+            if title is not None:
+                if not isinstance(title, str) or not title.strip() or len(title) > self.config.max_title_chars:
+                    raise ValidationError(f"title must be 1..{self.config.max_title_chars} characters")
+                m.title = title.strip()
+            if memory_type is not None:
+                m.memory_type = check_type(memory_type)
+            if tags is not None:
+                m.tags = check_tags(tags, self.config)
+            if importance is not None:
+                m.importance = check_importance(importance)
+            if project is not None:
+                m.project = project.strip()
+            if source is not None:
+                m.source = source.strip()
+            if metadata is not None:
+                if not isinstance(metadata, dict):
+                    raise ValidationError("metadata must be a JSON object")
+                m.metadata = metadata
+            if valid_from is not None:
+                m.valid_from = parse_time(valid_from, "valid_from")
+            if valid_until is not None:
+                m.valid_until = parse_time(valid_until, "valid_until")
+            m.updated_at = max(self._now(), old.updated_at + 1e-6)
+            relink = (m.content_hash, m.title, m.tags, m.project) != (old.content_hash, old.title, old.tags,
+                                                                       old.project)
+            if embed_text(m.title, m.content) != embed_text(old.title, old.content):
+                vector = self.embedder.encode([embed_text(m.title, m.content)])[0]
+            else:
+                vector = self.lance.by_ids("memories", [memory_id], ["vector"]).column("vector")[0].as_py()
+            row = memory_to_row(m, vector)
+            explicit = self._explicit_entities(memory_id) if relink else []
+            links, new_entities = self._link_many([(m, explicit)], self._now()) if relink else ([], [])
+            with self.lance.transaction(["memories", "entities", "mentions"]):
+                self.lance.upsert("memories", [row])
+                if relink:
+                    self.lance.delete("mentions", f"memory_id = {sql_quote(memory_id)}")
+                    self.lance.add("entities", new_entities)
+                    self.lance.add("mentions", links)
+                self.text.write(upserts=[(row, "memory")])
+            if relink:
+                self.graph.remove_mentions_of(memory_id)
+            self._graph_add([row], new_entities, links)
+            self._after_write()
+            return m
+
+    def invalidate(self, memory_id: str, at=None, reason: str = "", superseded_by: str | None = None) -> Memory:
+        """End a memory's validity (now, or at ``at``), with a reason and the id of what replaces it."""
+        when = parse_time(at, "at") or self._now()
+        if superseded_by:
+            self.get([superseded_by])
+        if not isinstance(reason, str) or len(reason) > 2_000:
+            raise ValidationError("reason must be a string of at most 2,000 characters")
+        with self._writing():
+            old = self.get([memory_id])[0]
+            if old.valid_from is not None and when <= old.valid_from:
+                raise ValidationError("the memory is not yet valid at that time", hint="give a later time")
+            m = Memory(**{**old.__dict__})
+            m.valid_until, m.invalidation_reason = when, reason
+            m.superseded_by = superseded_by or ""
+            m.updated_at = max(self._now(), old.updated_at + 1e-6)
+            vector = self.lance.by_ids("memories", [memory_id], ["vector"]).column("vector")[0].as_py()
+            row = memory_to_row(m, vector)
+            rel = None
+            if superseded_by:
+                rel = dict(id=new_id("rel"), source=superseded_by, target=memory_id, relation_type="supersedes",
+                           weight=1.0, valid_from=when, valid_until=None, created_at=self._now())
+            with self.lance.transaction(["memories", "relations"]):
+                self.lance.upsert("memories", [row])
+                if rel:
+                    self.lance.add("relations", [rel])
+                self.text.write(upserts=[(row, "memory")])
+            self.graph.attrs(memory_id).update(node_attrs(row)) if memory_id in self.graph else None
+            if rel:
+                self.graph.add_relation(rel["id"], superseded_by, memory_id, "supersedes", 1.0)
+            self._after_write()
+            return m
+
+    def delete(self, memory_ids: str | list[str]) -> int:
+        """Hard-delete memories with their mentions, relations and index entries. Returns how many."""
+        ids = check_ids(memory_ids)
+        with self._writing():
+            self.get(ids)
+            where_rel = " OR ".join(f"source = {sql_quote(i)} OR target = {sql_quote(i)}" for i in ids)
+            with self.lance.transaction(["memories", "mentions", "relations"]):
+                self.lance.delete_ids("memories", ids)
+                self.lance.delete_ids("mentions", ids, column="memory_id")
+                self.lance.delete("relations", where_rel)
+                self.text.write(deletes=ids)
+            for i in ids:
+                self.graph.remove_node(i)
+            self._after_write()
+        return len(ids)
+
+    # ---- memories: reads ------------------------------------------------
+    def get(self, memory_ids: str | list[str], strict: bool = True) -> list[Memory]:
+        """Full records in the order asked. strict: raise NotFoundError naming any unknown id."""
+        ids = check_ids(memory_ids)
+        rows = {r["id"]: r for r in self.lance.by_ids("memories", ids, MEMORY_COLUMNS).to_pylist()}
+        missing = [i for i in ids if i not in rows]
+        if missing and strict:
+            raise NotFoundError("memory", missing)
+        return [memory_from_row(rows[i]) for i in ids if i in rows]
+
+    def list(self, project: str | None = None, memory_type: str | Iterable[str] | None = None, tags=None,
+             created_after=None, created_before=None, valid_at=None, include_invalid: bool = True,
+             limit: int = 20, offset: int = 0, order_by: str = "created_at",
+             descending: bool = True) -> tuple[list[Memory], int]:
+        """Memories matching the filters, one page at a time. Returns (page, total matching)."""
+        check_limit(limit, self.config)
+        check_offset(offset)
+        if order_by not in ORDERS:
+            raise ValidationError(f"order_by={order_by!r} is not one of {', '.join(ORDERS)}")
+        f = self._filters(project, memory_type, tags, created_after, created_before,
+                          valid_at, include_invalid and valid_at is None, include_global=False)
+        where = sql_filter(f, self._now())
+        table = self.lance.query("memories", where, ["id", order_by])
+        keyed = sorted(zip(table.column(order_by).to_pylist(), table.column("id").to_pylist()),
+                       reverse=descending)
+        page = [i for _, i in keyed[offset:offset + limit]]
+        return (self.get(page) if page else []), len(keyed)
+
+    def timeline(self, anchor_id: str | None = None, query: str | None = None, before: int = 3,
+                 after: int = 3, project: str | None = None) -> dict[str, Any]:
+        """Chronological neighbours of an anchor memory (or of the top hit of a query) in its project."""
+        for n, v in (("before", before), ("after", after)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 100:
+                raise ValidationError(f"{n} must be an integer from 0 to 100")
+        if anchor_id is None:
+            if not query:
+                raise ValidationError("give an anchor id or a query")
+            hits = self.search(query, limit=1, project=project)
+            if not hits:
+                raise NotFoundError("memory", [f"(no match for {query[:40]!r})"], hint="try another query")
+            anchor_id = hits[0].id
+        anchor = self.get([anchor_id])[0]
+        scope = f"project = {sql_quote(anchor.project)}"
+        rows = self.lance.query("memories", scope, ["id", "created_at"]).to_pylist()
+        rows.sort(key=lambda r: (r["created_at"], r["id"]))
+        pos = next(i for i, r in enumerate(rows) if r["id"] == anchor_id)
+        earlier = [r["id"] for r in rows[max(0, pos - before):pos]]
+        later = [r["id"] for r in rows[pos + 1:pos + 1 + after]]
+        return {"anchor": anchor, "before": self.get(earlier) if earlier else [],
+                "after": self.get(later) if later else []}
+
+    # ---- search ---------------------------------------------------------
+    def _filters(self, project, types, tags, created_after, created_before, as_of, include_invalid,
+                 include_global: bool = True) -> Filters:
+        if isinstance(types, str):
+            types = [types]
+        return Filters(
+            project=project.strip() if isinstance(project, str) else None, include_global=include_global,
+            types=tuple(check_type(t) for t in (types or ())), tags=tuple(check_tags(tags, self.config)),
+            created_after=parse_time(created_after, "created_after"),
+            created_before=parse_time(created_before, "created_before"),
+            as_of=parse_time(as_of, "as_of"), include_invalid=bool(include_invalid))
+
+    def search(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,
+               include_global: bool = True, types=None, tags=None, created_after=None, created_before=None,
+               as_of=None, include_invalid: bool = False, min_score: float | None = None,
+               use_ppr: bool = True, use_decay: bool = True, use_mmr: bool = True) -> list[Hit]:
+        """Search memories through the full pipeline. Every hit carries its explanation.
+
+        mode: hybrid (all three legs), vector, bm25 or graph. project: one project plus global memories
+        (include_global), or None for all. as_of: judge validity and decay at that time.
+        min_score: absolute floor on the [0, 1] score (besides the relative floor in the config).
+        """
+        query = check_query(query, self.config)
+        check_limit(limit, self.config)
+        if mode not in MODES:
+            raise ValidationError(f"mode={mode!r} is not one of {', '.join(MODES)}")
+        if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, (int, float))
+                                      or not 0 <= min_score <= 1):
+            raise ValidationError("min_score must be a number in [0, 1]")
+        filters = self._filters(project, types, tags, created_after, created_before, as_of, include_invalid,
+                                include_global)
+        now = self._now()
+        at = filters.as_of if filters.as_of is not None else now
+        legs = self._run_legs(query, filters, now, limit, mode)
+        q_ents = list(legs.pop("_entities").paths)
+        hits = rank(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
+                    query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
+                    min_score=min_score, use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr)
+        for h in hits:
+            h.explanation.graph_path = [self._node_label(n) for n in h.explanation.graph_path]
+        return hits
+
+    def _run_legs(self, query: str, filters: Filters, now: float, limit: int, mode: str) -> dict[str, LegResult]:
+        c = self.config.candidates(limit)
+        seeds = self.entity_index.mentioned_in(query[:2_000], fuzzy_cutoff=self.config.entity_fuzzy_cutoff,
+                                               skip_types=("project",))
+        jobs = {}
+        if mode in ("hybrid", "vector"):
+            jobs["vector"] = self._pool.submit(self._vector_leg, query, filters, now, c)
+        if mode in ("hybrid", "bm25"):
+            jobs["bm25"] = self._pool.submit(self.text.search, query, filters, now, c)
+        if mode in ("hybrid", "graph"):
+            jobs["graph"] = self._pool.submit(self._graph_leg, seeds, filters, now, c)
+        legs: dict[str, LegResult] = {}
+        for name, fut in jobs.items():
+            try:
+                res = fut.result()
+            except Exception:
+                log.exception("the %s leg failed; searching without it", name)
+                res = LegResult()
+            legs[name] = res if isinstance(res, LegResult) else LegResult(list(res[0]), list(res[1]))
+        legs["_entities"] = LegResult(paths={e: [] for e in seeds})
+        return legs
+
+    def _vector_leg(self, query: str, filters: Filters, now: float, c: int) -> LegResult:
+        vec = self.embedder.encode_query(query[:4_000])
+        ids, sims = self.lance.vector_search("memories", vec, sql_filter(filters, now), c, ["id"])
+        return LegResult(ids, sims)
+
+    def _graph_leg(self, seeds: dict[str, float], filters: Filters, now: float, c: int,
+                   target: str = "memory") -> LegResult:
+        if not seeds:
+            return LegResult()
+        found = graph_leg(self.graph, seeds, node_filter(filters, now), c, self.config.graph_hub_degree,
+                          self.config.graph_max_fanout, self.config.graph_max_hops, target=target)
+        return LegResult([h.id for h in found], [1.0 / h.hop + 0.1 * len(h.seeds) for h in found],
+                         {h.id: h.path for h in found})
+
+    def _local_edges(self, nodes: list[str]) -> list[tuple[str, str, float]]:
+        return self.graph.local_edges(nodes, self.config.ppr_max_nodes, self.config.graph_hub_degree)
+
+    def _describe(self, ids: list[str]) -> dict[str, Candidate]:
+        cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "vector"]
+        out = {}
+        c = self.config
+        for r in self.lance.by_ids("memories", ids, cols).to_pylist():
+            out[r["id"]] = Candidate(
+                created_at=r["created_at"],
+                evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], c.evergreen_types,
+                                       c.evergreen_tags, c.evergreen_sources),
+                vector=r["vector"], words=set(), title=r["title"],
+                summary={"memory_type": r["memory_type"], "project": r["project"],
+                         "created_at": iso(r["created_at"])})
+        return out
+
+    def _node_label(self, node: str) -> str:
+        if node in self.entity_index.names:
+            return self.entity_index.names[node][0]
+        return node

@@ -1,0 +1,210 @@
+"""Entities and relations: explicit creation, automatic linking of memories, graph queries."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .errors import NotFoundError, ValidationError
+from .linking import extract, norm
+from .models import Entity, Memory, Relation
+from .records import entity_from_row, node_attrs, relation_from_row
+from .store import sql_quote
+from .validation import check_name, parse_time
+
+#: weight of a memory's link to an entity, by how the link was made.
+LINK_WEIGHTS = {"explicit": 1.0, "auto": 1.0, "tag": 0.5, "project": 0.3}
+DIRECTIONS = ("out", "in", "both")
+
+
+class EntitiesMixin:
+    """The graph half of the Engine (mixed into it; uses its stores and locks)."""
+
+    # ---- linking --------------------------------------------------------
+    def _new_entity_row(self, name: str, entity_type: str, now: float, description: str = "",
+                        aliases: Iterable[str] = ()) -> dict:
+        from .engine import new_id
+
+        return {"id": new_id("ent"), "name": name, "name_norm": norm(name), "entity_type": entity_type,
+                "description": description, "aliases": list(aliases), "created_at": now, "vector": None}
+
+    def _link_many(self, items: list[tuple[Memory, list[str]]], now: float) -> tuple[list[dict], list[dict]]:
+        """Mentions for each memory, and the entities they need that do not exist yet (with vectors).
+
+        A memory links to: entities named explicitly, entities whose name or alias its text contains,
+        names extracted from its text (identifiers, paths, proper names), its tags and its project.
+        """
+        new: dict[tuple[str, str], dict] = {}
+        mentions: dict[str, dict] = {}
+
+        def entity(name: str, etype: str, any_type: bool = False) -> str:
+            eid = self.entity_index.find(name, None if any_type else etype)
+            if eid:
+                return eid
+            key = (norm(name), "" if any_type else etype)
+            if key not in new and any_type:
+                key = next((k for k in new if k[0] == norm(name)), key)
+            if key not in new:
+                new[key] = self._new_entity_row(name, etype, now)
+            return new[key]["id"]
+
+        for m, explicit in items:
+            links: dict[str, tuple[float, str]] = {}
+            for ref in explicit:
+                eid = ref if ref in self.entity_index.names else entity(check_name(ref, "entity"), "concept",
+                                                                        any_type=True)
+                links[eid] = (LINK_WEIGHTS["explicit"], "explicit")
+            text = f"{m.title}\n{m.content}"
+            for eid, w in self.entity_index.mentioned_in(text, skip_types=("project", "tag")).items():
+                links.setdefault(eid, (w, "auto"))
+            for cand in extract(text):
+                links.setdefault(entity(cand.name, cand.entity_type, any_type=True), (LINK_WEIGHTS["auto"], "auto"))
+            for tag in m.tags:
+                links.setdefault(entity(tag, "tag"), (LINK_WEIGHTS["tag"], "tag"))
+            if m.project:
+                links.setdefault(entity(m.project, "project"), (LINK_WEIGHTS["project"], "project"))
+            for eid, (w, kind) in links.items():
+                mentions[f"{m.id}|{eid}"] = {"id": f"{m.id}|{eid}", "memory_id": m.id, "entity_id": eid,
+                                             "weight": float(w), "kind": kind}
+        rows = list(new.values())
+        if rows:
+            vectors = self.embedder.encode([f"{r['name']}: {r['description']}".rstrip(": ") for r in rows])
+            for r, v in zip(rows, vectors):
+                r["vector"] = [float(x) for x in v]
+        return list(mentions.values()), rows
+
+    def _explicit_entities(self, memory_id: str) -> list[str]:
+        rows = self.lance.query("mentions", f"memory_id = {sql_quote(memory_id)} AND kind = 'explicit'",
+                                ["entity_id"]).to_pylist()
+        return [r["entity_id"] for r in rows]
+
+    def _graph_add(self, memory_rows: list[dict], entity_rows: list[dict], mentions: list[dict]) -> None:
+        for e in entity_rows:
+            self.graph.add_entity(e["id"], e["name"], e["entity_type"])
+            self.entity_index.add(e["id"], e["name"], e["entity_type"], e.get("aliases") or [])
+        for r in memory_rows:
+            self.graph.add_memory(r["id"], node_attrs(r))
+        for mn in mentions:
+            self.graph.add_mention(mn["memory_id"], mn["entity_id"], mn["weight"])
+
+    # ---- entities -------------------------------------------------------
+    def create_entity(self, name: str, entity_type: str = "concept", description: str = "",
+                      aliases: Iterable[str] | None = None) -> Entity:
+        """Create an entity, or return (and enrich) the one with the same name and type."""
+        name = check_name(name, "name")
+        entity_type = check_name(entity_type, "entity_type", 40).lower()
+        if not isinstance(description, str) or len(description) > 5_000:
+            raise ValidationError("description must be a string of at most 5,000 characters")
+        aliases = [check_name(a, "alias") for a in (aliases or [])]
+        with self._writing():
+            eid = self.entity_index.find(name, entity_type)
+            now = self._now()
+            if eid:
+                old = self.get_entity(eid)
+                merged = list(dict.fromkeys([*old.aliases, *aliases]))
+                if merged == old.aliases and (not description or description == old.description):
+                    return old
+                row = self.lance.by_ids("entities", [eid]).to_pylist()[0]
+                row.update(aliases=merged, description=description or old.description)
+            else:
+                row = self._new_entity_row(name, entity_type, now, description, aliases)
+            text = f"{row['name']}: {row['description']}".rstrip(": ")
+            row["vector"] = [float(x) for x in self.embedder.encode([text])[0]]
+            with self.lance.transaction(["entities"]):
+                self.lance.upsert("entities", [row])
+            self.graph.add_entity(row["id"], row["name"], row["entity_type"]) if row["id"] not in self.graph else None
+            self.entity_index.add(row["id"], row["name"], row["entity_type"], row["aliases"])
+            self._after_write()
+            return entity_from_row(row)
+
+    def get_entity(self, ref: str) -> Entity:
+        """An entity by id or by name (any type)."""
+        eid = self._resolve(ref, create=False)
+        rows = self.lance.by_ids("entities", [eid]).to_pylist()
+        if not rows:
+            raise NotFoundError("entity", [ref])
+        return entity_from_row(rows[0])
+
+    def list_entities(self, entity_type: str | None = None, limit: int = 100) -> list[Entity]:
+        where = f"entity_type = {sql_quote(entity_type)}" if entity_type else None
+        return [entity_from_row(r) for r in self.lance.query("entities", where, limit=limit).to_pylist()]
+
+    def _resolve(self, ref: str, create: bool) -> str:
+        """A node id from an id (entity or memory) or an entity name; optionally create a missing name."""
+        ref = check_name(ref, "id or name")
+        if ref in self.graph:
+            return ref
+        eid = self.entity_index.find(ref)
+        if eid:
+            return eid
+        if create and not ref.startswith(("mem_", "ent_", "rel_")):
+            return self.create_entity(ref).id
+        raise NotFoundError("entity", [ref], hint="create it with create_entity, or pass an existing id")
+
+    # ---- relations ------------------------------------------------------
+    def create_relation(self, source: str, target: str, relation_type: str = "related_to",
+                        weight: float = 1.0, valid_from=None, valid_until=None) -> Relation:
+        """Link two entities or memories (ids, or entity names; a new name becomes an entity)."""
+        relation_type = check_name(relation_type, "relation_type", 60).lower().replace(" ", "_")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight <= 100:
+            raise ValidationError("weight must be a number in (0, 100]")
+        vf, vu = parse_time(valid_from, "valid_from"), parse_time(valid_until, "valid_until")
+        with self._writing():
+            src, dst = self._resolve(source, create=True), self._resolve(target, create=True)
+            if src == dst:
+                raise ValidationError("a relation needs two different ends")
+            from .engine import new_id
+
+            row = dict(id=new_id("rel"), source=src, target=dst, relation_type=relation_type,
+                       weight=float(weight), valid_from=vf, valid_until=vu, created_at=self._now())
+            with self.lance.transaction(["relations"]):
+                self.lance.add("relations", [row])
+            self.graph.add_relation(row["id"], src, dst, relation_type, float(weight))
+            self._after_write()
+            return relation_from_row(row)
+
+    def get_related(self, ref: str, depth: int = 1, direction: str = "both",
+                    relation_types: Iterable[str] | None = None, limit: int = 100) -> list[dict]:
+        """Neighbours of an entity or memory within ``depth`` hops (1-3), with names and titles."""
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= self.config.max_graph_depth:
+            raise ValidationError(f"depth must be an integer from 1 to {self.config.max_graph_depth}")
+        if direction not in DIRECTIONS:
+            raise ValidationError(f"direction must be one of {', '.join(DIRECTIONS)}")
+        node = self._resolve(ref, create=False)
+        out = self.graph.related(node, depth, direction, relation_types, limit=limit)
+        for r in out:
+            a = self.graph.attrs(r["id"])
+            r["name"] = a.get("name") or a.get("title", "")
+            r["via"] = self._node_label(r["via"])
+        return out
+
+    def delete_entity(self, ref: str) -> dict:
+        """Delete an entity (with its mentions and relations) or a relation (by its rel_ id)."""
+        ref = check_name(ref, "id")
+        with self._writing():
+            if ref.startswith("rel_"):
+                if not self.lance.count("relations", f"id = {sql_quote(ref)}"):
+                    raise NotFoundError("relation", [ref])
+                with self.lance.transaction(["relations"]):
+                    self.lance.delete("relations", f"id = {sql_quote(ref)}")
+                self.graph.remove_relation(ref)
+                self._after_write()
+                return {"deleted": ref, "kind": "relation"}
+            eid = self._resolve(ref, create=False)
+            if self.graph.kind(eid) != "entity":
+                raise ValidationError(f"{ref} is a memory, not an entity", hint="use delete_memory for memories")
+            q = sql_quote(eid)
+            with self.lance.transaction(["entities", "mentions", "relations"]):
+                self.lance.delete("entities", f"id = {q}")
+                self.lance.delete("mentions", f"entity_id = {q}")
+                self.lance.delete("relations", f"source = {q} OR target = {q}")
+            self.graph.remove_node(eid)
+            self.entity_index.remove(eid)
+            self._after_write()
+            return {"deleted": eid, "kind": "entity"}
+
+    def communities(self, min_size: int = 2, top: int = 5) -> list[dict]:
+        """Louvain communities of the entity graph, each with its best-connected members by name."""
+        out = self.graph.communities(min_size=min_size, top=top)
+        for c in out:
+            c["members"] = [{"id": e, "name": self._node_label(e)} for e in c["members"]]
+        return out

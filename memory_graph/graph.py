@@ -1,0 +1,191 @@
+"""The derived entity/relation graph (networkx), rebuilt from LanceDB's entities, relations and mentions."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Callable, Iterable, Iterator
+
+import networkx as nx
+
+from .models import Filters
+
+MEMORY, ENTITY = "memory", "entity"
+
+
+class Graph:
+    """A directed multigraph: memory -mentions-> entity, and typed relations between entities or memories."""
+
+    def __init__(self) -> None:
+        self.g = nx.MultiDiGraph()
+
+    # ---- building -------------------------------------------------------
+    def add_memory(self, mid: str, attrs: dict) -> None:
+        self.g.add_node(mid, kind=MEMORY, **attrs)
+
+    def add_entity(self, eid: str, name: str, entity_type: str) -> None:
+        self.g.add_node(eid, kind=ENTITY, name=name, entity_type=entity_type)
+
+    def add_mention(self, mid: str, eid: str, weight: float = 1.0) -> None:
+        if mid in self.g and eid in self.g:
+            self.g.add_edge(mid, eid, key="mentions", type="mentions", weight=float(weight))
+
+    def add_relation(self, rid: str, source: str, target: str, relation_type: str, weight: float = 1.0) -> None:
+        if source in self.g and target in self.g:
+            self.g.add_edge(source, target, key=rid, type=relation_type, weight=float(weight), id=rid)
+
+    def remove_relation(self, rid: str) -> None:
+        for u, v, k in [(u, v, k) for u, v, k in self.g.edges(keys=True) if k == rid]:
+            self.g.remove_edge(u, v, k)
+
+    def remove_node(self, node: str) -> None:
+        if node in self.g:
+            self.g.remove_node(node)
+
+    def remove_mentions_of(self, mid: str) -> None:
+        if mid in self.g:
+            for _, v, k in [e for e in self.g.out_edges(mid, keys=True) if e[2] == "mentions"]:
+                self.g.remove_edge(mid, v, k)
+
+    # ---- reading --------------------------------------------------------
+    def __contains__(self, node: str) -> bool:
+        return node in self.g
+
+    def kind(self, node: str) -> str | None:
+        return self.g.nodes[node].get("kind") if node in self.g else None
+
+    def attrs(self, node: str) -> dict:
+        return self.g.nodes[node]
+
+    def degree(self, node: str) -> int:
+        return self.g.degree(node) if node in self.g else 0
+
+    def neighbors(self, node: str, direction: str = "both",
+                  types: Iterable[str] | None = None) -> Iterator[tuple[str, str, float, str]]:
+        """(neighbour, edge type, weight, direction) for each edge at a node."""
+        types = set(types) if types else None
+        if node not in self.g:
+            return
+        if direction in ("out", "both"):
+            for _, v, data in self.g.out_edges(node, data=True):
+                if types is None or data["type"] in types:
+                    yield v, data["type"], data["weight"], "out"
+        if direction in ("in", "both"):
+            for u, _, data in self.g.in_edges(node, data=True):
+                if types is None or data["type"] in types:
+                    yield u, data["type"], data["weight"], "in"
+
+    def related(self, node: str, depth: int = 1, direction: str = "both",
+                types: Iterable[str] | None = None, limit: int = 200) -> list[dict]:
+        """Breadth-first neighbours up to ``depth`` hops: node, distance, the edge that reached it."""
+        seen = {node}
+        frontier = [node]
+        out: list[dict] = []
+        for dist in range(1, depth + 1):
+            nxt = []
+            for u in frontier:
+                for v, etype, w, d in self.neighbors(u, direction, types):
+                    if v in seen:
+                        continue
+                    seen.add(v)
+                    nxt.append(v)
+                    out.append({"id": v, "kind": self.kind(v), "distance": dist, "via": u,
+                                "edge_type": etype, "direction": d, "weight": w})
+                    if len(out) >= limit:
+                        return out
+            frontier = nxt
+        return out
+
+    def entity_projection(self, max_per_memory: int = 20) -> nx.Graph:
+        """Entities linked by relations and by co-mention in one memory (weights summed)."""
+        h = nx.Graph()
+        for n, data in self.g.nodes(data=True):
+            if data.get("kind") == ENTITY:
+                h.add_node(n)
+        for u, v, data in self.g.edges(data=True):
+            if data["type"] != "mentions" and self.kind(u) == ENTITY and self.kind(v) == ENTITY:
+                _bump(h, u, v, data["weight"])
+        for n, data in self.g.nodes(data=True):
+            if data.get("kind") != MEMORY:
+                continue
+            ents = [v for v, *_ in self.neighbors(n, "out", ["mentions"])][:max_per_memory]
+            for i, a in enumerate(ents):
+                for b in ents[i + 1:]:
+                    _bump(h, a, b, 1.0)
+        return h
+
+    def communities(self, min_size: int = 2, top: int = 5, seed: int = 0) -> list[dict]:
+        """Louvain communities of the entity graph, largest first, each with its best-connected members."""
+        h = self.entity_projection()
+        h.remove_nodes_from([n for n in list(h) if h.degree(n) == 0])
+        if h.number_of_edges() == 0:
+            return []
+        parts = nx.community.louvain_communities(h, weight="weight", seed=seed)
+        out = []
+        for part in sorted(parts, key=len, reverse=True):
+            if len(part) < min_size:
+                continue
+            members = sorted(part, key=lambda n: (-h.degree(n, weight="weight"), n))
+            out.append({"size": len(part), "members": members[:top]})
+        return out
+
+    def local_edges(self, seeds: Iterable[str], max_nodes: int, hub_degree: int) -> list[tuple[str, str, float]]:
+        """Undirected weighted edges of the subgraph around seeds, with hubs damped by 1/sqrt(degree).
+
+        The subgraph holds the seeds and their direct neighbours (at most ``max_nodes`` nodes); an
+        edge's weight w becomes w / sqrt(deg(u) x deg(v)), so a hub passes little mass to any one node.
+        """
+        nodes = [s for s in dict.fromkeys(seeds) if s in self.g]
+        keep = set(nodes)
+        for s in nodes:
+            if len(keep) >= max_nodes:
+                break
+            if self.kind(s) == ENTITY and self.degree(s) > hub_degree * 20:
+                continue  # a giant hub would pull in thousands of unrelated nodes
+            for v, *_ in self.neighbors(s):
+                keep.add(v)
+                if len(keep) >= max_nodes:
+                    break
+        edges: dict[tuple[str, str], float] = defaultdict(float)
+        for u in keep:
+            for v, _t, w, d in self.neighbors(u, "out"):
+                if v in keep and v != u:
+                    a, b = (u, v) if u < v else (v, u)
+                    edges[(a, b)] += w / math.sqrt(max(1, self.degree(u)) * max(1, self.degree(v)))
+        return [(a, b, w) for (a, b), w in edges.items()]
+
+
+def _bump(h: nx.Graph, a: str, b: str, w: float) -> None:
+    if a == b:
+        return
+    if h.has_edge(a, b):
+        h[a][b]["weight"] += w
+    else:
+        h.add_edge(a, b, weight=w)
+
+
+def node_filter(filters: Filters, now: float) -> Callable[[dict], bool]:
+    """The graph leg's pushed-down filter: a predicate over a memory node's attributes."""
+    at = filters.as_of if filters.as_of is not None else now
+    types, tags = set(filters.types), set(filters.tags)
+
+    def accept(a: dict) -> bool:
+        if filters.project is not None and a.get("project") != filters.project and not (
+                filters.include_global and a.get("project") == ""):
+            return False
+        if types and a.get("memory_type") not in types:
+            return False
+        if tags and not tags.intersection(a.get("tags", ())):
+            return False
+        created = a.get("created_at", 0.0)
+        if filters.created_after is not None and created < filters.created_after:
+            return False
+        if filters.created_before is not None and created >= filters.created_before:
+            return False
+        if not filters.include_invalid:
+            vf, vu = a.get("valid_from"), a.get("valid_until")
+            if (vf is not None and vf > at) or (vu is not None and vu <= at):
+                return False
+        return True
+
+    return accept

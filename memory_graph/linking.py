@@ -1,0 +1,166 @@
+"""Entity extraction and linking without an LLM: identifiers, file paths, backticked terms, capitalised names."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from .text import WORD_RE
+
+_BACKTICK = re.compile(r"`([^`\n]{2,80})`")
+_PATH = re.compile(r"(?<![\w/.])(?:\.{0,2}/)?(?:[\w.\-]+/)+[\w.\-]+|\b[\w\-]+\.(?:md|py|js|ts|tsx|jsx|json|ya?ml|toml|"
+                   r"go|rs|java|kt|rb|php|c|h|cpp|hpp|cs|sh|sql|txt|cfg|ini|lock|html|css)\b")
+_CAMEL = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z]+[A-Za-z0-9]*)\b")
+_SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+_DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
+_KEBAB = re.compile(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
+_CAPS = re.compile(r"\b[A-Z][a-zA-Z0-9'’\-]*[a-zA-Z0-9](?:\s+[A-Z][a-zA-Z0-9'’\-]*[a-zA-Z0-9]){0,3}\b")
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
+
+# Capitalised words that are (almost) never names: function words, question words, months kept out.
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are aren't as at be because been before being below
+between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
+few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
+him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself just let's me more most
+mustn't my myself no nor not now of off on once only or other ought our ours ourselves out over own same shan't
+she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves then
+there there's these they they'd they'll they're they've this those through to too under until up very was
+wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's whom
+why why's will with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves yes
+yeah oh ok okay hey hi hello thanks thank sure well wow great good nice really maybe please sorry also today
+yesterday tomorrow tonight still yet even though although however therefore anyway actually definitely totally
+absolutely probably hopefully one two three first last next new old every many much lot lots something
+anything nothing everything someone anyone everyone could'nt gonna wanna like love know think see get got make
+made use used using fix fixed add added remove removed update updated note todo done set run ran try tried
+""".split())
+
+#: words stripped from the ends of a capitalised phrase ("The Billing Team" -> "Billing Team").
+_EDGE_WORDS = STOPWORDS - {"new", "old", "first", "last", "next", "great", "good", "nice", "one", "two", "three"}
+
+#: minimum and maximum characters of an extracted name.
+_MIN, _MAX = 2, 80
+
+
+def norm(name: str) -> str:
+    """Normal form used to match names: lowercase letters and digits only ('Billing-API' -> 'billingapi')."""
+    return re.sub(r"[\W_]+", "", name.lower())
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    entity_type: str
+
+
+def extract(text: str) -> list[Candidate]:
+    """Entity names found in a text, without any model: identifiers, paths, backticked terms, proper names."""
+    found: dict[str, Candidate] = {}
+
+    def add(name: str, etype: str) -> None:
+        name = name.strip().strip(".,;:!?()[]{}\"'")
+        key = norm(name)
+        if _MIN <= len(name) <= _MAX and len(key) >= _MIN and key not in found and name.lower() not in STOPWORDS:
+            found[key] = Candidate(name, etype)
+
+    for m in _BACKTICK.finditer(text):
+        add(m.group(1), "file" if "/" in m.group(1) or _PATH.fullmatch(m.group(1)) else "identifier")
+    path_spans: list[tuple[int, int]] = []
+    for m in _PATH.finditer(text):
+        if "://" not in text[max(0, m.start() - 8):m.end()]:
+            add(m.group(0), "file")
+            path_spans.append(m.span())
+    for rx in (_CAMEL, _SNAKE):
+        for m in rx.finditer(text):
+            add(m.group(0), "identifier")
+    for m in _DOTTED.finditer(text):
+        if any(a <= m.start() < b for a, b in path_spans):
+            continue
+        parts = m.group(0).rstrip("()").split(".")
+        if max(len(p) for p in parts) >= 3 and len(m.group(0)) >= 5:
+            add(m.group(0).rstrip("()"), "identifier")
+    for m in _KEBAB.finditer(text):
+        add(m.group(0), "identifier")
+    for m in _CAPS.finditer(text):
+        words = m.group(0).split()
+        while words and words[0].lower() in _EDGE_WORDS:
+            words.pop(0)
+        while words and words[-1].lower() in _EDGE_WORDS:
+            words.pop()
+        if words:
+            phrase = " ".join(words)
+            add(re.sub(r"['’]s$", "", phrase), "name")
+    for m in _ACRONYM.finditer(text):
+        add(m.group(0), "name")
+    return list(found.values())
+
+
+class EntityIndex:
+    """Names and aliases of every entity, by normal form, for linking texts and queries to entities."""
+
+    def __init__(self) -> None:
+        self.by_norm: dict[str, set[str]] = {}
+        self.names: dict[str, tuple[str, str]] = {}  # id -> (name, type)
+        self._by_prefix: dict[str, set[str]] = {}
+
+    def add(self, entity_id: str, name: str, entity_type: str, aliases: list[str] | tuple = ()) -> None:
+        self.names[entity_id] = (name, entity_type)
+        for n in [name, *aliases]:
+            key = norm(n)
+            if key:
+                self.by_norm.setdefault(key, set()).add(entity_id)
+                self._by_prefix.setdefault(key[:2], set()).add(key)
+
+    def remove(self, entity_id: str) -> None:
+        self.names.pop(entity_id, None)
+        for key in [k for k, ids in self.by_norm.items() if entity_id in ids]:
+            self.by_norm[key].discard(entity_id)
+            if not self.by_norm[key]:
+                del self.by_norm[key]
+                self._by_prefix.get(key[:2], set()).discard(key)
+
+    def find(self, name: str, entity_type: str | None = None) -> str | None:
+        """The id of the entity with this (normalised) name and type, if any."""
+        for eid in sorted(self.by_norm.get(norm(name), ())):
+            if entity_type is None or self.names[eid][1] == entity_type:
+                return eid
+        return None
+
+    def mentioned_in(self, text: str, max_ngram: int = 4, fuzzy_cutoff: float | None = None,
+                     skip_types: tuple[str, ...] = ()) -> dict[str, float]:
+        """Entities whose name or alias a text names: exact on normal forms of 1-4 word n-grams, then fuzzy.
+
+        Returns entity id -> match weight (1.0 exact, the similarity ratio when fuzzy).
+        """
+        toks = WORD_RE.findall(text)
+        out: dict[str, float] = {}
+        matched_pos: set[int] = set()
+        for size in range(max_ngram, 0, -1):
+            for i in range(len(toks) - size + 1):
+                if size == 1 and toks[i].lower() in STOPWORDS:
+                    continue
+                key = norm("".join(toks[i:i + size]))
+                for eid in self.by_norm.get(key, ()):
+                    if self.names[eid][1] not in skip_types:
+                        out[eid] = 1.0
+                        matched_pos.update(range(i, i + size))
+        if fuzzy_cutoff is not None:
+            for i, tok in enumerate(toks):
+                key = norm(tok)
+                if i in matched_pos or len(key) < 4 or tok.lower() in STOPWORDS:
+                    continue
+                for cand in self._close(key, fuzzy_cutoff):
+                    for eid in self.by_norm.get(cand[1], ()):
+                        if self.names[eid][1] not in skip_types:
+                            out[eid] = max(out.get(eid, 0.0), cand[0])
+        return out
+
+    def _close(self, key: str, cutoff: float) -> list[tuple[float, str]]:
+        options = [k for k in self._by_prefix.get(key[:2], ()) if abs(len(k) - len(key)) <= 2]
+        out = []
+        for k in options:
+            ratio = difflib.SequenceMatcher(None, key, k).ratio()
+            if ratio >= cutoff:
+                out.append((ratio, k))
+        return sorted(out, reverse=True)[:3]

@@ -1,0 +1,166 @@
+"""Opening, reconciling and rebuilding the derived indexes from LanceDB; re-embedding; statistics."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import Callable
+
+from .errors import ConfigError
+from .graph import Graph
+from .linking import EntityIndex
+from .records import NODE_COLUMNS, node_attrs
+from .store.lance import SCHEMA_VERSION
+from .store.text_index import rev_of
+
+log = logging.getLogger("memory_graph")
+
+Progress = Callable[[int, int], None]
+GRAPH_TABLES = ("memories", "entities", "relations", "mentions")
+REV_COLUMNS = ["id", "content_hash", "title", "tags", "project", "memory_type", "created_at", "valid_from",
+               "valid_until"]
+BATCH = 500
+
+
+class MaintenanceMixin:
+    """Keeps the derived stores in step with LanceDB (mixed into the Engine)."""
+
+    STAMP = "derived.json"
+
+    def _open_stores(self) -> None:
+        meta = self.lance.get_meta()
+        if meta and meta.get("schema_version") != SCHEMA_VERSION:
+            raise ConfigError(
+                f"{self.data_dir} was written by schema version {meta.get('schema_version')}; this memory-graph "
+                f"reads version {SCHEMA_VERSION}",
+                hint="export it with the version that wrote it, then import into a new data directory")
+        dim = int(meta["dimension"]) if meta else self.embedder.dimension
+        self.lance.ensure_tables(dim)
+        if not meta:
+            self.lance.set_meta({"schema_version": SCHEMA_VERSION, "model": self.embedder.name,
+                                 "dimension": str(dim)})
+        elif meta.get("model") != self.embedder.name:
+            log.warning("embedding model changed from %s to %s: re-embedding", meta.get("model"), self.embedder.name)
+            self.reembed()
+        self._load_graph()
+        self._reconcile_text()
+
+    # ---- the graph ------------------------------------------------------
+    def _load_graph(self) -> None:
+        """Build the graph and the entity name index from LanceDB."""
+        graph, index = Graph(), EntityIndex()
+        for r in self.lance.query("entities", None, ["id", "name", "entity_type", "aliases"]).to_pylist():
+            graph.add_entity(r["id"], r["name"], r["entity_type"])
+            index.add(r["id"], r["name"], r["entity_type"], r["aliases"] or [])
+        for r in self.lance.query("memories", None, NODE_COLUMNS).to_pylist():
+            graph.add_memory(r["id"], node_attrs(r))
+        mentions = self.lance.query("mentions", None, ["memory_id", "entity_id", "weight"])
+        for mid, eid, w in zip(*(mentions.column(c).to_pylist() for c in ("memory_id", "entity_id", "weight"))):
+            graph.add_mention(mid, eid, w)
+        for r in self.lance.query("relations", None, ["id", "source", "target", "relation_type", "weight"]).to_pylist():
+            graph.add_relation(r["id"], r["source"], r["target"], r["relation_type"], r["weight"])
+        self.graph, self.entity_index = graph, index
+
+    # ---- the text index -------------------------------------------------
+    def _stamp(self) -> dict:
+        return {"lance": self.lance.versions(GRAPH_TABLES)}
+
+    def _read_stamp(self) -> dict | None:
+        try:
+            return json.loads((self.data_dir / self.STAMP).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def _write_stamp(self) -> None:
+        tmp = self.data_dir / (self.STAMP + ".tmp")
+        tmp.write_text(json.dumps(self._stamp()))
+        os.replace(tmp, self.data_dir / self.STAMP)
+
+    def _reconcile_text(self, force: bool = False) -> dict:
+        """Make Tantivy hold exactly LanceDB's memories (after a crash or another process's writes)."""
+        in_sync = self._read_stamp() == self._stamp() and self.text.num_docs() == self.lance.count("memories")
+        if in_sync and not force:
+            return {"added": 0, "removed": 0}
+        truth = {r["id"]: rev_of(r) for r in self.lance.query("memories", None, REV_COLUMNS).to_pylist()}
+        indexed = self.text.revisions("memory")
+        stale = [i for i, rev in truth.items() if indexed.get(i) != rev]
+        extra = [i for i in indexed if i not in truth]
+        for start in range(0, max(len(stale), 1), BATCH):
+            part = stale[start:start + BATCH]
+            rows = self.lance.by_ids("memories", part).to_pylist() if part else []
+            self.text.write(upserts=[(r, "memory") for r in rows], deletes=extra if start == 0 else ())
+        if stale or extra:
+            log.warning("text index reconciled with LanceDB: %d added or updated, %d removed", len(stale), len(extra))
+        self._write_stamp()
+        return {"added": len(stale), "removed": len(extra)}
+
+    def _after_write(self) -> None:
+        self.lance.optimize(GRAPH_TABLES)
+        self._write_stamp()
+
+    # ---- public maintenance ---------------------------------------------
+    def rebuild(self, progress: Progress | None = None) -> dict:
+        """Rebuild the BM25 index and the graph from LanceDB (the source of truth)."""
+        with self._writing():
+            total = self.lance.count("memories")
+            self.text.clear("memory")
+            done = 0
+            table = self.lance.table("memories")
+            for batch in table.search().limit(None).to_batches(BATCH) if total else []:
+                rows = batch.to_pylist()
+                self.text.write(upserts=[(r, "memory") for r in rows])
+                done += len(rows)
+                if progress:
+                    progress(done, total)
+            self._load_graph()
+            self._write_stamp()
+            return {"memories": total, "graph_nodes": self.graph.g.number_of_nodes(),
+                    "graph_edges": self.graph.g.number_of_edges()}
+
+    def optimize(self) -> None:
+        """Compact the tables, prune old versions and build or refresh the ANN index now."""
+        with self._writing():
+            self.lance.optimize(GRAPH_TABLES, force=True)
+            self._write_stamp()
+
+    def reembed(self, progress: Progress | None = None) -> int:
+        """Re-embed every memory and entity with the current model (after a model change)."""
+        from .engine import embed_text
+        from .store.lance import schemas
+
+        with self._writing():
+            dim = self.embedder.dimension
+            n = 0
+            for name, text_of in (("memories", lambda r: embed_text(r["title"], r["content"])),
+                                  ("entities", lambda r: f"{r['name']}: {r['description']}".rstrip(": "))):
+                rows = self.lance.query(name).to_pylist()
+                for start in range(0, len(rows), BATCH):
+                    part = rows[start:start + BATCH]
+                    for r, v in zip(part, self.embedder.encode([text_of(r) for r in part])):
+                        r["vector"] = [float(x) for x in v]
+                    n += len(part)
+                    if progress:
+                        progress(n, len(rows))
+                import pyarrow as pa
+
+                data = pa.Table.from_pylist(rows, schema=schemas(dim)[name])
+                self.lance._tables[name] = self.lance.db.create_table(name, data, mode="overwrite")
+            self.lance.set_meta({"model": self.embedder.name, "dimension": str(dim)})
+            return n
+
+    def stats(self) -> dict:
+        """Counts, health of the derived indexes, model and disk use."""
+        counts = {t: self.lance.count(t) for t in GRAPH_TABLES}
+        text_docs = self.text.num_docs()
+        return {
+            "data_dir": str(self.data_dir),
+            "counts": counts,
+            "text_index_docs": text_docs,
+            "graph": {"nodes": self.graph.g.number_of_nodes(), "edges": self.graph.g.number_of_edges()},
+            "model": {"name": self.embedder.name, "dimension": self.embedder.dimension,
+                      "loaded": bool(getattr(self.embedder, "loaded", True))},
+            "vector_index": "ann" if self.lance.has_vector_index("memories") else "flat",
+            "healthy": text_docs == counts["memories"],
+            "disk_bytes": self.lance.disk_bytes(),
+        }

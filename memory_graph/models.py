@@ -1,0 +1,148 @@
+"""Records (built at the edge), the filter set pushed into every store, and the one pipeline result type."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+MEMORY_TYPES = ("episodic", "semantic", "procedural", "decision", "bugfix", "preference", "note", "fact")
+
+
+def content_hash(text: str) -> str:
+    """Stable hash of a text (sha256, hex, 32 chars)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def iso(ts: float | None) -> str | None:
+    """Epoch seconds to an ISO 8601 UTC string (None stays None)."""
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat()
+
+
+@dataclass
+class Memory:
+    id: str
+    content: str
+    memory_type: str = "episodic"
+    title: str = ""
+    tags: list[str] = field(default_factory=list)
+    importance: int = 5
+    project: str = ""
+    source: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    valid_from: float | None = None
+    valid_until: float | None = None
+    superseded_by: str = ""
+    invalidation_reason: str = ""
+    content_hash: str = ""
+
+    def is_valid(self, at: float) -> bool:
+        if self.valid_from is not None and self.valid_from > at:
+            return False
+        return self.valid_until is None or self.valid_until > at
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with ISO dates (no vector)."""
+        d = asdict(self)
+        for key in ("created_at", "updated_at", "valid_from", "valid_until"):
+            d[key] = iso(d[key])
+        return d
+
+
+@dataclass
+class Entity:
+    id: str
+    name: str
+    entity_type: str = "concept"
+    description: str = ""
+    aliases: list[str] = field(default_factory=list)
+    created_at: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["created_at"] = iso(d["created_at"])
+        return d
+
+
+@dataclass
+class Relation:
+    id: str
+    source: str
+    target: str
+    relation_type: str = "related_to"
+    weight: float = 1.0
+    valid_from: float | None = None
+    valid_until: float | None = None
+    created_at: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for key in ("valid_from", "valid_until", "created_at"):
+            d[key] = iso(d[key])
+        return d
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Filters pushed down into every leg (LanceDB where, Tantivy query, graph node predicate).
+
+    project: None searches every project; a name searches that project (plus global memories
+    when include_global). as_of: judge validity at that time instead of now.
+    """
+
+    project: str | None = None
+    include_global: bool = True
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    created_after: float | None = None
+    created_before: float | None = None
+    as_of: float | None = None
+    include_invalid: bool = False
+    # code-only filters
+    path_prefix: str | None = None
+    languages: tuple[str, ...] = ()
+    chunk_types: tuple[str, ...] = ()
+
+
+@dataclass
+class Explanation:
+    """Why a result is where it is: each stage's contribution."""
+
+    ranks: dict[str, int | None] = field(default_factory=dict)
+    leg_scores: dict[str, float] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)
+    rrf: float = 0.0
+    ppr_factor: float = 1.0
+    decay_factor: float = 1.0
+    pre_mmr_rank: int | None = None
+    final_rank: int | None = None
+    mmr_moved: int = 0
+    graph_path: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Hit:
+    """The one result type that flows through the pipeline: an id, its score and its explanation."""
+
+    id: str
+    score: float
+    explanation: Explanation = field(default_factory=Explanation)
+    title: str = ""
+    kind: str = "memory"
+    record: dict[str, Any] | None = None
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "score": round(self.score, 6), "title": self.title, "kind": self.kind}
+        if self.record is not None:
+            d.update({k: v for k, v in self.record.items() if k not in d})
+        if explain:
+            d["explain"] = self.explanation.to_dict()
+        return d

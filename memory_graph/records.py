@@ -1,0 +1,54 @@
+"""Conversions between LanceDB rows and records (the edge of the pipeline)."""
+
+from __future__ import annotations
+
+import json
+
+from .models import Entity, Memory, Relation
+
+MEMORY_COLUMNS = ["id", "content", "memory_type", "title", "tags", "importance", "project", "source", "metadata",
+                  "created_at", "updated_at", "valid_from", "valid_until", "superseded_by",
+                  "invalidation_reason", "content_hash"]
+NODE_COLUMNS = ["id", "memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title"]
+
+
+def memory_from_row(row: dict) -> Memory:
+    meta = row.get("metadata") or "{}"
+    return Memory(
+        id=row["id"], content=row["content"], memory_type=row["memory_type"], title=row["title"],
+        tags=list(row.get("tags") or []), importance=int(row["importance"]), project=row["project"],
+        source=row["source"], metadata=json.loads(meta), created_at=row["created_at"],
+        updated_at=row["updated_at"], valid_from=row["valid_from"], valid_until=row["valid_until"],
+        superseded_by=row["superseded_by"], invalidation_reason=row["invalidation_reason"],
+        content_hash=row["content_hash"],
+    )
+
+
+def memory_to_row(m: Memory, vector) -> dict:
+    return {
+        "id": m.id, "content": m.content, "memory_type": m.memory_type, "title": m.title, "tags": list(m.tags),
+        "importance": m.importance, "project": m.project, "source": m.source,
+        "metadata": json.dumps(m.metadata, ensure_ascii=False, sort_keys=True), "created_at": m.created_at,
+        "updated_at": m.updated_at, "valid_from": m.valid_from, "valid_until": m.valid_until,
+        "superseded_by": m.superseded_by, "invalidation_reason": m.invalidation_reason,
+        "content_hash": m.content_hash, "vector": [float(x) for x in vector],
+    }
+
+
+def node_attrs(row: dict) -> dict:
+    """The attributes a memory node carries in the graph (what the graph leg's filters need)."""
+    return {"memory_type": row["memory_type"], "tags": tuple(row.get("tags") or ()), "project": row["project"],
+            "created_at": row["created_at"], "valid_from": row["valid_from"], "valid_until": row["valid_until"],
+            "title": row.get("title", "")}
+
+
+def entity_from_row(row: dict) -> Entity:
+    return Entity(id=row["id"], name=row["name"], entity_type=row["entity_type"],
+                  description=row["description"], aliases=list(row.get("aliases") or []),
+                  created_at=row["created_at"])
+
+
+def relation_from_row(row: dict) -> Relation:
+    return Relation(id=row["id"], source=row["source"], target=row["target"], relation_type=row["relation_type"],
+                    weight=row["weight"], valid_from=row["valid_from"], valid_until=row["valid_until"],
+                    created_at=row["created_at"])

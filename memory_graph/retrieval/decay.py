@@ -1,0 +1,29 @@
+"""Temporal decay: older records count for less, evergreen ones do not age."""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Iterable, Mapping
+
+SECONDS_PER_DAY = 86_400.0
+
+
+def decay_factor(age_days: float, half_life_days: float) -> float:
+    """0.5 ^ (age / half_life): 1 for a record from now (or the future), 0.5 at one half-life."""
+    return 0.5 ** (max(0.0, age_days) / half_life_days)
+
+
+def decay_factors(created: Mapping[str, float], now: float, half_life_days: float,
+                  evergreen: Iterable[str] = ()) -> dict[str, float]:
+    """Decay factor per id from its creation time (epoch seconds); evergreen ids keep 1."""
+    keep = set(evergreen)
+    return {d: 1.0 if d in keep else decay_factor((now - ts) / SECONDS_PER_DAY, half_life_days)
+            for d, ts in created.items()}
+
+
+def is_evergreen(memory_type: str, tags: Iterable[str], source: str, types: Iterable[str],
+                 ever_tags: Iterable[str], source_patterns: Iterable[str]) -> bool:
+    """Whether a record is exempt from decay by its type, a tag, or its source matching a pattern."""
+    if memory_type in set(types) or set(tags) & set(ever_tags):
+        return True
+    return bool(source) and any(fnmatch.fnmatch(source, p) for p in source_patterns)

@@ -1,0 +1,80 @@
+"""The graph leg: records within two hops of the entities a query names, ranked by hops, coverage, strength."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from ..graph import ENTITY, Graph
+
+
+@dataclass
+class GraphHit:
+    id: str
+    hop: int
+    seeds: set[str] = field(default_factory=set)
+    strength: float = 0.0
+    path: list[str] = field(default_factory=list)
+
+
+def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict], bool], limit: int,
+              hub_degree: int, max_fanout: int, max_hops: int = 2, target: str = "memory") -> list[GraphHit]:
+    """Rank target nodes (memories or chunks) reachable from seed entities.
+
+    Hop 1: targets linked to a seed. Hop 2: targets sharing a non-hub entity with a hop-1 target, linked to
+    an entity related to a seed, or related to a hop-1 target. Order: fewer hops, then more seeds reached,
+    then more strength, where each edge adds weight / sqrt(degree of the connecting node) so hubs count little.
+    Targets failing ``accept`` (the pushed-down filters) still bridge to others but are never returned.
+    """
+    hits: dict[str, GraphHit] = {}
+    bridges: dict[str, GraphHit] = {}
+
+    def reach(node: str, hop: int, seed: str, strength: float, path: list[str]) -> None:
+        pool = hits if accept(graph.attrs(node)) else bridges
+        h = pool.get(node)
+        if h is None or hop < h.hop:
+            pool[node] = h = GraphHit(node, hop, path=path)
+        if hop == h.hop:
+            h.seeds.add(seed)
+            h.strength += strength
+
+    def strongest(node: str):
+        nbrs = list(graph.neighbors(node))
+        if len(nbrs) > max_fanout:
+            nbrs = sorted(nbrs, key=lambda x: -x[2])[:max_fanout]
+        return nbrs
+
+    related: dict[str, tuple[str, float, list[str]]] = {}
+    for seed, seed_w in seeds.items():
+        if seed not in graph:
+            continue
+        damp = 1.0 / math.sqrt(max(1, graph.degree(seed)))
+        for v, _etype, w, _d in strongest(seed):
+            kind = graph.kind(v)
+            if kind == target:
+                reach(v, 1, seed, seed_w * w * damp, [seed, v])
+            elif kind == ENTITY and v not in seeds:
+                related.setdefault(v, (seed, seed_w * w * damp, [seed, v]))
+    if max_hops >= 2:
+        first = sorted([*hits.values(), *bridges.values()], key=lambda h: -h.strength)[:max_fanout]
+        for h in first:
+            seed = next(iter(h.seeds))
+            for e, _t, w, _d in strongest(h.id):
+                kind = graph.kind(e)
+                if kind == target and e not in seeds:
+                    reach(e, 2, seed, h.strength * w, [*h.path, e])
+                elif kind == ENTITY and e not in seeds and graph.degree(e) <= hub_degree:
+                    damp = 1.0 / math.sqrt(max(1, graph.degree(e)))
+                    for m2, _t2, w2, _d2 in strongest(e):
+                        if m2 != h.id and graph.kind(m2) == target:
+                            reach(m2, 2, seed, h.strength * w * w2 * damp, [*h.path, e, m2])
+        for e, (seed, strength, path) in related.items():
+            if graph.degree(e) > hub_degree:
+                continue
+            damp = 1.0 / math.sqrt(max(1, graph.degree(e)))
+            for m2, _t, w, _d in strongest(e):
+                if graph.kind(m2) == target:
+                    reach(m2, 2, seed, strength * w * damp, [*path, m2])
+    ranked = sorted(hits.values(), key=lambda h: (h.hop, -len(h.seeds), -h.strength, h.id))
+    return ranked[:limit]

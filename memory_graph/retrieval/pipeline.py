@@ -1,0 +1,105 @@
+"""Composes the stages: fuse the legs, damp with PPR, decay, floor, diversify, and explain every step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
+
+import numpy as np
+
+from ..config import Config, LegWeights
+from ..models import Explanation, Hit
+from .decay import decay_factors
+from .fusion import adapt_weights, leg_confidence, rrf
+from .mmr import min_score_filter, mmr, similarity_matrix
+from .ppr import personalized_pagerank, ppr_factors
+
+
+@dataclass
+class LegResult:
+    """One leg's answer: ids in rank order with that leg's raw scores."""
+
+    ids: list[str] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    paths: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class Candidate:
+    """What the late stages need to know about a fused candidate (read from the store by the caller)."""
+
+    created_at: float
+    evergreen: bool
+    vector: np.ndarray | None
+    words: set[str]
+    title: str = ""
+    summary: dict = field(default_factory=dict)
+
+
+def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, limit: int, now: float,
+         query_entities: Iterable[str] = (),
+         local_edges: Callable[[list[str]], list[tuple[str, str, float]]] | None = None,
+         describe: Callable[[list[str]], dict[str, Candidate]],
+         min_score: float | None = None, use_ppr: bool = True, use_decay: bool = True,
+         use_mmr: bool = True, kind: str = "memory") -> list[Hit]:
+    """Run the pipeline's stages over the legs' rankings and return at most ``limit`` explained hits.
+
+    ``local_edges`` returns the edges around some node ids (PPR's subgraph); ``describe`` returns a
+    Candidate per id still in the store (ids it omits are dropped: a derived index may lag behind).
+    """
+    base = {leg: getattr(weights, leg) for leg in legs}
+    if config.adaptive_weights and len(legs) > 1:
+        conf = {leg: leg_confidence(res.scores) for leg, res in legs.items() if leg != "graph"}
+        w = adapt_weights(base, conf, config.adaptive_strength)
+    else:
+        w = base
+    fused = rrf({leg: res.ids for leg, res in legs.items()}, w, config.rrf_k)
+    if not fused:
+        return []
+    pool = sorted(fused, key=lambda d: (-fused[d], d))[:config.candidates(limit)]
+    info = describe(pool)
+    pool = [d for d in pool if d in info]
+    if not pool:
+        return []
+
+    factors_ppr = {d: 1.0 for d in pool}
+    q_ents = [e for e in query_entities]
+    if use_ppr and config.ppr_beta > 0 and local_edges is not None:
+        edges = local_edges(pool + q_ents)
+        if edges:
+            top = max(fused[d] for d in pool)
+            restart = {d: fused[d] for d in pool}
+            for e in q_ents:
+                restart[e] = restart.get(e, 0.0) + top
+            p = personalized_pagerank(edges, restart, alpha=config.ppr_alpha, max_iter=config.ppr_max_iter,
+                                      tol=config.ppr_tol, nodes=pool)
+            factors_ppr = ppr_factors({d: fused[d] for d in pool}, p, config.ppr_beta, has_edges=True)
+
+    if use_decay and kind == "memory":
+        factors_decay = decay_factors({d: info[d].created_at for d in pool}, now, config.half_life_days,
+                                      evergreen=[d for d in pool if info[d].evergreen])
+    else:
+        factors_decay = {d: 1.0 for d in pool}
+
+    scores = {d: fused[d] * factors_ppr[d] * factors_decay[d] for d in pool}
+    floor_abs = config.min_score_absolute if min_score is None else min_score
+    scores = min_score_filter(scores, config.min_score_relative, floor_abs)
+    ordered = sorted(scores, key=lambda d: (-scores[d], d))
+    pre_rank = {d: i + 1 for i, d in enumerate(ordered)}
+    if use_mmr and len(ordered) > 1:
+        sim = similarity_matrix([info[d].vector for d in ordered], [info[d].words for d in ordered])
+        final = mmr(ordered, [scores[d] for d in ordered], sim, config.mmr_lambda, limit)
+    else:
+        final = ordered[:limit]
+
+    hits = []
+    for i, d in enumerate(final, start=1):
+        ranks = {leg: (res.ids.index(d) + 1 if d in res.ids else None) for leg, res in legs.items()}
+        leg_scores = {leg: res.scores[ranks[leg] - 1] for leg, res in legs.items() if ranks[leg]}
+        path = next((res.paths[d] for res in legs.values() if d in res.paths), [])
+        exp = Explanation(ranks=ranks, leg_scores=leg_scores, weights={k: round(v, 4) for k, v in w.items()},
+                          rrf=fused[d], ppr_factor=factors_ppr[d], decay_factor=factors_decay[d],
+                          pre_mmr_rank=pre_rank[d], final_rank=i, mmr_moved=pre_rank[d] - i, graph_path=path)
+        hits.append(Hit(id=d, score=scores[d], explanation=exp, title=info[d].title, kind=kind,
+                        record=dict(info[d].summary)))
+    return hits

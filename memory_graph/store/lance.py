@@ -1,0 +1,251 @@
+"""LanceDB tables: the source of truth for every record, and the vector leg's store."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from ..config import Config
+from ..errors import StoreError
+from ..models import Filters
+
+log = logging.getLogger("memory_graph")
+
+SCHEMA_VERSION = "1"
+
+
+def _vec(dim: int) -> pa.Field:
+    return pa.field("vector", pa.list_(pa.float32(), dim))
+
+
+def schemas(dim: int) -> dict[str, pa.Schema]:
+    """The schema of every table, for an embedding dimension."""
+    s, f, ts = pa.string(), pa.float64(), pa.float64()
+    return {
+        "memories": pa.schema([
+            ("id", s), ("content", s), ("memory_type", s), ("title", s), ("tags", pa.list_(s)),
+            ("importance", pa.int32()), ("project", s), ("source", s), ("metadata", s),
+            ("created_at", ts), ("updated_at", ts), ("valid_from", ts), ("valid_until", ts),
+            ("superseded_by", s), ("invalidation_reason", s), ("content_hash", s), _vec(dim),
+        ]),
+        "entities": pa.schema([
+            ("id", s), ("name", s), ("name_norm", s), ("entity_type", s), ("description", s),
+            ("aliases", pa.list_(s)), ("created_at", ts), _vec(dim),
+        ]),
+        "relations": pa.schema([
+            ("id", s), ("source", s), ("target", s), ("relation_type", s), ("weight", f),
+            ("valid_from", ts), ("valid_until", ts), ("created_at", ts),
+        ]),
+        "mentions": pa.schema([("id", s), ("memory_id", s), ("entity_id", s), ("weight", f), ("kind", s)]),
+        "meta": pa.schema([("key", s), ("value", s)]),
+    }
+
+
+def sql_quote(value: str) -> str:
+    """A SQL string literal."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def sql_in(column: str, values: Iterable[str]) -> str:
+    values = list(values)
+    if not values:
+        return "false"
+    return f"{column} IN ({', '.join(sql_quote(v) for v in values)})"
+
+
+def sql_filter(filters: Filters, now: float, kind: str = "memory") -> str | None:
+    """Translate Filters into a LanceDB (DataFusion) where clause; None when nothing filters."""
+    parts: list[str] = []
+    if filters.project is not None:
+        if filters.include_global and kind == "memory":
+            parts.append(f"(project = {sql_quote(filters.project)} OR project = '')")
+        else:
+            parts.append(f"project = {sql_quote(filters.project)}")
+    if kind == "memory":
+        if filters.types:
+            parts.append(sql_in("memory_type", filters.types))
+        if filters.tags:
+            parts.append(f"array_has_any(tags, [{', '.join(sql_quote(t) for t in filters.tags)}])")
+        if filters.created_after is not None:
+            parts.append(f"created_at >= {float(filters.created_after)!r}")
+        if filters.created_before is not None:
+            parts.append(f"created_at < {float(filters.created_before)!r}")
+        if not filters.include_invalid:
+            at = float(filters.as_of if filters.as_of is not None else now)
+            parts.append(f"(valid_until IS NULL OR valid_until > {at!r})")
+            parts.append(f"(valid_from IS NULL OR valid_from <= {at!r})")
+    else:
+        if filters.path_prefix:
+            prefix = filters.path_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            parts.append(f"path LIKE {sql_quote(prefix + '%')} ESCAPE '\\'")
+        if filters.languages:
+            parts.append(sql_in("language", filters.languages))
+        if filters.chunk_types:
+            parts.append(sql_in("chunk_type", filters.chunk_types))
+    return " AND ".join(parts) or None
+
+
+class LanceStore:
+    """The LanceDB database of one data directory."""
+
+    def __init__(self, path: Path, config: Config) -> None:
+        import lancedb
+
+        self.path = path
+        self.config = config
+        # read_consistency_interval=0: every read sees other processes' committed writes.
+        self.db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
+        self._tables: dict = {}
+        self.rows_since_optimize = 0
+
+    # ---- tables -------------------------------------------------------
+    def table_names(self) -> list[str]:
+        result = self.db.list_tables()
+        names = getattr(result, "tables", result)
+        return list(names)
+
+    def ensure_tables(self, dim: int, extra: dict[str, pa.Schema] | None = None) -> None:
+        wanted = {**schemas(dim), **(extra or {})}
+        existing = set(self.table_names())
+        for name, schema in wanted.items():
+            if name not in existing:
+                self.db.create_table(name, schema=schema, exist_ok=True)
+            self._tables[name] = self.db.open_table(name)
+
+    def table(self, name: str):
+        if name not in self._tables:
+            self._tables[name] = self.db.open_table(name)
+        return self._tables[name]
+
+    def has_table(self, name: str) -> bool:
+        return name in self._tables or name in self.table_names()
+
+    def versions(self, names: Iterable[str]) -> dict[str, int]:
+        return {n: self.table(n).version for n in names}
+
+    # ---- meta ---------------------------------------------------------
+    def get_meta(self) -> dict[str, str]:
+        if not self.has_table("meta"):
+            return {}
+        rows = self.table("meta").search().limit(None).to_arrow().to_pylist()
+        return {r["key"]: r["value"] for r in rows}
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        data = pa.table({"key": list(values), "value": [str(v) for v in values.values()]},
+                        schema=schemas(1)["meta"])
+        self.table("meta").merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(data)
+
+    # ---- writes -------------------------------------------------------
+    @contextmanager
+    def transaction(self, names: Iterable[str]) -> Iterator[None]:
+        """Restore the named tables to their versions before the block if the block raises."""
+        names = list(names)
+        for n in names:
+            self.table(n).checkout_latest()
+        before = self.versions(names)
+        try:
+            yield
+        except BaseException:
+            for n, version in before.items():
+                tbl = self.table(n)
+                try:
+                    tbl.checkout_latest()
+                    if tbl.version != version:
+                        tbl.restore(version)
+                except Exception:  # pragma: no cover - the next open reconciles
+                    log.exception("could not roll back table %s to version %s", n, version)
+            raise
+
+    def add(self, name: str, rows: list[dict] | pa.Table) -> None:
+        if isinstance(rows, list):
+            if not rows:
+                return
+            rows = pa.Table.from_pylist(rows, schema=self.table(name).schema)
+        if rows.num_rows == 0:
+            return
+        self.table(name).add(rows)
+        self.rows_since_optimize += rows.num_rows
+
+    def upsert(self, name: str, rows: list[dict], on: str = "id") -> None:
+        if not rows:
+            return
+        data = pa.Table.from_pylist(rows, schema=self.table(name).schema)
+        (self.table(name).merge_insert(on).when_matched_update_all().when_not_matched_insert_all().execute(data))
+        self.rows_since_optimize += len(rows)
+
+    def delete(self, name: str, where: str) -> None:
+        self.table(name).delete(where)
+        self.rows_since_optimize += 1
+
+    def delete_ids(self, name: str, ids: Iterable[str], column: str = "id") -> None:
+        ids = list(ids)
+        for i in range(0, len(ids), 500):
+            self.delete(name, sql_in(column, ids[i:i + 500]))
+
+    # ---- reads --------------------------------------------------------
+    def query(self, name: str, where: str | None = None, columns: list[str] | None = None,
+              limit: int | None = None) -> pa.Table:
+        q = self.table(name).search()
+        if where:
+            q = q.where(where)
+        if columns:
+            q = q.select(columns)
+        return q.limit(limit).to_arrow()
+
+    def by_ids(self, name: str, ids: Iterable[str], columns: list[str] | None = None,
+               column: str = "id") -> pa.Table:
+        ids = list(ids)
+        parts = [self.query(name, sql_in(column, ids[i:i + 500]), columns) for i in range(0, len(ids), 500)]
+        if not parts:
+            return self.query(name, "false", columns)
+        return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+
+    def count(self, name: str, where: str | None = None) -> int:
+        return self.table(name).count_rows(where) if where else self.table(name).count_rows()
+
+    def vector_search(self, name: str, vector: np.ndarray, where: str | None, limit: int,
+                      columns: list[str]) -> tuple[list[str], list[float]]:
+        """Cosine nearest neighbours; returns ids and similarities (1 - cosine distance)."""
+        q = self.table(name).search(vector.astype(np.float32)).metric("cosine")
+        if where:
+            q = q.where(where, prefilter=True)
+        rows = q.limit(limit).select([*columns, "_distance"]).to_arrow()
+        ids = rows.column("id").to_pylist()
+        sims = [1.0 - float(d) for d in rows.column("_distance").to_pylist()]
+        return ids, sims
+
+    # ---- maintenance --------------------------------------------------
+    def has_vector_index(self, name: str) -> bool:
+        return any("vector" in list(ix.columns) for ix in self.table(name).list_indices())
+
+    def optimize(self, names: Iterable[str], force: bool = False) -> None:
+        """Compact fragments, prune old versions, refresh (or create) the ANN index."""
+        if not force and self.rows_since_optimize < self.config.optimize_every_rows:
+            return
+        for name in names:
+            tbl = self.table(name)
+            try:
+                if "vector" in tbl.schema.names:
+                    self.ensure_ann_index(name)
+                tbl.optimize(cleanup_older_than=timedelta(seconds=60))
+            except Exception as exc:
+                raise StoreError(f"optimizing table {name} failed: {exc}") from exc
+        self.rows_since_optimize = 0
+
+    def ensure_ann_index(self, name: str) -> bool:
+        """Create the ANN index once the table is large enough for flat search to be slow."""
+        tbl = self.table(name)
+        if self.has_vector_index(name) or tbl.count_rows() < self.config.ann_min_rows:
+            return False
+        log.info("building %s vector index on %s (%d rows)", self.config.ann_index_type, name, tbl.count_rows())
+        tbl.create_index(metric="cosine", index_type=self.config.ann_index_type, vector_column_name="vector")
+        return True
+
+    def disk_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())

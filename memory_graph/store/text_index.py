@@ -1,0 +1,200 @@
+"""The Tantivy BM25 index: derived from LanceDB, rebuildable, never fed raw query syntax."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+from typing import Iterable
+
+import tantivy
+
+from ..models import Filters, content_hash
+from ..text import identifier_terms, query_terms
+
+log = logging.getLogger("memory_graph")
+
+NO_END = 1e15  # valid_until of a record that never expires
+NO_START = -1e15
+_HEAP = 32_000_000
+
+
+def _schema() -> tantivy.Schema:
+    b = tantivy.SchemaBuilder()
+    b.add_text_field("id", stored=True, tokenizer_name="raw")
+    b.add_text_field("kind", tokenizer_name="raw")
+    b.add_text_field("rev", stored=True, tokenizer_name="raw")
+    b.add_text_field("title", tokenizer_name="en_stem")
+    b.add_text_field("body", tokenizer_name="en_stem")
+    b.add_text_field("idents", tokenizer_name="default")
+    for name in ("project", "mtype", "tags", "path", "language", "chunk_type"):
+        b.add_text_field(name, tokenizer_name="raw")
+    for name in ("created_at", "valid_from", "valid_until"):
+        b.add_float_field(name, indexed=True, fast=True)
+    return b.build()
+
+
+class TextIndex:
+    """BM25 over memories and code chunks; one document per record id."""
+
+    FIELDS = ["title", "body", "idents"]
+
+    def __init__(self, path: Path, max_query_terms: int = 64) -> None:
+        self.path = path
+        self.max_query_terms = max_query_terms
+        self.schema = _schema()
+        self.index = self._open()
+
+    def _open(self) -> tantivy.Index:
+        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            return tantivy.Index(self.schema, path=str(self.path), reuse=True)
+        except ValueError as exc:
+            log.warning("text index at %s is unreadable (%s); it will be rebuilt from LanceDB", self.path, exc)
+            self.wipe_files()
+            return tantivy.Index(self.schema, path=str(self.path), reuse=True)
+
+    def wipe_files(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+        self.path.mkdir(parents=True, exist_ok=True)
+
+    # ---- documents ------------------------------------------------------
+    def document(self, rec: dict, kind: str) -> tantivy.Document:
+        """A Tantivy document from a memory or code-chunk row."""
+        doc = tantivy.Document()
+        doc.add_text("id", rec["id"])
+        doc.add_text("kind", kind)
+        doc.add_text("rev", rev_of(rec))
+        body = rec.get("content") or ""
+        title = rec.get("title") or rec.get("breadcrumb") or ""
+        extra = " ".join(x for x in (rec.get("path"), rec.get("name"), rec.get("breadcrumb")) if x)
+        doc.add_text("title", title)
+        doc.add_text("body", body if not extra else f"{extra}\n{body}")
+        doc.add_text("idents", identifier_terms(f"{title} {extra} {body}"))
+        doc.add_text("project", rec.get("project") or "")
+        if kind == "memory":
+            doc.add_text("mtype", rec.get("memory_type") or "")
+            for tag in rec.get("tags") or []:
+                doc.add_text("tags", tag)
+        else:
+            doc.add_text("path", rec.get("path") or "")
+            doc.add_text("language", rec.get("language") or "")
+            doc.add_text("chunk_type", rec.get("chunk_type") or "")
+        doc.add_float("created_at", float(rec.get("created_at") or 0.0))
+        vf, vu = rec.get("valid_from"), rec.get("valid_until")
+        doc.add_float("valid_from", NO_START if vf is None else float(vf))
+        doc.add_float("valid_until", NO_END if vu is None else float(vu))
+        return doc
+
+    def write(self, upserts: Iterable[tuple[dict, str]] = (), deletes: Iterable[str] = ()) -> None:
+        """Replace or add documents and delete ids in one commit; on failure nothing changes."""
+        writer = self.index.writer(heap_size=_HEAP, num_threads=1)
+        try:
+            for rid in deletes:
+                writer.delete_documents_by_term("id", rid)
+            for rec, kind in upserts:
+                writer.delete_documents_by_term("id", rec["id"])
+                writer.add_document(self.document(rec, kind))
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+        finally:
+            writer.wait_merging_threads()
+        self.index.reload()
+
+    def clear(self, kind: str | None = None) -> None:
+        writer = self.index.writer(heap_size=_HEAP, num_threads=1)
+        try:
+            if kind is None:
+                writer.delete_all_documents()
+            else:
+                writer.delete_documents_by_term("kind", kind)
+            writer.commit()
+        finally:
+            writer.wait_merging_threads()
+        self.index.reload()
+
+    # ---- reads ----------------------------------------------------------
+    def revisions(self, kind: str) -> dict[str, str]:
+        """Every indexed id of a kind with its revision stamp (for reconciliation with LanceDB)."""
+        self.index.reload()
+        searcher = self.index.searcher()
+        query = tantivy.Query.term_query(self.schema, "kind", kind)
+        n = searcher.num_docs
+        if n == 0:
+            return {}
+        out: dict[str, str] = {}
+        for _score, addr in searcher.search(query, limit=n, count=False).hits:
+            doc = searcher.doc(addr)
+            out[doc["id"][0]] = doc["rev"][0]
+        return out
+
+    def num_docs(self) -> int:
+        self.index.reload()
+        return self.index.searcher().num_docs
+
+    def _filter_clauses(self, filters: Filters, now: float, kind: str) -> list:
+        Q, Occur, s = tantivy.Query, tantivy.Occur, self.schema
+
+        def any_of(field: str, values: Iterable[str]):
+            return Q.boolean_query([(Occur.Should, Q.term_query(s, field, v)) for v in values])
+
+        clauses = [Q.term_query(s, "kind", kind)]
+        if filters.project is not None:
+            projects = [filters.project] + ([""] if filters.include_global and kind == "memory" else [])
+            clauses.append(any_of("project", projects))
+        if kind == "memory":
+            if filters.types:
+                clauses.append(any_of("mtype", filters.types))
+            if filters.tags:
+                clauses.append(any_of("tags", filters.tags))
+            if filters.created_after is not None or filters.created_before is not None:
+                clauses.append(Q.range_query(s, "created_at", tantivy.FieldType.Float,
+                                             filters.created_after, filters.created_before,
+                                             include_upper=filters.created_before is None))
+            if not filters.include_invalid:
+                at = float(filters.as_of if filters.as_of is not None else now)
+                clauses.append(Q.range_query(s, "valid_until", tantivy.FieldType.Float, at, None,
+                                             include_lower=False))
+                clauses.append(Q.range_query(s, "valid_from", tantivy.FieldType.Float, None, at))
+        else:
+            if filters.path_prefix:
+                clauses.append(Q.regex_query(s, "path", _regex_escape(filters.path_prefix) + ".*"))
+            if filters.languages:
+                clauses.append(any_of("language", filters.languages))
+            if filters.chunk_types:
+                clauses.append(any_of("chunk_type", filters.chunk_types))
+        return clauses
+
+    def search(self, text: str, filters: Filters, now: float, limit: int,
+               kind: str = "memory") -> tuple[list[str], list[float]]:
+        """BM25 ranking of the query's words; user text is never parsed as query syntax."""
+        terms = query_terms(text, self.max_query_terms)
+        if not terms:
+            return [], []
+        text_query = self.index.parse_query(" ".join(terms), self.FIELDS, field_boosts={"title": 1.5})
+        clauses = [(tantivy.Occur.Must, text_query)]
+        clauses += [(tantivy.Occur.Must, c) for c in self._filter_clauses(filters, now, kind)]
+        query = tantivy.Query.boolean_query(clauses)
+        searcher = self.index.searcher()
+        hits = searcher.search(query, limit=limit, count=False).hits
+        ids = [searcher.doc(addr)["id"][0] for _score, addr in hits]
+        return ids, [float(score) for score, _addr in hits]
+
+    def reload(self) -> None:
+        self.index.reload()
+
+
+_REV_FIELDS = ("content_hash", "title", "tags", "project", "memory_type", "created_at", "valid_from",
+               "valid_until", "path", "language", "chunk_type", "breadcrumb", "name")
+
+
+def rev_of(rec: dict) -> str:
+    """A stamp that changes whenever an indexed field of the record changes."""
+    return content_hash(json.dumps([rec.get(k) for k in _REV_FIELDS], default=str))
+
+
+def _regex_escape(text: str) -> str:
+    return "".join("\\" + c if c in r".?+*|{}[]()\"#@&<>~^$" else c for c in text)

@@ -1,0 +1,62 @@
+"""Text helpers shared by the BM25 index, entity linking and MMR: words, identifiers, titles."""
+
+from __future__ import annotations
+
+import re
+
+WORD_RE = re.compile(r"[^\W_]+(?:_[^\W_]+)*", re.UNICODE)
+IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def words(text: str) -> list[str]:
+    """Lowercased words (letters and digits; snake_case kept whole)."""
+    return [w.lower() for w in WORD_RE.findall(text)]
+
+
+def split_identifier(ident: str) -> list[str]:
+    """'getHTTPResponse_code' -> ['get', 'http', 'response', 'code']."""
+    parts: list[str] = []
+    for piece in re.split(r"[_.\-/]+", ident):
+        parts.extend(p.lower() for p in _CAMEL_RE.findall(piece))
+    return parts
+
+
+def identifier_terms(text: str) -> str:
+    """Whole identifiers and their camelCase / snake_case parts, lowercased, for the BM25 identifier field."""
+    out: list[str] = []
+    for ident in IDENT_RE.findall(text):
+        pieces = split_identifier(ident)
+        if len(pieces) > 1 or "_" in ident or "." in ident:
+            out.append(re.sub(r"[^a-z0-9]", "", ident.lower()))
+            out.extend(pieces)
+    return " ".join(out)
+
+
+def query_terms(text: str, max_terms: int) -> list[str]:
+    """The words of a query as plain lowercase terms: no operator, field or wildcard survives."""
+    seen: dict[str, None] = {}
+    for w in WORD_RE.findall(text):
+        for term in [w.lower(), *(split_identifier(w) if re.search(r"[a-z][A-Z]|_", w) else [])]:
+            term = re.sub(r"[^\w]", "", term).strip("_")
+            if term and len(term) <= 64:
+                seen.setdefault(term, None)
+        if len(seen) >= max_terms:
+            break
+    return list(seen)[:max_terms]
+
+
+def derive_title(content: str, limit: int = 80) -> str:
+    """A short title: the first non-empty line, cut at a word boundary."""
+    line = next((ln.strip(" #*-\t") for ln in content.splitlines() if ln.strip(" #*-\t")), content.strip())
+    line = re.sub(r"\s+", " ", line)
+    if len(line) <= limit:
+        return line
+    cut = line[:limit].rsplit(" ", 1)[0] or line[:limit]
+    return cut + "…"
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)

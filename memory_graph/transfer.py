@@ -1,0 +1,90 @@
+"""Export and import as JSON Lines: every record with its vector, so a round trip loses nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from .errors import ValidationError
+
+Progress = Callable[[int, int], None]
+KINDS = ("meta", "memories", "entities", "relations", "mentions")
+BATCH = 500
+
+
+class TransferMixin:
+    """export/import for the Engine."""
+
+    def export(self, path: str | Path, progress: Progress | None = None) -> dict:
+        """Write every record (vectors included) to a JSON Lines file; returns counts per kind."""
+        path = Path(path)
+        counts = {}
+        total = sum(self.lance.count(k) for k in KINDS[1:])
+        done = 0
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(json.dumps({"_table": "meta", "format": "memory-graph/1", "model": self.embedder.name,
+                                "dimension": self.embedder.dimension}) + "\n")
+            for kind in KINDS[1:]:
+                rows = self.lance.query(kind).to_pylist()
+                for r in rows:
+                    f.write(json.dumps({"_table": kind, **r}, ensure_ascii=False) + "\n")
+                counts[kind] = len(rows)
+                done += len(rows)
+                if progress:
+                    progress(done, total)
+        tmp.replace(path)
+        return counts
+
+    def import_(self, path: str | Path, progress: Progress | None = None) -> dict:
+        """Load a file written by export. Records whose id exists are skipped. Vectors are reused when the
+        file's model is this engine's model, else the texts are re-embedded."""
+        path = Path(path)
+        if not path.is_file():
+            raise ValidationError(f"{path} is not a file")
+        data: dict[str, list[dict]] = {k: [] for k in KINDS}
+        with path.open(encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                    kind = rec.pop("_table")
+                except (ValueError, KeyError, AttributeError):
+                    raise ValidationError(f"{path}:{n} is not a memory-graph export line") from None
+                if kind not in data:
+                    raise ValidationError(f"{path}:{n}: unknown kind {kind!r}")
+                data[kind].append(rec)
+        meta = data["meta"][0] if data["meta"] else {}
+        same_model = meta.get("model") == self.embedder.name and meta.get("dimension") == self.embedder.dimension
+        total = sum(len(data[k]) for k in KINDS[1:])
+        done = 0
+        counts = {}
+        with self._writing():
+            for kind in KINDS[1:]:
+                rows = data[kind]
+                have = set(self.lance.by_ids(kind, [r["id"] for r in rows], ["id"]).column("id").to_pylist())
+                rows = [r for r in rows if r["id"] not in have]
+                if kind in ("memories", "entities") and rows and not same_model:
+                    from .engine import embed_text
+
+                    texts = [embed_text(r["title"], r["content"]) if kind == "memories"
+                             else f"{r['name']}: {r['description']}".rstrip(": ") for r in rows]
+                    for r, v in zip(rows, self.embedder.encode(texts)):
+                        r["vector"] = [float(x) for x in v]
+                for start in range(0, len(rows), BATCH):
+                    part = rows[start:start + BATCH]
+                    with self.lance.transaction([kind]):
+                        self.lance.add(kind, part)
+                        if kind == "memories":
+                            self.text.write(upserts=[(r, "memory") for r in part])
+                    done += len(part)
+                    if progress:
+                        progress(done, total)
+                done += len(data[kind]) - len(rows)
+                counts[kind] = len(rows)
+            self._load_graph()
+            self.lance.optimize(("memories", "entities", "relations", "mentions"), force=True)
+            self._write_stamp()
+        return counts

@@ -1,0 +1,138 @@
+"""Checks on caller input: each failure is a ValidationError that says how to fix it."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, datetime, timezone
+
+from .config import Config
+from .errors import ValidationError
+from .models import MEMORY_TYPES
+
+_TYPE_RE = re.compile(r"^[a-z][a-z0-9_\-]{0,39}$")
+
+
+def parse_time(value, name: str = "time") -> float | None:
+    """Accept None, epoch seconds, a datetime/date, or an ISO 8601 string; return epoch seconds (UTC)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValidationError(f"{name} must be a date, not a boolean")
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value) or abs(value) > 1e11:
+            raise ValidationError(f"{name}={value!r} is out of range", hint="use epoch seconds or ISO 8601")
+        return float(value)
+    if isinstance(value, datetime):
+        dt = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return dt.timestamp()
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc).timestamp()
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == "now":
+            return datetime.now(timezone.utc).timestamp()
+        try:
+            dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValidationError(
+                f"{name}={value[:60]!r} is not a valid date",
+                hint="use ISO 8601, e.g. 2024-05-01 or 2024-05-01T12:30:00Z",
+            ) from None
+        return parse_time(dt, name)
+    raise ValidationError(f"{name} must be a date string or epoch seconds, not {type(value).__name__}")
+
+
+def check_content(content, config: Config) -> str:
+    if not isinstance(content, str):
+        raise ValidationError(f"content must be a string, not {type(content).__name__}")
+    if "\x00" in content:
+        content = content.replace("\x00", "")
+    if not content.strip():
+        raise ValidationError("content is empty", hint="store some text")
+    if len(content) > config.max_content_chars:
+        raise ValidationError(
+            f"content has {len(content):,} characters; the limit is {config.max_content_chars:,}",
+            hint="split it into several memories or raise max_content_chars",
+        )
+    # lone surrogates cannot be encoded to UTF-8 by any store
+    return content.encode("utf-8", "replace").decode("utf-8")
+
+
+def check_query(query, config: Config) -> str:
+    if not isinstance(query, str):
+        raise ValidationError(f"query must be a string, not {type(query).__name__}")
+    if not query.strip():
+        raise ValidationError("query is empty", hint="pass the words to search for")
+    if len(query) > config.max_query_chars:
+        raise ValidationError(f"query has {len(query):,} characters; the limit is {config.max_query_chars:,}")
+    return query.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
+
+
+def check_limit(limit, config: Config, name: str = "limit") -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise ValidationError(f"{name} must be an integer, not {type(limit).__name__}")
+    if limit < 1 or limit > config.max_limit:
+        raise ValidationError(f"{name}={limit} is out of bounds", hint=f"use 1..{config.max_limit}")
+    return limit
+
+
+def check_offset(offset) -> int:
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValidationError(f"offset must be an integer >= 0, got {offset!r}")
+    return offset
+
+
+def check_type(memory_type, name: str = "memory_type") -> str:
+    if not isinstance(memory_type, str) or not _TYPE_RE.match(memory_type):
+        raise ValidationError(
+            f"{name}={memory_type!r} is not valid",
+            hint=f"use a lowercase word such as {', '.join(MEMORY_TYPES)}",
+        )
+    return memory_type
+
+
+def check_tags(tags, config: Config) -> list[str]:
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        tags = [t for t in re.split(r"[,\s]+", tags) if t]
+    if not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags):
+        raise ValidationError("tags must be a list of strings")
+    out: list[str] = []
+    for t in tags:
+        t = t.strip().lower()
+        if not t:
+            continue
+        if len(t) > 100:
+            raise ValidationError(f"tag {t[:30]!r}... is longer than 100 characters")
+        if t not in out:
+            out.append(t)
+    if len(out) > config.max_tags:
+        raise ValidationError(f"{len(out)} tags; the limit is {config.max_tags}")
+    return out
+
+
+def check_importance(importance) -> int:
+    if isinstance(importance, bool) or not isinstance(importance, int) or not 1 <= importance <= 10:
+        raise ValidationError(f"importance must be an integer from 1 to 10, got {importance!r}")
+    return importance
+
+
+def check_name(value, name: str, max_len: int = 200) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(f"{name} must be a non-empty string")
+    value = value.strip()
+    if len(value) > max_len:
+        raise ValidationError(f"{name} is longer than {max_len} characters")
+    return value
+
+
+def check_ids(ids, name: str = "ids") -> list[str]:
+    if isinstance(ids, str):
+        ids = [ids]
+    if not isinstance(ids, (list, tuple)) or not all(isinstance(i, str) and i.strip() for i in ids):
+        raise ValidationError(f"{name} must be a list of non-empty id strings")
+    if len(ids) > 10_000:
+        raise ValidationError(f"too many {name} ({len(ids)}); the limit is 10,000")
+    return list(dict.fromkeys(i.strip() for i in ids))

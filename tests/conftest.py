@@ -1,0 +1,52 @@
+"""Shared fixtures: a deterministic fake embedder for unit tests, and engines on temporary directories."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from memory_graph import Config, Engine  # noqa: E402
+from memory_graph.text import words  # noqa: E402
+
+
+class HashEmbedder:
+    """Bag of hashed words, L2-normalised: texts sharing words are close. Counts what it embeds."""
+
+    name = "hash-embedder"
+
+    def __init__(self, dimension: int = 64) -> None:
+        self.dimension = dimension
+        self.texts_encoded = 0
+        self.loaded = True
+
+    def _one(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dimension, dtype=np.float32)
+        for w in words(text) or ["<empty>"]:
+            h = int(hashlib.md5(w.encode()).hexdigest(), 16)
+            v[h % self.dimension] += 1.0 if (h >> 64) % 2 else -1.0
+        n = np.linalg.norm(v)
+        return v / n if n else v
+
+    def encode(self, texts):
+        self.texts_encoded += len(texts)
+        return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, self.dimension), np.float32)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self._one(text)
+
+
+@pytest.fixture
+def embedder() -> HashEmbedder:
+    return HashEmbedder()
+
+
+@pytest.fixture
+def engine(tmp_path, embedder):
+    eng = Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    yield eng
+    eng.close()
