@@ -51,7 +51,7 @@ class Config:
     candidates_min: int = 50
     candidates_factor: int = 5
     #: rows from which the vector leg uses an ANN index instead of flat search. Flat search measured
-    #: by ``python -m benchmarks.ann_threshold``: ~8 ms at 5k rows, ~40 ms at 20k on 2 cores.
+    #: by ``python -m benchmarks.ann_threshold`` on 2 cores: 7 ms at 5k rows, 15 ms at 10k, 21 ms at 20k.
     ann_min_rows: int = 10_000
     ann_index_type: str = "IVF_HNSW_SQ"
     #: writes (rows) after which tables are compacted, old versions pruned and the ANN index refreshed.
@@ -79,7 +79,8 @@ class Config:
     ppr_alpha: float = 0.85
     ppr_max_iter: int = 50
     ppr_tol: float = 1e-8
-    ppr_max_nodes: int = 2_000
+    #: cap on the edges of PPR's local subgraph.
+    ppr_max_edges: int = 20_000
 
     # --- temporal decay ---
     half_life_days: float = 30.0

@@ -48,6 +48,8 @@ def _load_model(path: str):
             # nothing may be fetched from a model hub at run time
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
             from sentence_transformers import SentenceTransformer
 
             try:

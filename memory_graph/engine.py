@@ -398,8 +398,9 @@ class Engine(EntitiesMixin, MaintenanceMixin, TransferMixin):
         return LegResult([h.id for h in found], [1.0 / h.hop + 0.1 * len(h.seeds) for h in found],
                          {h.id: h.path for h in found})
 
-    def _local_edges(self, nodes: list[str]) -> list[tuple[str, str, float]]:
-        return self.graph.local_edges(nodes, self.config.ppr_max_nodes, self.config.graph_hub_degree)
+    def _local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
+        return self.graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
+                                      self.config.ppr_max_edges)
 
     def _describe(self, ids: list[str]) -> dict[str, Candidate]:
         cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "vector"]

@@ -29,7 +29,7 @@ class NotFoundError(MemoryGraphError):
         shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
         super().__init__(
             f"unknown {kind} id{'s' if len(ids) > 1 else ''}: {shown}",
-            hint=hint or f"list or search {kind}s to find valid ids",
+            hint=hint or f"list or search to find valid {kind} ids",
         )
 
 

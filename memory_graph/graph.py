@@ -129,29 +129,37 @@ class Graph:
             out.append({"size": len(part), "members": members[:top]})
         return out
 
-    def local_edges(self, seeds: Iterable[str], max_nodes: int, hub_degree: int) -> list[tuple[str, str, float]]:
-        """Undirected weighted edges of the subgraph around seeds, with hubs damped by 1/sqrt(degree).
+    def local_edges(self, candidates: Iterable[str], query_nodes: Iterable[str], hub_degree: int,
+                    max_edges: int = 20_000) -> list[tuple[str, str, float]]:
+        """PPR's subgraph: the candidates and the query's entities, with entities folded into edges.
 
-        The subgraph holds the seeds and their direct neighbours (at most ``max_nodes`` nodes); an
-        edge's weight w becomes w / sqrt(deg(u) x deg(v)), so a hub passes little mass to any one node.
+        Two candidates naming the same entity e are joined with weight w1 x w2 / deg(e) (hubs count little;
+        entities of more than 20 x hub_degree mentions are skipped); a candidate is joined to a query
+        entity it names, and to a candidate it has a relation with. Every candidate gets a self-loop of
+        weight 1, so mass stays where the graph says nothing.
         """
-        nodes = [s for s in dict.fromkeys(seeds) if s in self.g]
-        keep = set(nodes)
-        for s in nodes:
-            if len(keep) >= max_nodes:
-                break
-            if self.kind(s) == ENTITY and self.degree(s) > hub_degree * 20:
-                continue  # a giant hub would pull in thousands of unrelated nodes
-            for v, *_ in self.neighbors(s):
-                keep.add(v)
-                if len(keep) >= max_nodes:
-                    break
+        cands = [c for c in dict.fromkeys(candidates) if c in self.g]
+        cset, qset = set(cands), {q for q in query_nodes if q in self.g}
         edges: dict[tuple[str, str], float] = defaultdict(float)
-        for u in keep:
-            for v, _t, w, d in self.neighbors(u, "out"):
-                if v in keep and v != u:
-                    a, b = (u, v) if u < v else (v, u)
-                    edges[(a, b)] += w / math.sqrt(max(1, self.degree(u)) * max(1, self.degree(v)))
+        by_entity: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for c in cands:
+            edges[(c, c)] = 1.0
+            for v, _t, w, _d in self.neighbors(c):
+                if v in qset:
+                    edges[tuple(sorted((c, v)))] += w
+                elif v in cset and v != c:
+                    edges[tuple(sorted((c, v)))] += w / 2  # seen from both ends
+                elif self.kind(v) == ENTITY and self.degree(v) <= hub_degree * 20:
+                    by_entity[v].append((c, w))
+        for e, linked in by_entity.items():
+            if len(linked) < 2:
+                continue
+            deg = max(1, self.degree(e))
+            for i, (a, wa) in enumerate(linked):
+                for b, wb in linked[i + 1:]:
+                    edges[tuple(sorted((a, b)))] += wa * wb / deg
+            if len(edges) > max_edges:
+                break
         return [(a, b, w) for (a, b), w in edges.items()]
 
 

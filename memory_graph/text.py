@@ -33,8 +33,31 @@ def identifier_terms(text: str) -> str:
     return " ".join(out)
 
 
-def query_terms(text: str, max_terms: int) -> list[str]:
-    """The words of a query as plain lowercase terms: no operator, field or wildcard survives."""
+#: English function words, left out of BM25 queries (unless a query has nothing else).
+QUERY_STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between both
+but by can could did do does doing down during each few for from further had has have having he her here hers
+herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
+once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves
+""".split())
+
+
+def query_terms(text: str, max_terms: int, drop_stopwords: bool = True) -> list[str]:
+    """The words of a query as plain lowercase terms: no operator, field or wildcard survives.
+
+    Function words are dropped when the query has other words: BM25 with Tantivy's en_stem analyzer
+    keeps them, and they would rank any text sharing "we" or "the" with the query.
+    """
+    terms = _terms(text, max_terms * 4 if drop_stopwords else max_terms)
+    if drop_stopwords:
+        content = [t for t in terms if t not in QUERY_STOPWORDS]
+        terms = content or terms
+    return terms[:max_terms]
+
+
+def _terms(text: str, max_terms: int) -> list[str]:
     seen: dict[str, None] = {}
     for w in WORD_RE.findall(text):
         for term in [w.lower(), *(split_identifier(w) if re.search(r"[a-z][A-Z]|_", w) else [])]:

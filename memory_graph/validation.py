@@ -133,6 +133,8 @@ def check_ids(ids, name: str = "ids") -> list[str]:
         ids = [ids]
     if not isinstance(ids, (list, tuple)) or not all(isinstance(i, str) and i.strip() for i in ids):
         raise ValidationError(f"{name} must be a list of non-empty id strings")
+    if not ids:
+        raise ValidationError(f"{name} is empty", hint="pass at least one id")
     if len(ids) > 10_000:
         raise ValidationError(f"too many {name} ({len(ids)}); the limit is 10,000")
     return list(dict.fromkeys(i.strip() for i in ids))

@@ -12,7 +12,7 @@ from ..models import Explanation, Hit
 from .decay import decay_factors
 from .fusion import adapt_weights, leg_confidence, rrf
 from .mmr import min_score_filter, mmr, similarity_matrix
-from .ppr import personalized_pagerank, ppr_factors
+from .ppr import ppr_factors, ppr_lift
 
 
 @dataclass
@@ -38,13 +38,13 @@ class Candidate:
 
 def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, limit: int, now: float,
          query_entities: Iterable[str] = (),
-         local_edges: Callable[[list[str]], list[tuple[str, str, float]]] | None = None,
+         local_edges: Callable[[list[str], list[str]], list[tuple[str, str, float]]] | None = None,
          describe: Callable[[list[str]], dict[str, Candidate]],
          min_score: float | None = None, use_ppr: bool = True, use_decay: bool = True,
          use_mmr: bool = True, kind: str = "memory") -> list[Hit]:
     """Run the pipeline's stages over the legs' rankings and return at most ``limit`` explained hits.
 
-    ``local_edges`` returns the edges around some node ids (PPR's subgraph); ``describe`` returns a
+    ``local_edges`` returns PPR's subgraph around the candidates and the query's entities; ``describe`` returns a
     Candidate per id still in the store (ids it omits are dropped: a derived index may lag behind).
     """
     base = {leg: getattr(weights, leg) for leg in legs}
@@ -65,15 +65,11 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     factors_ppr = {d: 1.0 for d in pool}
     q_ents = [e for e in query_entities]
     if use_ppr and config.ppr_beta > 0 and local_edges is not None:
-        edges = local_edges(pool + q_ents)
-        if edges:
-            top = max(fused[d] for d in pool)
-            restart = {d: fused[d] for d in pool}
-            for e in q_ents:
-                restart[e] = restart.get(e, 0.0) + top
-            p = personalized_pagerank(edges, restart, alpha=config.ppr_alpha, max_iter=config.ppr_max_iter,
-                                      tol=config.ppr_tol, nodes=pool)
-            factors_ppr = ppr_factors({d: fused[d] for d in pool}, p, config.ppr_beta, has_edges=True)
+        edges = local_edges(pool, q_ents)
+        if any(u != v for u, v, _ in edges):
+            lift = ppr_lift(edges, {d: fused[d] for d in pool}, q_ents, config.ppr_alpha, config.ppr_max_iter,
+                            config.ppr_tol)
+            factors_ppr = ppr_factors({d: fused[d] for d in pool}, lift, config.ppr_beta, has_edges=True)
 
     if use_decay and kind == "memory":
         factors_decay = decay_factors({d: info[d].created_at for d in pool}, now, config.half_life_days,

@@ -16,7 +16,7 @@ def personalized_pagerank(edges: Iterable[tuple[str, str, float]], restart: Mapp
     p = alpha * P^T p + (1 - alpha) * r, where P is the row-normalised weight matrix and dangling nodes
     send their mass back along r, as networkx.pagerank does with a personalization vector.
     """
-    edges = [(u, v, float(w)) for u, v, w in edges if w > 0 and u != v]
+    edges = [(u, v, float(w)) for u, v, w in edges if w > 0]
     index: dict[str, int] = {}
     for n in [*nodes, *restart, *(x for u, v, _ in edges for x in (u, v))]:
         index.setdefault(n, len(index))
@@ -29,9 +29,12 @@ def personalized_pagerank(edges: Iterable[tuple[str, str, float]], restart: Mapp
     r = r / r.sum() if r.sum() > 0 else np.full(n, 1.0 / n)
     if not edges:
         return {node: float(r[i]) for node, i in index.items()}
-    rows = [index[u] for u, v, _ in edges] + [index[v] for u, v, _ in edges]
-    cols = [index[v] for u, v, _ in edges] + [index[u] for u, v, _ in edges]
-    vals = [w for *_, w in edges] * 2
+    # undirected: each edge both ways, a self-loop once (as networkx counts it)
+    back = [(v, u, w) for u, v, w in edges if u != v]
+    both = edges + back
+    rows = [index[u] for u, _, _ in both]
+    cols = [index[v] for _, v, _ in both]
+    vals = [w for *_, w in both]
     m = sparse.csr_matrix((vals, (rows, cols)), shape=(n, n))
     out_w = np.asarray(m.sum(axis=1)).ravel()
     dangling = out_w == 0
@@ -59,3 +62,19 @@ def ppr_factors(candidates: Mapping[str, float], ppr: Mapping[str, float], beta:
     if top <= 0:
         return {d: 1.0 for d in candidates}
     return {d: (1 - beta) + beta * ppr.get(d, 0.0) / top for d in candidates}
+
+
+def ppr_lift(edges: list[tuple[str, str, float]], scores: Mapping[str, float], query_nodes: Iterable[str],
+             alpha: float, max_iter: int, tol: float) -> dict[str, float]:
+    """How much mass the graph brings to each candidate: p(d) / r(d), where 1 means "the graph is neutral".
+
+    Restart r: each candidate's fused score, each query entity the top score. Candidates carry self-loops
+    (see Graph.local_edges), so a candidate joined to nothing keeps exactly its restart mass.
+    """
+    top = max(scores.values(), default=0.0)
+    restart = dict(scores)
+    for q in query_nodes:
+        restart[q] = restart.get(q, 0.0) + top
+    p = personalized_pagerank(edges, restart, alpha=alpha, max_iter=max_iter, tol=tol, nodes=scores)
+    total_r = sum(restart.values())
+    return {d: p.get(d, 0.0) / (restart[d] / total_r) if restart[d] > 0 else 1.0 for d in scores}

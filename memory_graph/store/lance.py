@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import Config
-from ..errors import StoreError
+from ..errors import MemoryGraphError, StoreError
 from ..models import Filters
 
 log = logging.getLogger("memory_graph")
@@ -151,7 +151,7 @@ class LanceStore:
         before = self.versions(names)
         try:
             yield
-        except BaseException:
+        except BaseException as exc:
             for n, version in before.items():
                 tbl = self.table(n)
                 try:
@@ -160,6 +160,9 @@ class LanceStore:
                         tbl.restore(version)
                 except Exception:  # pragma: no cover - the next open reconciles
                     log.exception("could not roll back table %s to version %s", n, version)
+            if isinstance(exc, Exception) and not isinstance(exc, MemoryGraphError):
+                raise StoreError(f"write failed and was rolled back: {exc}",
+                                 hint="check disk space and permissions of the data directory") from exc
             raise
 
     def add(self, name: str, rows: list[dict] | pa.Table) -> None:

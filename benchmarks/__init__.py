@@ -1,0 +1,1 @@
+"""The benchmark harness (quality, latency, throughput). See README."""

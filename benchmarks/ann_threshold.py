@@ -1,0 +1,56 @@
+"""Where flat vector search gets slow: LanceDB flat vs ANN (IVF_HNSW_SQ) latency by table size.
+
+    python -m benchmarks.ann_threshold [--sizes 1000,5000,10000,20000,50000] [--dim 384]
+
+Random unit vectors (latency does not depend on the values); prints milliseconds per query (mean of 20).
+The engine's ``Config.ann_min_rows`` is chosen from this table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1000,5000,10000,20000,50000", help="comma-separated table sizes")
+    ap.add_argument("--dim", type=int, default=384, help="vector dimension")
+    ap.add_argument("--ann", action="store_true", help="also build an IVF_HNSW_SQ index at the largest size")
+    args = ap.parse_args()
+    import lancedb
+
+    rng = np.random.default_rng(0)
+    db = lancedb.connect(tempfile.mkdtemp())
+    schema = pa.schema([("id", pa.string()), ("vector", pa.list_(pa.float32(), args.dim))])
+    table = db.create_table("t", schema=schema)
+    query = rng.standard_normal(args.dim).astype(np.float32)
+
+    def timed() -> float:
+        start = time.perf_counter()
+        for _ in range(20):
+            table.search(query).metric("cosine").limit(50).select(["id", "_distance"]).to_arrow()
+        return (time.perf_counter() - start) / 20 * 1000
+
+    print(f"{'rows':>8} {'flat ms':>9}")
+    for size in sorted(int(s) for s in args.sizes.split(",")):
+        n = size - table.count_rows()
+        v = rng.standard_normal((n, args.dim)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        table.add(pa.table({"id": [str(i) for i in range(n)],
+                            "vector": pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), args.dim)},
+                           schema=schema))
+        table.optimize()
+        print(f"{size:>8} {timed():>9.1f}")
+    if args.ann:
+        start = time.perf_counter()
+        table.create_index(metric="cosine", index_type="IVF_HNSW_SQ", vector_column_name="vector")
+        print(f"index build {time.perf_counter() - start:.1f} s; ann query {timed():.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""The memory-graph command line: the Engine's API, one command per call (typer, rich)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .errors import MemoryGraphError
+
+app = typer.Typer(
+    help="Long-term memory for coding agents: store memories, then find them again by meaning, words and links.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+out = Console()
+err = Console(stderr=True)
+_state: dict = {"data_dir": None}
+
+JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON instead of a table.")
+
+
+@app.callback()
+def main(data_dir: Optional[Path] = typer.Option(
+        None, "--data-dir", "-d", envvar="MEMORY_GRAPH_HOME",
+        help="Data directory (default: $MEMORY_GRAPH_HOME, else the platform's user data directory)."),
+        verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress to stderr.")) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    _state["data_dir"] = data_dir
+
+
+@contextmanager
+def engine() -> Iterator:
+    """Open the Engine; turn every MemoryGraphError into a clear message and exit code 2."""
+    from .engine import Engine
+
+    try:
+        eng = Engine(_state["data_dir"])
+        try:
+            yield eng
+        finally:
+            eng.close()
+    except MemoryGraphError as exc:
+        err.print(f"[red]error:[/red] {exc.message}" + (f"\n[yellow]hint:[/yellow] {exc.hint}" if exc.hint else ""))
+        raise typer.Exit(2) from None
+
+
+def _json(data) -> None:
+    out.print_json(json.dumps(data, ensure_ascii=False, default=str))
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=err)
+
+
+@app.command()
+def store(text: str = typer.Argument(..., help="The memory's content."),
+          memory_type: str = typer.Option("episodic", "--type", "-t",
+                                          help="episodic, semantic, procedural, decision, bugfix, ..."),
+          title: Optional[str] = typer.Option(None, help="Short title (default: the first line)."),
+          tags: Optional[str] = typer.Option(None, help="Comma-separated tags."),
+          importance: int = typer.Option(5, min=1, max=10, help="1 (trivia) to 10 (critical)."),
+          project: Optional[str] = typer.Option(None, "--project", "-p", help="Project name (default: global)."),
+          entity: Optional[List[str]] = typer.Option(None, "--entity", "-e", help="Entity to link (repeatable)."),
+          as_json: bool = JsonOpt) -> None:
+    """Store a memory and print its id."""
+    with engine() as eng:
+        mid = eng.store(text, memory_type=memory_type, title=title, tags=tags, importance=importance,
+                        project=project, entities=entity)
+    _json({"id": mid}) if as_json else out.print(mid)
+
+
+@app.command()
+def search(query: str = typer.Argument(..., help="What to look for, in plain words."),
+           limit: int = typer.Option(10, "--limit", "-n", help="Results to return (1-1000)."),
+           mode: str = typer.Option("hybrid", help="hybrid, vector, bm25 or graph."),
+           project: Optional[str] = typer.Option(None, "--project", "-p",
+                                                 help="Only this project (plus global memories)."),
+           memory_type: Optional[str] = typer.Option(None, "--type", "-t", help="Only this memory type."),
+           explain: bool = typer.Option(False, help="Show each stage's contribution to every result."),
+           as_json: bool = JsonOpt) -> None:
+    """Search memories with the hybrid pipeline (vector + BM25 + graph, RRF, PPR, decay, MMR)."""
+    with engine() as eng:
+        hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type)
+    if as_json:
+        return _json([h.to_dict(explain=explain) for h in hits])
+    if not hits:
+        out.print("no results")
+        return
+    table = Table("score", "id", "type", "date", "title")
+    for h in hits:
+        table.add_row(f"{h.score:.3f}", h.id, h.record.get("memory_type", ""),
+                      (h.record.get("created_at") or "")[:10], h.title)
+    out.print(table)
+    if explain:
+        for h in hits:
+            e = h.explanation
+            out.print(f"{h.id}: ranks={e.ranks} rrf={e.rrf:.4f} ppr={e.ppr_factor:.3f} decay={e.decay_factor:.3f} "
+                      f"mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}")
+
+
+@app.command()
+def get(ids: List[str] = typer.Argument(..., help="One or more memory ids."), as_json: bool = JsonOpt) -> None:
+    """Print full memory records."""
+    with engine() as eng:
+        records = eng.get(ids)
+    if as_json:
+        return _json([m.to_dict() for m in records])
+    for m in records:
+        out.rule(f"{m.id} [{m.memory_type}] {m.title}")
+        out.print(m.content, markup=False, highlight=False)
+        out.print(f"tags={m.tags} project={m.project!r} created={m.to_dict()['created_at']} "
+                  f"valid_until={m.to_dict()['valid_until']}", markup=False)
+
+
+@app.command("list")
+def list_(project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
+          memory_type: Optional[str] = typer.Option(None, "--type", "-t", help="Only this type."),
+          tags: Optional[str] = typer.Option(None, help="Comma-separated tags (any of them)."),
+          limit: int = typer.Option(20, "--limit", "-n", help="Page size."),
+          offset: int = typer.Option(0, help="Skip this many."),
+          oldest_first: bool = typer.Option(False, help="Order by date ascending."),
+          as_json: bool = JsonOpt) -> None:
+    """List memories, newest first, with filters and pagination."""
+    with engine() as eng:
+        page, total = eng.list(project=project, memory_type=memory_type, tags=tags, limit=limit, offset=offset,
+                               descending=not oldest_first)
+    if as_json:
+        return _json({"total": total, "offset": offset, "items": [m.to_dict() for m in page]})
+    table = Table("id", "type", "date", "title", title=f"{len(page)} of {total}")
+    for m in page:
+        table.add_row(m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], m.title)
+    out.print(table)
+
+
+@app.command()
+def invalidate(memory_id: str = typer.Argument(..., help="The memory to end."),
+               reason: str = typer.Option("", help="Why it is no longer true."),
+               superseded_by: Optional[str] = typer.Option(None, help="Id of the memory that replaces it."),
+               at: Optional[str] = typer.Option(None, help="When it ended (ISO 8601; default now)."),
+               as_json: bool = JsonOpt) -> None:
+    """End a memory's validity; searches stop returning it."""
+    with engine() as eng:
+        m = eng.invalidate(memory_id, at=at, reason=reason, superseded_by=superseded_by)
+    _json(m.to_dict()) if as_json else out.print(f"{m.id} valid until {m.to_dict()['valid_until']}")
+
+
+@app.command()
+def delete(ids: List[str] = typer.Argument(..., help="One or more memory ids."), as_json: bool = JsonOpt) -> None:
+    """Delete memories for good (with their links and index entries)."""
+    with engine() as eng:
+        n = eng.delete(ids)
+    _json({"deleted": n}) if as_json else out.print(f"deleted {n}")
+
+
+@app.command()
+def stats(as_json: bool = JsonOpt) -> None:
+    """Counts, index health, model and disk use."""
+    with engine() as eng:
+        s = eng.stats()
+    if as_json:
+        return _json(s)
+    for k, v in s.items():
+        out.print(f"{k}: {v}", markup=False)
+
+
+@app.command("export")
+def export_(path: Path = typer.Argument(..., help="JSON Lines file to write."), as_json: bool = JsonOpt) -> None:
+    """Export every record (with vectors) to JSON Lines."""
+    with engine() as eng, _progress() as bar:
+        task = bar.add_task("exporting", total=None)
+        counts = eng.export(path, progress=lambda d, t: bar.update(task, completed=d, total=t))
+    _json(counts) if as_json else out.print(f"exported {counts} to {path}")
+
+
+@app.command("import")
+def import_(path: Path = typer.Argument(..., help="JSON Lines file written by export."),
+            as_json: bool = JsonOpt) -> None:
+    """Import an export file (existing ids are skipped)."""
+    with engine() as eng, _progress() as bar:
+        task = bar.add_task("importing", total=None)
+        counts = eng.import_(path, progress=lambda d, t: bar.update(task, completed=d, total=t))
+    _json(counts) if as_json else out.print(f"imported {counts}")
+
+
+@app.command()
+def rebuild(as_json: bool = JsonOpt) -> None:
+    """Rebuild the BM25 index and the graph from LanceDB (the source of truth)."""
+    with engine() as eng, _progress() as bar:
+        task = bar.add_task("rebuilding", total=None)
+        result = eng.rebuild(progress=lambda d, t: bar.update(task, completed=d, total=t))
+    _json(result) if as_json else out.print(f"rebuilt: {result}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

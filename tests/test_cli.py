@@ -1,0 +1,67 @@
+"""The command line, in-process with typer's runner, on a temporary data directory and the real model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from memory_graph.cli import app
+
+
+@pytest.fixture
+def run(tmp_path):
+    runner = CliRunner()
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(app, ["--data-dir", str(tmp_path / "data"), *args])
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+
+    return invoke
+
+
+def test_store_search_get_list_invalidate_delete(run):
+    mid = json.loads(run("store", "Orion is the codename for the billing-api rewrite", "--type", "semantic",
+                         "--tags", "billing,names", "--importance", "7", "--project", "acme",
+                         "--json").stdout)["id"]
+    other = run("store", "billing-api times out when the cache is cold").stdout.strip()
+    hits = json.loads(run("search", "What problems does Orion have?", "--explain", "--json").stdout)
+    assert {h["id"] for h in hits} == {mid, other}
+    assert "explain" in hits[0] and "ppr_factor" in hits[0]["explain"]
+    assert json.loads(run("search", "Orion", "--project", "acme", "--type", "semantic", "--mode", "bm25",
+                          "--json").stdout)[0]["id"] == mid
+    rec = json.loads(run("get", mid, "--json").stdout)[0]
+    assert rec["tags"] == ["billing", "names"] and rec["importance"] == 7 and rec["project"] == "acme"
+    listing = json.loads(run("list", "--limit", "1", "--json").stdout)
+    assert listing["total"] == 2 and len(listing["items"]) == 1
+    run("invalidate", other, "--reason", "fixed in v2")
+    assert other not in [h["id"] for h in json.loads(run("search", "cache times out", "--json").stdout)]
+    assert json.loads(run("delete", mid, "--json").stdout) == {"deleted": 1}
+    stats = json.loads(run("stats", "--json").stdout)
+    assert stats["counts"]["memories"] == 1 and stats["healthy"]
+    assert "no results" in run("search", "Orion codename", "--mode", "bm25").stdout
+
+
+def test_export_import_rebuild(run, tmp_path):
+    run("store", "Use ruff for linting")
+    run("export", str(tmp_path / "dump.jsonl"))
+    assert json.loads(run("import", str(tmp_path / "dump.jsonl"), "--json").stdout)["memories"] == 0
+    assert json.loads(run("rebuild", "--json").stdout)["memories"] == 1
+
+
+@pytest.mark.parametrize("args", [("store", "   "), ("get", "mem_unknown"), ("search", "x", "--limit", "0"),
+                                  ("search", "x", "--mode", "psychic"), ("delete", "mem_unknown"),
+                                  ("invalidate", "mem_unknown"), ("import", "/no/such/file.jsonl")])
+def test_mistakes_get_a_message_not_a_traceback(run, args):
+    result = run(*args, ok=False)
+    assert result.exit_code == 2
+    assert "error:" in result.output and "Traceback" not in result.output
+
+
+def test_every_command_has_help(run):
+    for cmd in ("store", "search", "get", "list", "invalidate", "delete", "stats", "export", "import", "rebuild"):
+        out = run(cmd, "--help").stdout
+        assert "Usage" in out and len(out) > 200, cmd

@@ -1,0 +1,326 @@
+"""The Engine on real LanceDB, Tantivy and networkx in a temporary directory (fake embedder)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from memory_graph import Config, Engine, NotFoundError, StoreError, ValidationError
+
+DAY = 86_400.0
+
+
+def snapshot(eng: Engine) -> tuple:
+    """Everything a write could change, in all three stores."""
+    return (tuple(eng.lance.count(t) for t in ("memories", "entities", "relations", "mentions")),
+            eng.text.num_docs(), eng.graph.g.number_of_nodes(), eng.graph.g.number_of_edges(),
+            sorted(eng.lance.query("memories", None, ["id", "updated_at"]).to_pylist(), key=lambda r: r["id"]))
+
+
+def test_store_get_round_trip(engine):
+    mid = engine.store("Use pnpm, not npm, in the web repo", memory_type="procedural", tags=["Tooling", "web"],
+                       importance=8, project="web", source="notes.md", metadata={"by": "me"})
+    m = engine.get([mid])[0]
+    assert (m.content, m.memory_type, m.tags, m.importance, m.project, m.metadata) == (
+        "Use pnpm, not npm, in the web repo", "procedural", ["tooling", "web"], 8, "web", {"by": "me"})
+    assert m.title == "Use pnpm, not npm, in the web repo"
+    with pytest.raises(NotFoundError, match="mem_nope"):
+        engine.get([mid, "mem_nope"])
+    assert [x.id for x in engine.get([mid, "mem_nope"], strict=False)] == [mid]
+
+
+def test_update_reembeds_only_when_content_changes(engine, embedder):
+    mid = engine.store("The cache TTL is 60 seconds")
+    before = embedder.texts_encoded
+    engine.update(mid, importance=9)
+    assert embedder.texts_encoded == before
+    engine.update(mid, content="The cache TTL is 300 seconds")
+    assert embedder.texts_encoded == before + 1
+    assert engine.get([mid])[0].content == "The cache TTL is 300 seconds"
+    assert [h.id for h in engine.search("300", mode="bm25")] == [mid]
+    assert engine.search("60", mode="bm25") == []
+
+
+def test_delete_removes_from_every_store(engine):
+    keep = engine.store("Orion ships on Friday")
+    gone = engine.store("Orion needs a new logo")
+    assert engine.delete(gone) == 1
+    assert gone not in engine.graph
+    assert [h.id for h in engine.search("logo", mode="bm25")] == []
+    assert [h.id for h in engine.search("Orion", mode="graph")] == [keep]
+    with pytest.raises(NotFoundError):
+        engine.delete(gone)
+
+
+def test_list_filters_pagination_and_order(engine):
+    t0 = time.time() - 10 * DAY
+    ids = [engine.store(f"note number {i}", project="p" if i % 2 else "", memory_type="note",
+                        created_at=t0 + i * DAY) for i in range(6)]
+    page, total = engine.list(limit=2, offset=0)
+    assert total == 6 and [m.id for m in page] == [ids[5], ids[4]]
+    page, _ = engine.list(limit=2, offset=4)
+    assert [m.id for m in page] == [ids[1], ids[0]]
+    page, total = engine.list(project="p", descending=False)
+    assert total == 3 and [m.id for m in page] == [ids[1], ids[3], ids[5]]
+    _, total = engine.list(created_after=t0 + 3.5 * DAY)
+    assert total == 2
+    with pytest.raises(ValidationError):
+        engine.list(limit=0)
+    with pytest.raises(ValidationError):
+        engine.list(order_by="content")
+
+
+def test_timeline_gives_neighbours_in_order(engine):
+    t0 = time.time() - 5 * DAY
+    ids = [engine.store(f"step {i} of the migration", created_at=t0 + i * DAY) for i in range(5)]
+    tl = engine.timeline(ids[2], before=1, after=2)
+    assert tl["anchor"].id == ids[2]
+    assert [m.id for m in tl["before"]] == [ids[1]]
+    assert [m.id for m in tl["after"]] == [ids[3], ids[4]]
+    by_query = engine.timeline(query="step 2 migration", before=1, after=1)
+    anchor = engine.search("step 2 migration", limit=1)[0].id
+    pos = ids.index(anchor)
+    assert by_query["anchor"].id == anchor
+    assert [m.id for m in by_query["before"] + by_query["after"]] == ids[max(0, pos - 1):pos] + ids[pos + 1:pos + 2]
+
+
+def test_invalidation_hides_a_memory_except_as_of(engine):
+    old = engine.store("The API key rotates monthly")
+    new = engine.store("The API key rotates weekly")
+    engine.invalidate(old, reason="policy changed", superseded_by=new)
+    assert [h.id for h in engine.search("API key rotates")] == [new]
+    assert old in [h.id for h in engine.search("API key rotates", include_invalid=True)]
+    past = engine.get([old])[0].valid_until - 1
+    assert old in [h.id for h in engine.search("API key rotates", as_of=past)]
+    assert engine.get([old])[0].superseded_by == new
+    assert any(r["id"] == old for r in engine.get_related(new, relation_types=["supersedes"]))
+
+
+def test_decay_prefers_recent_and_spares_evergreen(engine):
+    now = time.time()
+    old = engine.store("deploy failed with a timeout", created_at=now - 90 * DAY)
+    recent = engine.store("deploy failed with a timeout again", created_at=now - 1 * DAY)
+    hits = engine.search("deploy failed timeout", use_mmr=False)
+    assert [h.id for h in hits][:2] == [recent, old]
+    assert hits[1].explanation.decay_factor == pytest.approx(0.5 ** (90 / 30), rel=1e-3)
+    undecayed = engine.search("deploy failed timeout", use_decay=False, use_mmr=False)
+    assert [h.explanation.decay_factor for h in undecayed] == [1.0, 1.0]
+    rule = engine.store("deploy failed timeout: raise the health check grace period", memory_type="procedural",
+                        created_at=now - 365 * DAY)
+    top = engine.search("deploy failed timeout", use_mmr=False)
+    assert next(h for h in top if h.id == rule).explanation.decay_factor == 1.0
+
+
+def test_filters_reach_every_leg(engine):
+    a = engine.store("Orion uses Postgres", project="orion", tags=["db"])
+    b = engine.store("Orion uses Redis for caching", project="other")
+    g = engine.store("Orion is our codename", memory_type="semantic")
+    for mode in ("vector", "bm25", "graph", "hybrid"):
+        got = {h.id for h in engine.search("Orion", mode=mode, project="orion")}
+        assert b not in got and a in got, mode
+        assert g in got, mode
+        assert {h.id for h in engine.search("Orion", mode=mode, project="orion", include_global=False)} == {a}
+        assert {h.id for h in engine.search("Orion", mode=mode, tags=["db"])} == {a}
+        assert {h.id for h in engine.search("Orion", mode=mode, types=["semantic"])} == {g}
+
+
+def test_graph_leg_reaches_a_memory_sharing_no_words(engine):
+    engine.store("Orion is the codename for the billing-api rewrite", memory_type="semantic")
+    target = engine.store("billing-api times out when the cache is cold")
+    for i in range(5):
+        engine.store(f"Unrelated note {i} about lunch and coffee")
+    hits = engine.search("What problems does Orion have?", mode="graph")
+    hit = next(h for h in hits if h.id == target)
+    assert hit.explanation.ranks == {"graph": 2}
+    assert hit.explanation.graph_path == ["Orion", hits[0].id, "billing-api", target]
+    hybrid = engine.search("What problems does Orion have?", limit=3)
+    assert target in [h.id for h in hybrid]
+    assert [h.id for h in engine.search("What problems does Orion have?", mode="bm25")] != [target]
+
+
+def test_entities_relations_and_communities(engine):
+    e1 = engine.create_entity("Payments", "service", "handles money", aliases=["pay-svc"])
+    assert engine.create_entity("payments", "service").id == e1.id
+    assert engine.create_entity("Payments", "service", aliases=["billing"]).aliases == ["pay-svc", "billing"]
+    rel = engine.create_relation("Payments", "Ledger", "depends_on", weight=2.0)
+    mid = engine.store("pay-svc crashed at noon")
+    related = engine.get_related("Payments", depth=1)
+    assert {r["name"] for r in related} >= {"Ledger", "pay-svc crashed at noon"}
+    assert [r["name"] for r in engine.get_related("Payments", direction="out", relation_types=["depends_on"])] == [
+        "Ledger"]
+    assert any(r["id"] == mid for r in engine.get_related("Ledger", depth=2))
+    engine.store("Payments and Ledger share a database")
+    assert any({m["name"] for m in c["members"]} >= {"Payments", "Ledger"} for c in engine.communities())
+    assert engine.delete_entity(rel.id)["kind"] == "relation"
+    assert engine.get_related("Payments", direction="out", relation_types=["depends_on"]) == []
+    engine.delete_entity(e1.id)
+    with pytest.raises(NotFoundError):
+        engine.get_entity(e1.id)
+    assert engine.lance.count("mentions", f"entity_id = '{e1.id}'") == 0
+    with pytest.raises(ValidationError):
+        engine.get_related("Ledger", depth=9)
+
+
+BAD_STORES = [
+    dict(content=""), dict(content="   \n\t"), dict(content="x" * 100_001), dict(content=42),
+    dict(content="ok", created_at="yesterday-ish"), dict(content="ok", importance=11),
+    dict(content="ok", importance=-1), dict(content="ok", memory_type="Not A Type!"),
+    dict(content="ok", valid_from="2024-05-02", valid_until="2024-05-01"), dict(content="ok", tags=[1, 2]),
+    dict(content="ok", metadata=[1]), dict(content="ok", entities=[""]), dict(content="ok", bogus=1),
+]
+
+
+@pytest.mark.parametrize("item", BAD_STORES, ids=lambda i: repr(i)[:40])
+def test_bad_store_input_is_rejected_and_changes_nothing(engine, item):
+    engine.store("a memory that exists", entities=["Orion"])
+    before = snapshot(engine)
+    with pytest.raises(ValidationError):
+        engine.store_many([item])
+    assert snapshot(engine) == before
+
+
+@pytest.mark.parametrize("kwargs", [dict(limit=0), dict(limit=-3), dict(limit=10**9), dict(mode="fuzzy"),
+                                    dict(min_score=2), dict(created_after="not a date"), dict(types=["A B"])])
+def test_bad_search_arguments_are_rejected(engine, kwargs):
+    engine.store("something")
+    with pytest.raises(ValidationError):
+        engine.search("something", **kwargs)
+
+
+def test_bad_references_are_rejected(engine):
+    mid = engine.store("something")
+    before = snapshot(engine)
+    for call in (lambda: engine.update("mem_missing", content="x"), lambda: engine.invalidate("mem_missing"),
+                 lambda: engine.invalidate(mid, superseded_by="mem_missing"), lambda: engine.delete([]),
+                 lambda: engine.update(mid, content=""), lambda: engine.invalidate(mid, at="someday"),
+                 lambda: engine.create_relation("mem_missing", "Orion"), lambda: engine.search("   ")):
+        with pytest.raises((ValidationError, NotFoundError)):
+            call()
+    assert snapshot(engine) == before
+
+
+@pytest.mark.parametrize("query", ['"unbalanced', "(a OR b", "AND", "NOT", "OR OR", "title:secret", "field:",
+                                   "wild*card?", "*", "a~2", "+-!", "[1 TO 5]", "{}", "^boost", "😀🔥", "\\", "'",
+                                   "x" * 100_000, "é" * 30_000 + " orion", "\x00\x01"])
+def test_search_syntax_is_never_parsed(engine, query):
+    engine.store("Orion ships the card feature")
+    before = snapshot(engine)
+    try:
+        hits = engine.search(query)
+    except ValidationError:
+        hits = []
+    assert all(0 <= h.score <= 1 for h in hits)
+    assert snapshot(engine) == before
+
+
+def test_failed_text_index_write_rolls_back_everything(engine, monkeypatch):
+    engine.store("first memory about Orion")
+    before = snapshot(engine)
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(engine.text, "write", boom)
+    with pytest.raises(StoreError, match="rolled back"):
+        engine.store("second memory about Vega and `vega_core`", tags=["new"])
+    monkeypatch.undo()
+    assert snapshot(engine) == before
+    assert engine.search("Vega") == [] or all("Vega" not in h.title for h in engine.search("Vega"))
+
+
+def test_failure_between_lance_tables_rolls_back(engine, monkeypatch):
+    engine.store("first memory about Orion")
+    before = snapshot(engine)
+    real_add = engine.lance.add
+
+    def add(name, rows):
+        if name == "mentions":
+            raise RuntimeError("crash after memories were written")
+        return real_add(name, rows)
+
+    monkeypatch.setattr(engine.lance, "add", add)
+    with pytest.raises(StoreError):
+        engine.store("Vega is new")
+    monkeypatch.undo()
+    assert snapshot(engine) == before
+    mid = engine.store("Vega is new")
+    assert [h.id for h in engine.search("Vega", mode="bm25")] == [mid]
+
+
+def test_reopen_reconciles_a_lost_text_index(tmp_path, embedder):
+    eng = Engine(tmp_path, Config(), embedder)
+    mid = eng.store("the flaky test is test_checkout_flow")
+    eng.close()
+    import shutil
+
+    shutil.rmtree(tmp_path / "bm25")
+    eng = Engine(tmp_path, Config(), embedder)
+    assert [h.id for h in eng.search("test_checkout_flow", mode="bm25")] == [mid]
+    assert eng.stats()["healthy"]
+
+
+def test_reopen_reconciles_writes_the_index_missed(tmp_path, embedder):
+    eng = Engine(tmp_path, Config(), embedder)
+    eng.store("kept")
+    row = eng.lance.query("memories").to_pylist()[0]
+    row.update(id="mem_written_by_a_crashed_process", content="crashed zebra", content_hash="zz")
+    eng.lance.add("memories", [row])  # LanceDB only, as if the process died before indexing
+    eng.close()
+    eng = Engine(tmp_path, Config(), embedder)
+    assert [h.id for h in eng.search("zebra", mode="bm25")] == ["mem_written_by_a_crashed_process"]
+    assert "mem_written_by_a_crashed_process" in eng.graph
+
+
+def test_export_import_round_trip(tmp_path, embedder, engine):
+    engine.store("Orion is the codename for the billing-api rewrite", tags=["x"], project="acme")
+    engine.store("billing-api times out when the cache is cold", created_at="2024-01-02T03:04:05Z")
+    engine.create_relation("Orion", "Vega", "precedes")
+    mid = engine.store("old fact")
+    engine.invalidate(mid, reason="stale")
+    counts = engine.export(tmp_path / "dump.jsonl")
+    assert counts["memories"] == 3 and counts["relations"] == 1
+    other = Engine(tmp_path / "other", Config(), embedder)
+    assert other.import_(tmp_path / "dump.jsonl")["memories"] == 3
+    for q in ("What problems does Orion have?", "cache", "old fact"):
+        for mode in ("hybrid", "vector", "bm25", "graph"):
+            a = [(h.id, round(h.score, 5)) for h in engine.search(q, mode=mode, include_invalid=True)]
+            b = [(h.id, round(h.score, 5)) for h in other.search(q, mode=mode, include_invalid=True)]
+            assert a == b, (q, mode)
+    assert [m.to_dict() for m in engine.get([mid])] == [m.to_dict() for m in other.get([mid])]
+    assert other.import_(tmp_path / "dump.jsonl")["memories"] == 0  # idempotent
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    with pytest.raises(ValidationError):
+        other.import_(bad)
+
+
+def test_rebuild_restores_derived_indexes(engine):
+    mid = engine.store("the retry budget is 3 attempts for `sync_orders`")
+    engine.text.clear()
+    assert engine.search("retry budget", mode="bm25") == []
+    result = engine.rebuild()
+    assert result["memories"] == 1
+    assert [h.id for h in engine.search("retry budget", mode="bm25")] == [mid]
+    assert [h.id for h in engine.search("sync_orders", mode="graph")] == [mid]
+
+
+def test_ann_index_switches_on_and_stays_fresh(tmp_path, embedder):
+    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000), embedder)
+    eng.store_many([{"content": f"filler memory number {i} about topic {i % 7}"} for i in range(60)])
+    assert not eng.lance.has_vector_index("memories")
+    eng.optimize()
+    assert eng.lance.has_vector_index("memories") and eng.stats()["vector_index"] == "ann"
+    late = eng.store("a quokka photographed at Rottnest island")
+    assert [h.id for h in eng.search("quokka photographed Rottnest", mode="vector", limit=1)] == [late]
+
+
+def test_mmr_removes_a_near_duplicate(engine):
+    a = engine.store("the staging database password rotates every Monday")
+    dup = engine.store("The staging database password rotates every Monday!")
+    c = engine.store("staging database backups run nightly")
+    plain = [h.id for h in engine.search("staging database password", limit=2, use_mmr=False)]
+    assert set(plain) == {a, dup}
+    diverse = engine.search("staging database password", limit=2)
+    assert c in [h.id for h in diverse] and len({a, dup} & {h.id for h in diverse}) == 1
+    assert next(h for h in diverse if h.id == c).explanation.mmr_moved > 0

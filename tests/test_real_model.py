@@ -1,0 +1,68 @@
+"""End to end with the real packaged all-MiniLM-L6-v2 model and the real stores."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_graph import Config, Engine
+
+CORPUS = [
+    ("The production database is backed up every night at 2am to cold storage", "procedural"),
+    ("Set FEATURE_FLAG_X9_ROLLOUT to false to disable the new checkout", "procedural"),
+    ("Orion is the codename for the billing-api rewrite", "semantic"),
+    ("billing-api times out when the cache is cold", "bugfix"),
+    ("The team has problems with flaky integration tests on CI", "episodic"),
+    ("Vega has problems with memory leaks in the image resizer", "episodic"),
+    ("We had problems with the office wifi again today", "episodic"),
+    ("Lunch on Fridays is pizza at the corner place", "episodic"),
+    ("Use ruff for linting and black for formatting in Python repos", "procedural"),
+    ("The design review for the onboarding flow is on Thursday", "episodic"),
+]
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    eng = Engine(tmp_path_factory.mktemp("real"), Config())
+    ids = eng.store_many([{"content": c, "memory_type": t} for c, t in CORPUS])
+    yield eng, dict(zip([c for c, _ in CORPUS], ids))
+    eng.close()
+
+
+def test_paraphrase_is_found_by_the_vector_leg(real):
+    eng, ids = real
+    target = ids[CORPUS[0][0]]
+    query = "how often do we make copies of the prod data?"
+    assert eng.search(query, mode="vector", limit=1)[0].id == target
+    top = eng.search(query, limit=3)[0]
+    assert top.id == target and top.explanation.ranks["vector"] == 1 and top.explanation.ranks["bm25"] is None
+
+
+def test_identifier_is_found_by_the_bm25_leg(real):
+    eng, ids = real
+    top = eng.search("FEATURE_FLAG_X9_ROLLOUT", limit=3)[0]
+    assert top.id == ids[CORPUS[1][0]]
+    assert top.explanation.ranks["bm25"] == 1
+
+
+def test_entity_linked_memory_is_found_by_the_graph_leg_alone(real):
+    eng, ids = real
+    target = ids["billing-api times out when the cache is cold"]
+    query = "What problems does Orion have?"
+    vector_rank = [h.id for h in eng.search(query, mode="vector", limit=10, use_mmr=False)].index(target) + 1
+    hits = eng.search(query, limit=5)
+    hit = next(h for h in hits if h.id == target)
+    e = hit.explanation
+    assert e.ranks["bm25"] is None and e.ranks["graph"] == 2
+    assert e.graph_path[0] == "Orion" and "billing-api" in e.graph_path
+    assert e.pre_mmr_rank == 2 < vector_rank  # the graph leg, not the vector leg, lifted it
+    without_graph = [h.id for h in eng.search(query, limit=5, use_mmr=False, mode="vector")]
+    assert without_graph.index(target) + 1 > e.pre_mmr_rank
+
+
+def test_export_import_gives_the_same_results(real, tmp_path):
+    eng, _ = real
+    eng.export(tmp_path / "dump.jsonl")
+    other = Engine(tmp_path / "copy", Config())
+    other.import_(tmp_path / "dump.jsonl")
+    for q in ("What problems does Orion have?", "copies of prod data", "FEATURE_FLAG_X9_ROLLOUT", "lint python"):
+        assert [h.id for h in eng.search(q)] == [h.id for h in other.search(q)]

@@ -1,0 +1,144 @@
+"""Each retrieval stage alone: small inputs and hypothesis properties."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory_graph.retrieval import (adapt_weights, decay_factor, decay_factors, is_evergreen, leg_confidence,
+                                    min_score_filter, mmr, personalized_pagerank, ppr_factors, rrf,
+                                    similarity_matrix)
+
+ids = st.lists(st.sampled_from([f"d{i}" for i in range(30)]), unique=True, max_size=20)
+rankings = st.dictionaries(st.sampled_from(["vector", "bm25", "graph"]), ids, min_size=1)
+
+
+def test_rrf_small_example():
+    scores = rrf({"a": ["x", "y"], "b": ["y"]}, {"a": 1.0, "b": 1.0}, k=60)
+    top = 2 / 61
+    assert scores["y"] == pytest.approx((1 / 62 + 1 / 61) / top)
+    assert scores["x"] == pytest.approx((1 / 61) / top)
+    assert scores["y"] > scores["x"]
+
+
+@given(rankings)
+def test_rrf_is_independent_of_leg_order(r):
+    w = {"vector": 1.0, "bm25": 0.7, "graph": 0.4}
+    forward = rrf(r, w)
+    backward = rrf(dict(reversed(list(r.items()))), w)
+    assert forward.keys() == backward.keys()
+    for d in forward:
+        assert forward[d] == pytest.approx(backward[d])
+
+
+@given(rankings)
+def test_rrf_scores_lie_in_unit_interval(r):
+    for s in rrf(r, {"vector": 1.0, "bm25": 2.0, "graph": 0.5}).values():
+        assert 0 < s <= 1 + 1e-12
+
+
+def test_rrf_first_everywhere_scores_one():
+    assert rrf({"a": ["x"], "b": ["x", "y"]}, {"a": 1, "b": 3})["x"] == pytest.approx(1.0)
+
+
+@given(st.lists(st.floats(0, 100), min_size=1, max_size=20))
+def test_leg_confidence_in_unit_interval(scores):
+    c = leg_confidence(sorted(scores, reverse=True))
+    assert 0.0 <= c <= 1.0
+
+
+def test_leg_confidence_prefers_a_clear_winner():
+    assert leg_confidence([10, 1, 1, 1]) > leg_confidence([10, 9.5, 9.4, 9.3])
+    assert leg_confidence([]) == 0.0
+
+
+def test_adapt_weights_moves_weight_to_the_confident_leg():
+    w = adapt_weights({"vector": 1.0, "bm25": 1.0}, {"vector": 0.1, "bm25": 0.9}, 1.0)
+    assert w["bm25"] > 1.0 > w["vector"] > 0
+
+
+@given(st.floats(0, 3650), st.floats(0, 3650), st.floats(1, 365))
+def test_decay_is_monotonic_in_age(a, b, half_life):
+    younger, older = sorted([a, b])
+    assert decay_factor(younger, half_life) >= decay_factor(older, half_life)
+
+
+def test_decay_half_life_and_evergreen():
+    assert decay_factor(30, 30) == pytest.approx(0.5)
+    assert decay_factor(-5, 30) == 1.0
+    f = decay_factors({"old": 0.0, "keep": 0.0}, now=60 * 86400.0, half_life_days=30, evergreen=["keep"])
+    assert f["old"] == pytest.approx(0.25) and f["keep"] == 1.0
+    assert is_evergreen("episodic", [], "notes/MEMORY.md", (), (), ("*MEMORY.md",))
+    assert is_evergreen("semantic", [], "", ("semantic",), (), ())
+    assert not is_evergreen("episodic", ["x"], "a.txt", ("semantic",), ("pinned",), ("*MEMORY.md",))
+
+
+@settings(max_examples=50)
+@given(st.lists(st.floats(0.01, 1.0), min_size=1, max_size=12), st.integers(1, 12))
+def test_mmr_with_lambda_one_keeps_relevance_order(scores, limit):
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    names = [f"d{i}" for i in order]
+    ranked = [scores[i] for i in order]
+    sim = np.random.default_rng(0).random((len(scores), len(scores)))
+    assert mmr(names, ranked, sim, lam=1.0, limit=limit) == names[:limit]
+
+
+def test_mmr_demotes_a_near_duplicate():
+    a = np.array([1.0, 0.0, 0.0])
+    sim = similarity_matrix([a, a * 0.999 + 0.001, np.array([0.0, 1.0, 0.0])], [set(), set(), set()])
+    out = mmr(["a", "a_copy", "b"], [1.0, 0.95, 0.6], sim, lam=0.7, limit=2)
+    assert out == ["a", "b"]
+
+
+def test_similarity_uses_jaccard_without_vectors():
+    sim = similarity_matrix([None, None], [{"x", "y"}, {"y", "z"}])
+    assert sim[0, 1] == pytest.approx(1 / 3)
+
+
+def test_min_score_relative_and_absolute():
+    s = {"a": 1.0, "b": 0.5, "c": 0.05}
+    assert set(min_score_filter(s, 0.1, 0.0)) == {"a", "b"}
+    assert set(min_score_filter(s, 0.1, 0.6)) == {"a"}
+    assert min_score_filter({}, 0.1, 0.0) == {}
+
+
+edge_lists = st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7), st.floats(0.1, 5)), min_size=1, max_size=20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(edge_lists, st.dictionaries(st.integers(0, 7), st.floats(0.1, 1), min_size=1))
+def test_ppr_agrees_with_networkx(edges, restart):
+    edges = [(f"n{u}", f"n{v}", w) for u, v, w in edges if u != v]
+    if not edges:
+        return
+    g = nx.Graph()
+    for u, v, w in edges:
+        g.add_edge(u, v, weight=g[u][v]["weight"] + w if g.has_edge(u, v) else w)
+    restart = {f"n{k}": v for k, v in restart.items()}
+    g.add_nodes_from(restart)
+    merged = [(u, v, d["weight"]) for u, v, d in g.edges(data=True)]
+    ours = personalized_pagerank(merged, restart, alpha=0.85, max_iter=500, tol=1e-13)
+    theirs = nx.pagerank(g, alpha=0.85, personalization=restart, weight="weight", tol=1e-13, max_iter=500)
+    for node in g:
+        assert ours[node] == pytest.approx(theirs[node], abs=1e-6)
+
+
+def test_ppr_without_edges_changes_nothing():
+    f = ppr_factors({"a": 0.9, "b": 0.2}, {"a": 0.8, "b": 0.2}, beta=0.5, has_edges=False)
+    assert f == {"a": 1.0, "b": 1.0}
+
+
+def test_ppr_factor_formula():
+    f = ppr_factors({"a": 0.9, "b": 0.2}, {"a": 0.4, "b": 0.1}, beta=0.5, has_edges=True)
+    assert f["a"] == pytest.approx(1.0) and f["b"] == pytest.approx(0.5 + 0.5 * 0.25)
+
+
+def test_ppr_favours_nodes_near_the_restart():
+    edges = [("q", "a", 1.0), ("a", "b", 1.0), ("c", "d", 1.0)]
+    p = personalized_pagerank(edges, {"q": 1.0, "c": 0.01})
+    assert p["a"] > p["d"] and math.isclose(sum(p.values()), 1.0, rel_tol=1e-6)
