@@ -77,6 +77,8 @@ class Engine(EntitiesMixin, MaintenanceMixin, TransferMixin):
     def _writing(self) -> Iterator[None]:
         """Serialise writers: threads of this process, and other processes on the same data directory."""
         with self._lock, self._file_lock:
+            if getattr(self, "_known_versions", None) is not None:
+                self._sync_with_others(locked=True)
             yield
 
     def close(self) -> None:
@@ -351,6 +353,8 @@ class Engine(EntitiesMixin, MaintenanceMixin, TransferMixin):
             raise ValidationError("min_score must be a number in [0, 1]")
         filters = self._filters(project, types, tags, created_after, created_before, as_of, include_invalid,
                                 include_global)
+        with self._lock:
+            self._sync_with_others(locked=False)
         now = self._now()
         at = filters.as_of if filters.as_of is not None else now
         legs = self._run_legs(query, filters, now, limit, mode)

@@ -73,9 +73,27 @@ class MaintenanceMixin:
             return None
 
     def _write_stamp(self) -> None:
+        stamp = self._stamp()
         tmp = self.data_dir / (self.STAMP + ".tmp")
-        tmp.write_text(json.dumps(self._stamp()))
+        tmp.write_text(json.dumps(stamp))
         os.replace(tmp, self.data_dir / self.STAMP)
+        self._known_versions = stamp["lance"]
+
+    def _sync_with_others(self, locked: bool) -> None:
+        """Pick up other processes' writes: reload the graph and the BM25 reader when LanceDB moved on.
+
+        Under the write lock the BM25 index is reconciled too; without it, only read.
+        """
+        current = self.lance.versions(GRAPH_TABLES)
+        if current == getattr(self, "_known_versions", None):
+            return
+        log.info("data directory changed by another process; reloading the graph")
+        self._load_graph()
+        self.text.reload()
+        if locked:
+            self._reconcile_text()
+        else:
+            self._known_versions = current
 
     def _reconcile_text(self, force: bool = False) -> dict:
         """Make Tantivy hold exactly LanceDB's memories (after a crash or another process's writes)."""

@@ -324,3 +324,39 @@ def test_mmr_removes_a_near_duplicate(engine):
     diverse = engine.search("staging database password", limit=2)
     assert c in [h.id for h in diverse] and len({a, dup} & {h.id for h in diverse}) == 1
     assert next(h for h in diverse if h.id == c).explanation.mmr_moved > 0
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SYNTAX = st.sampled_from(['"', "(", ")", "AND", "OR", "NOT", ":", "*", "?", "~", "^", "[", "]", "{", "}", "+", "-",
+                          "\\", "/", "title:", "id:x", "😀", "\x00", "\n", "  ", "orion", "billing-api"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(st.text(max_size=200), st.lists(SYNTAX, max_size=12).map(" ".join),
+                 st.lists(SYNTAX, max_size=12).map("".join)))
+def test_any_query_gets_an_answer_or_a_clear_error(engine, query):
+    if engine.lance.count("memories") == 0:
+        engine.store("Orion uses the billing-api")
+    before = snapshot(engine)
+    try:
+        hits = engine.search(query)
+    except ValidationError as exc:
+        assert "query" in str(exc)
+    else:
+        assert all(0 <= h.score <= 1 for h in hits)
+    assert snapshot(engine) == before
+
+
+def test_two_engines_on_one_directory_see_each_other(tmp_path, embedder):
+    a = Engine(tmp_path, Config(), embedder)
+    b = Engine(tmp_path, Config(), embedder)
+    first = a.store("Orion is the codename for the billing-api rewrite")
+    assert [h.id for h in b.search("Orion", mode="graph")] == [first]
+    second = b.store("billing-api times out when Orion is under load")
+    assert {h.id for h in a.search("Orion", mode="graph")} == {first, second}
+    assert [h.id for h in a.search("load", mode="bm25")] == [second]
+    assert len([e for e in a.list_entities() if e.name == "Orion"]) == 1  # b linked to a's entity
+    a.delete(first)
+    assert [h.id for h in b.search("Orion", mode="graph")] == [second]

@@ -66,3 +66,13 @@ def test_export_import_gives_the_same_results(real, tmp_path):
     other.import_(tmp_path / "dump.jsonl")
     for q in ("What problems does Orion have?", "copies of prod data", "FEATURE_FLAG_X9_ROLLOUT", "lint python"):
         assert [h.id for h in eng.search(q)] == [h.id for h in other.search(q)]
+
+
+def test_embedder_caches_by_content_hash(real):
+    eng, _ = real
+    emb = eng.embedder
+    before = emb.texts_encoded
+    first = emb.encode(["a text embedded twice", "another text"])
+    again = emb.encode(["another text", "a text embedded twice"])
+    assert emb.texts_encoded == before + 2
+    assert (first[0] == again[1]).all() and first.shape == (2, 384)

@@ -242,10 +242,13 @@ class LanceStore:
         self.rows_since_optimize = 0
 
     def ensure_ann_index(self, name: str) -> bool:
-        """Create the ANN index once the table is large enough for flat search to be slow."""
+        """Create the ANN index (and a B-tree on id, for the lookups of each search) once the table is
+        large enough for flat search to be slow."""
         tbl = self.table(name)
         if self.has_vector_index(name) or tbl.count_rows() < self.config.ann_min_rows:
             return False
+        if not any(list(ix.columns) == ["id"] for ix in tbl.list_indices()):
+            tbl.create_scalar_index("id")
         log.info("building %s vector index on %s (%d rows)", self.config.ann_index_type, name, tbl.count_rows())
         tbl.create_index(metric="cosine", index_type=self.config.ann_index_type, vector_column_name="vector")
         return True
