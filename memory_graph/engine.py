@@ -249,7 +249,8 @@ class Engine(EntitiesMixin, MaintenanceMixin, TransferMixin):
                 if rel:
                     self.lance.add("relations", [rel])
                 self.text.write(upserts=[(row, "memory")])
-            self.graph.attrs(memory_id).update(node_attrs(row)) if memory_id in self.graph else None
+            if memory_id in self.graph:
+                self.graph.attrs(memory_id).update(node_attrs(row))
             if rel:
                 self.graph.add_relation(rel["id"], superseded_by, memory_id, "supersedes", 1.0)
             self._after_write()

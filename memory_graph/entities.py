@@ -111,7 +111,8 @@ class EntitiesMixin:
             row["vector"] = [float(x) for x in self.embedder.encode([text])[0]]
             with self.lance.transaction(["entities"]):
                 self.lance.upsert("entities", [row])
-            self.graph.add_entity(row["id"], row["name"], row["entity_type"]) if row["id"] not in self.graph else None
+            if row["id"] not in self.graph:
+                self.graph.add_entity(row["id"], row["name"], row["entity_type"])
             self.entity_index.add(row["id"], row["name"], row["entity_type"], row["aliases"])
             self._after_write()
             return entity_from_row(row)

@@ -97,8 +97,10 @@ class MaintenanceMixin:
 
     def _reconcile_text(self, force: bool = False) -> dict:
         """Make Tantivy hold exactly LanceDB's memories (after a crash or another process's writes)."""
-        in_sync = self._read_stamp() == self._stamp() and self.text.num_docs() == self.lance.count("memories")
+        stamp = self._stamp()
+        in_sync = self._read_stamp() == stamp and self.text.num_docs() == self.lance.count("memories")
         if in_sync and not force:
+            self._known_versions = stamp["lance"]
             return {"added": 0, "removed": 0}
         truth = {r["id"]: rev_of(r) for r in self.lance.query("memories", None, REV_COLUMNS).to_pylist()}
         indexed = self.text.revisions("memory")

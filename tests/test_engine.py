@@ -360,3 +360,44 @@ def test_two_engines_on_one_directory_see_each_other(tmp_path, embedder):
     assert len([e for e in a.list_entities() if e.name == "Orion"]) == 1  # b linked to a's entity
     a.delete(first)
     assert [h.id for h in b.search("Orion", mode="graph")] == [second]
+
+
+@pytest.mark.parametrize("op", ["update", "invalidate", "delete", "relation", "entity_delete"])
+def test_every_write_rolls_back_on_failure(engine, monkeypatch, op):
+    a = engine.store("Orion is the codename for the billing-api rewrite", tags=["x"])
+    b = engine.store("billing-api times out")
+    before = snapshot(engine)
+    graph_before = sorted(engine.graph.g.edges(keys=True))
+    calls = {
+        "update": lambda: engine.update(a, content="Orion is now called Vega", tags=["y"]),
+        "invalidate": lambda: engine.invalidate(a, reason="renamed", superseded_by=b),
+        "delete": lambda: engine.delete([a, b]),
+        "relation": lambda: engine.create_relation(a, b, "explains"),
+        "entity_delete": lambda: engine.delete_entity("Orion"),
+    }
+    real_delete, real_add = engine.lance.delete, engine.lance.add
+
+    def fail_late(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(engine.text, "write", fail_late)
+    if op in ("relation", "entity_delete"):  # these do not touch the text index: fail after a first table write
+        state = {"n": 0}
+
+        def flaky(real):
+            def inner(*args, **kwargs):
+                state["n"] += 1
+                if state["n"] > 1 or op == "relation":
+                    real(*args, **kwargs)
+                    raise OSError("disk full")
+                return real(*args, **kwargs)
+            return inner
+
+        monkeypatch.setattr(engine.lance, "delete", flaky(real_delete))
+        monkeypatch.setattr(engine.lance, "add", flaky(real_add))
+    with pytest.raises(StoreError):
+        calls[op]()
+    monkeypatch.undo()
+    assert snapshot(engine) == before
+    assert sorted(engine.graph.g.edges(keys=True)) == graph_before
+    assert engine.get([a])[0].content == "Orion is the codename for the billing-api rewrite"
