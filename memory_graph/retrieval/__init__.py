@@ -9,6 +9,6 @@ from .ppr import personalized_pagerank, ppr_factors, ppr_lift
 
 __all__ = [
     "Candidate", "GraphHit", "LegResult", "adapt_weights", "decay_factor", "decay_factors", "graph_leg",
-    "is_evergreen", "leg_confidence", "min_score_filter", "mmr", "personalized_pagerank", "ppr_factors", "ppr_lift", "rank",
-    "rrf", "similarity_matrix",
+    "is_evergreen", "leg_confidence", "min_score_filter", "mmr", "personalized_pagerank", "ppr_factors", "ppr_lift",
+    "rank", "rrf", "similarity_matrix",
 ]

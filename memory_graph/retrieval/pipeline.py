@@ -63,7 +63,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         return []
 
     factors_ppr = {d: 1.0 for d in pool}
-    q_ents = [e for e in query_entities]
+    q_ents = list(query_entities)
     if use_ppr and config.ppr_beta > 0 and local_edges is not None:
         edges = local_edges(pool, q_ents)
         if any(u != v for u, v, _ in edges):
