@@ -57,6 +57,20 @@ class Config:
     #: writes (rows) after which tables are compacted, old versions pruned and the ANN index refreshed.
     optimize_every_rows: int = 500
 
+    # --- code indexing ---
+    #: files larger than this are skipped (counted as too_large).
+    index_max_file_bytes: int = 1_000_000
+    #: estimated word pieces a chunk (with its path, breadcrumb and signature) may hold. all-MiniLM-L6-v2
+    #: reads 256; the estimate runs up to ~15% low, and tests/test_real_model.py checks the real count.
+    chunk_max_tokens: int = 210
+    #: lines repeated at the start of the next window of a long definition.
+    chunk_overlap_lines: int = 2
+    #: files, and chunks' worth of text, per write while indexing (one embedding batch each).
+    index_batch_files: int = 64
+    index_batch_chunks: int = 256
+    #: seconds of quiet after a change before the watcher re-indexes.
+    watch_debounce_seconds: float = 1.0
+
     # --- fusion (Cormack et al. 2009, "Reciprocal rank fusion outperforms Condorcet") ---
     rrf_k: int = 60
     memory_weights: LegWeights = field(default_factory=LegWeights)

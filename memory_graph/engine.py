@@ -13,6 +13,7 @@ from typing import Any, Iterable, Iterator
 
 from filelock import FileLock
 
+from .code import CodeMixin
 from .config import Config, default_data_dir
 from .embedding import Embedder, SentenceTransformerEmbedder
 from .entities import EntitiesMixin
@@ -44,7 +45,7 @@ def embed_text(title: str, content: str) -> str:
     return content if not title or title == derive_title(content) else f"{title}\n{content}"
 
 
-class Engine(EntitiesMixin, MaintenanceMixin, TransferMixin):
+class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
     data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir).
@@ -68,6 +69,8 @@ class Engine(EntitiesMixin, MaintenanceMixin, TransferMixin):
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms)
         self.graph = Graph()
         self.entity_index = EntityIndex()
+        self.code_graph = Graph(bridge="symbol")
+        self.symbol_index = EntityIndex()
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
         with self._writing():
             self._open_stores()
@@ -378,6 +381,13 @@ class Engine(EntitiesMixin, MaintenanceMixin, TransferMixin):
             jobs["bm25"] = self._pool.submit(self.text.search, query, filters, now, c)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(self._graph_leg, seeds, filters, now, c)
+        legs = self._collect(jobs)
+        legs["_entities"] = LegResult(paths={e: [] for e in seeds})
+        return legs
+
+    @staticmethod
+    def _collect(jobs: dict) -> dict[str, LegResult]:
+        """Each leg's result; a leg that fails is logged and searched without, never fails the search."""
         legs: dict[str, LegResult] = {}
         for name, fut in jobs.items():
             try:
@@ -386,7 +396,6 @@ class Engine(EntitiesMixin, MaintenanceMixin, TransferMixin):
                 log.exception("the %s leg failed; searching without it", name)
                 res = LegResult()
             legs[name] = res if isinstance(res, LegResult) else LegResult(list(res[0]), list(res[1]))
-        legs["_entities"] = LegResult(paths={e: [] for e in seeds})
         return legs
 
     def _vector_leg(self, query: str, filters: Filters, now: float, c: int) -> LegResult:

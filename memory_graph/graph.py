@@ -10,13 +10,26 @@ import networkx as nx
 from .models import Filters
 
 MEMORY, ENTITY = "memory", "entity"
+CHUNK, SYMBOL = "chunk", "symbol"
 
 
 class Graph:
-    """A directed multigraph: memory -mentions-> entity, and typed relations between entities or memories."""
+    """A directed multigraph: memory -mentions-> entity, and typed relations between entities or memories.
 
-    def __init__(self) -> None:
+    The code graph uses the same class: chunk -defines-> symbol, and symbol edges (calls, contains, imports,
+    extends, implements). ``bridge`` is the kind of node that links records (entities, or symbols).
+    """
+
+    def __init__(self, bridge: str = ENTITY) -> None:
         self.g = nx.MultiDiGraph()
+        self.bridge = bridge
+
+    def add_node(self, node: str, kind: str, **attrs) -> None:
+        self.g.add_node(node, kind=kind, **attrs)
+
+    def add_edge(self, u: str, v: str, etype: str, weight: float = 1.0, key: str | None = None) -> None:
+        if u in self.g and v in self.g:
+            self.g.add_edge(u, v, key=key or etype, type=etype, weight=float(weight))
 
     # ---- building -------------------------------------------------------
     def add_memory(self, mid: str, attrs: dict) -> None:
@@ -148,7 +161,7 @@ class Graph:
                     edges[tuple(sorted((c, v)))] += w
                 elif v in cset and v != c:
                     edges[tuple(sorted((c, v)))] += w / 2  # seen from both ends
-                elif self.kind(v) == ENTITY and self.degree(v) <= hub_degree * 20:
+                elif self.kind(v) == self.bridge and self.degree(v) <= hub_degree * 20:
                     by_entity[v].append((c, w))
         for e, linked in by_entity.items():
             if len(linked) < 2:

@@ -9,6 +9,7 @@ from typing import Callable
 
 from .errors import ConfigError
 from .graph import Graph
+from .code import code_schemas
 from .linking import EntityIndex
 from .records import NODE_COLUMNS, node_attrs
 from .store.lance import SCHEMA_VERSION
@@ -18,8 +19,16 @@ log = logging.getLogger("memory_graph")
 
 Progress = Callable[[int, int], None]
 GRAPH_TABLES = ("memories", "entities", "relations", "mentions")
-REV_COLUMNS = ["id", "content_hash", "title", "tags", "project", "memory_type", "created_at", "valid_from",
-               "valid_until"]
+CODE_GRAPH_TABLES = ("code_chunks", "symbols", "symbol_edges")
+DERIVED_FROM = GRAPH_TABLES + CODE_GRAPH_TABLES
+ALL_TABLES = DERIVED_FROM + ("files",)
+#: table of the BM25 documents of each kind, and the columns their revision stamp reads
+TEXT_KINDS = {
+    "memory": ("memories", ["id", "content_hash", "title", "tags", "project", "memory_type", "created_at",
+                            "valid_from", "valid_until"]),
+    "code": ("code_chunks", ["id", "content_hash", "project", "path", "language", "chunk_type", "breadcrumb",
+                             "name"]),
+}
 BATCH = 500
 
 
@@ -36,7 +45,7 @@ class MaintenanceMixin:
                 f"reads version {SCHEMA_VERSION}",
                 hint="export it with the version that wrote it, then import into a new data directory")
         dim = int(meta["dimension"]) if meta else self.embedder.dimension
-        self.lance.ensure_tables(dim)
+        self.lance.ensure_tables(dim, extra=code_schemas(dim))
         if not meta:
             self.lance.set_meta({"schema_version": SCHEMA_VERSION, "model": self.embedder.name,
                                  "dimension": str(dim)})
@@ -61,10 +70,11 @@ class MaintenanceMixin:
         for r in self.lance.query("relations", None, ["id", "source", "target", "relation_type", "weight"]).to_pylist():
             graph.add_relation(r["id"], r["source"], r["target"], r["relation_type"], r["weight"])
         self.graph, self.entity_index = graph, index
+        self._load_code_graph()
 
     # ---- the text index -------------------------------------------------
     def _stamp(self) -> dict:
-        return {"lance": self.lance.versions(GRAPH_TABLES)}
+        return {"lance": self.lance.versions(DERIVED_FROM)}
 
     def _read_stamp(self) -> dict | None:
         try:
@@ -84,76 +94,96 @@ class MaintenanceMixin:
 
         Under the write lock the BM25 index is reconciled too; without it, only read.
         """
-        current = self.lance.versions(GRAPH_TABLES)
-        if current == getattr(self, "_known_versions", None):
+        current = self.lance.versions(DERIVED_FROM)
+        known = getattr(self, "_known_versions", None) or {}
+        if current == known:
             return
         log.info("data directory changed by another process; reloading the graph")
-        self._load_graph()
+        if any(current[t] != known.get(t) for t in GRAPH_TABLES):
+            self._load_graph()
+        else:
+            self._load_code_graph()
         self.text.reload()
         if locked:
             self._reconcile_text()
         else:
             self._known_versions = current
 
+    def _text_docs_expected(self) -> int:
+        return sum(self.lance.count(table) for table, _ in TEXT_KINDS.values())
+
     def _reconcile_text(self, force: bool = False) -> dict:
-        """Make Tantivy hold exactly LanceDB's memories (after a crash or another process's writes)."""
+        """Make Tantivy hold exactly LanceDB's memories and code chunks (after a crash or another process)."""
         stamp = self._stamp()
-        in_sync = self._read_stamp() == stamp and self.text.num_docs() == self.lance.count("memories")
+        in_sync = self._read_stamp() == stamp and self.text.num_docs() == self._text_docs_expected()
         if in_sync and not force:
             self._known_versions = stamp["lance"]
             return {"added": 0, "removed": 0}
-        truth = {r["id"]: rev_of(r) for r in self.lance.query("memories", None, REV_COLUMNS).to_pylist()}
-        indexed = self.text.revisions("memory")
-        stale = [i for i, rev in truth.items() if indexed.get(i) != rev]
-        extra = [i for i in indexed if i not in truth]
-        for start in range(0, max(len(stale), 1), BATCH):
-            part = stale[start:start + BATCH]
-            rows = self.lance.by_ids("memories", part).to_pylist() if part else []
-            self.text.write(upserts=[(r, "memory") for r in rows], deletes=extra if start == 0 else ())
-        if stale or extra:
-            log.warning("text index reconciled with LanceDB: %d added or updated, %d removed", len(stale), len(extra))
+        added = removed = 0
+        for kind, (table, columns) in TEXT_KINDS.items():
+            truth = {r["id"]: rev_of(r) for r in self.lance.query(table, None, columns).to_pylist()}
+            indexed = self.text.revisions(kind)
+            stale = [i for i, rev in truth.items() if indexed.get(i) != rev]
+            extra = [i for i in indexed if i not in truth]
+            for start in range(0, max(len(stale), 1), BATCH):
+                part = stale[start:start + BATCH]
+                rows = self.lance.by_ids(table, part).to_pylist() if part else []
+                self.text.write(upserts=[(r, kind) for r in rows], deletes=extra if start == 0 else ())
+            added, removed = added + len(stale), removed + len(extra)
+        if added or removed:
+            log.warning("text index reconciled with LanceDB: %d added or updated, %d removed", added, removed)
         self._write_stamp()
-        return {"added": len(stale), "removed": len(extra)}
+        return {"added": added, "removed": removed}
 
     def _after_write(self) -> None:
-        self.lance.optimize(GRAPH_TABLES)
+        self.lance.optimize(ALL_TABLES)
         self._write_stamp()
 
     # ---- public maintenance ---------------------------------------------
     def rebuild(self, progress: Progress | None = None) -> dict:
         """Rebuild the BM25 index and the graph from LanceDB (the source of truth)."""
         with self._writing():
-            total = self.lance.count("memories")
-            self.text.clear("memory")
+            total = self._text_docs_expected()
+            self.text.clear()
             done = 0
-            table = self.lance.table("memories")
-            for batch in table.search().limit(None).to_batches(BATCH) if total else []:
-                rows = batch.to_pylist()
-                self.text.write(upserts=[(r, "memory") for r in rows])
-                done += len(rows)
-                if progress:
-                    progress(done, total)
+            for kind, (name, _cols) in TEXT_KINDS.items():
+                table = self.lance.table(name)
+                for batch in table.search().limit(None).to_batches(BATCH) if self.lance.count(name) else []:
+                    rows = batch.to_pylist()
+                    self.text.write(upserts=[(r, kind) for r in rows])
+                    done += len(rows)
+                    if progress:
+                        progress(done, total)
             self._load_graph()
             self._write_stamp()
-            return {"memories": total, "graph_nodes": self.graph.g.number_of_nodes(),
-                    "graph_edges": self.graph.g.number_of_edges()}
+            return {"memories": self.lance.count("memories"), "code_chunks": self.lance.count("code_chunks"),
+                    "graph_nodes": self.graph.g.number_of_nodes(), "graph_edges": self.graph.g.number_of_edges(),
+                    "code_graph_nodes": self.code_graph.g.number_of_nodes(),
+                    "code_graph_edges": self.code_graph.g.number_of_edges()}
 
     def optimize(self) -> None:
         """Compact the tables, prune old versions and build or refresh the ANN index now."""
         with self._writing():
-            self.lance.optimize(GRAPH_TABLES, force=True)
+            self.lance.optimize(ALL_TABLES, force=True)
             self._write_stamp()
 
     def reembed(self, progress: Progress | None = None) -> int:
         """Re-embed every memory and entity with the current model (after a model change)."""
+        import pyarrow as pa
+
+        from .code import chunk_embed_text
         from .engine import embed_text
         from .store.lance import schemas
 
         with self._writing():
             dim = self.embedder.dimension
             n = 0
-            for name, text_of in (("memories", lambda r: embed_text(r["title"], r["content"])),
-                                  ("entities", lambda r: f"{r['name']}: {r['description']}".rstrip(": "))):
+            all_schemas = {**schemas(dim), **code_schemas(dim)}
+            for name, text_of in (
+                    ("memories", lambda r: embed_text(r["title"], r["content"])),
+                    ("entities", lambda r: f"{r['name']}: {r['description']}".rstrip(": ")),
+                    ("code_chunks", lambda r: chunk_embed_text(r["path"], r["breadcrumb"], r["signature"],
+                                                               r["content"]))):
                 rows = self.lance.query(name).to_pylist()
                 for start in range(0, len(rows), BATCH):
                     part = rows[start:start + BATCH]
@@ -162,16 +192,14 @@ class MaintenanceMixin:
                     n += len(part)
                     if progress:
                         progress(n, len(rows))
-                import pyarrow as pa
-
-                data = pa.Table.from_pylist(rows, schema=schemas(dim)[name])
+                data = pa.Table.from_pylist(rows, schema=all_schemas[name])
                 self.lance._tables[name] = self.lance.db.create_table(name, data, mode="overwrite")
             self.lance.set_meta({"model": self.embedder.name, "dimension": str(dim)})
             return n
 
     def stats(self) -> dict:
         """Counts, health of the derived indexes, model and disk use."""
-        counts = {t: self.lance.count(t) for t in GRAPH_TABLES}
+        counts = {t: self.lance.count(t) for t in ALL_TABLES}
         text_docs = self.text.num_docs()
         return {
             "data_dir": str(self.data_dir),
@@ -181,6 +209,8 @@ class MaintenanceMixin:
             "model": {"name": self.embedder.name, "dimension": self.embedder.dimension,
                       "loaded": bool(getattr(self.embedder, "loaded", True))},
             "vector_index": "ann" if self.lance.has_vector_index("memories") else "flat",
-            "healthy": text_docs == counts["memories"],
+            "code_graph": {"nodes": self.code_graph.g.number_of_nodes(),
+                           "edges": self.code_graph.g.number_of_edges()},
+            "healthy": text_docs == counts["memories"] + counts["code_chunks"],
             "disk_bytes": self.lance.disk_bytes(),
         }

@@ -33,6 +33,19 @@ def identifier_terms(text: str) -> str:
     return " ".join(out)
 
 
+def code_mentions(query: str, short_query_words: int = 3) -> str:
+    """The part of a query that may name a symbol: all of a short query, else only its identifier-shaped
+    tokens (snake_case, camelCase, dotted, ``backticked``), so that prose such as "read the file" does not
+    seed the code graph with every symbol called ``read``."""
+    if len(WORD_RE.findall(query)) <= short_query_words:
+        return query
+    found = re.findall(r"`([^`]{1,200})`", query)
+    for tok in IDENT_RE.findall(query):
+        if "_" in tok or "." in tok or re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|^[A-Z][a-z]+[A-Z]", tok):
+            found.append(tok)
+    return " . ".join(found)
+
+
 #: English function words, left out of BM25 queries (unless a query has nothing else).
 QUERY_STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below between both

@@ -50,3 +50,16 @@ def engine(tmp_path, embedder):
     eng = Engine(tmp_path / "data", config=Config(), embedder=embedder)
     yield eng
     eng.close()
+
+
+FIXTURE_REPO = os.path.join(os.path.dirname(__file__), "fixtures", "repo")
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A fresh copy of the multi-language fixture repository (outside any git work tree)."""
+    import shutil
+
+    dest = tmp_path / "repo"
+    shutil.copytree(FIXTURE_REPO, dest)
+    return dest

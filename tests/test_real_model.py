@@ -76,3 +76,39 @@ def test_embedder_caches_by_content_hash(real):
     again = emb.encode(["another text", "a text embedded twice"])
     assert emb.texts_encoded == before + 2
     assert (first[0] == again[1]).all() and first.shape == (2, 384)
+
+
+def test_code_search_finds_a_function_by_what_it_does(tmp_path, repo):
+    from codebase import index_project
+
+    eng = Engine(tmp_path / "code", Config())
+    index_project(eng, repo, project="demo")
+    top = eng.search_code("compute a rolling checksum over a byte buffer", limit=3)
+    assert top[0].title == "function checksum"
+    top = eng.search_code("read the settings file and turn it into a dictionary", limit=3)
+    assert "def parse_config" in [h.title for h in top]
+    top = eng.search_code("push the docker image", limit=3)
+    assert top[0].record["path"] == "scripts/deploy"
+    eng.close()
+
+
+def test_no_chunk_is_longer_than_the_model_reads(tmp_path):
+    """Every chunk of this repository and the fixture, as the model sees it, fits in 256 word pieces."""
+    from pathlib import Path
+
+    from codebase.chunker import parse_file
+    from codebase.scanner import scan
+    from memory_graph.code import chunk_embed_text
+    from memory_graph.embedding import SentenceTransformerEmbedder
+
+    model = SentenceTransformerEmbedder("", 32, 10, 10)
+    tok = model.model.tokenizer
+    root = Path(__file__).resolve().parents[1]
+    worst = 0
+    for f in scan(root).files:
+        p = parse_file(f.path, f.abspath.read_text(errors="replace"), f.language, Config().chunk_max_tokens,
+                       Config().chunk_overlap_lines)
+        for c in p.chunks:
+            text = chunk_embed_text(f.path, c.breadcrumb, c.signature, c.content)
+            worst = max(worst, len(tok(text)["input_ids"]))
+    assert 100 < worst <= 256

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from ..graph import ENTITY, Graph
+from ..graph import Graph
 
 
 @dataclass
@@ -54,7 +54,7 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
             kind = graph.kind(v)
             if kind == target:
                 reach(v, 1, seed, seed_w * w * damp, [seed, v])
-            elif kind == ENTITY and v not in seeds:
+            elif kind == graph.bridge and v not in seeds:
                 related.setdefault(v, (seed, seed_w * w * damp, [seed, v]))
     if max_hops >= 2:
         first = sorted([*hits.values(), *bridges.values()], key=lambda h: -h.strength)[:max_fanout]
@@ -64,7 +64,7 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
                 kind = graph.kind(e)
                 if kind == target and e not in seeds:
                     reach(e, 2, seed, h.strength * w, [*h.path, e])
-                elif kind == ENTITY and e not in seeds and graph.degree(e) <= hub_degree:
+                elif kind == graph.bridge and e not in seeds and graph.degree(e) <= hub_degree:
                     damp = 1.0 / math.sqrt(max(1, graph.degree(e)))
                     for m2, _t2, w2, _d2 in strongest(e):
                         if m2 != h.id and graph.kind(m2) == target:

@@ -1,0 +1,475 @@
+"""Cut a source file into chunks the embedding model reads whole, and extract its symbols and references.
+
+Definitions (functions, methods, classes and the like) become chunks with a breadcrumb ("class Foo > def bar");
+a class keeps its own lines (header, fields) while its methods get their own chunks; module-level code between
+definitions becomes one "module" chunk, so nothing is lost. A chunk longer than the model's window becomes
+overlapping windows, each led by the breadcrumb and the signature. Files without a grammar, or that tree-sitter
+cannot parse, fall back to line windows (Markdown is split on its headings).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from .languages import BODY_TYPES, GRAMMARS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
+
+log = logging.getLogger("memory_graph.codebase")
+
+_TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
+_IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
+_QUALIFIED = frozenset({"attribute", "member_expression", "scoped_identifier", "scoped_type_identifier",
+                        "qualified_name", "qualified_identifier", "dotted_name", "navigation_expression",
+                        "field_expression", "selector_expression", "qualified_type"})
+_MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
+_SKIP_IN_HERITAGE = frozenset({"type_arguments", "type_parameters", "keyword_argument", "value_arguments",
+                               "arguments", "type_argument_list", "access_specifier", "comment"})
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative guess of the word pieces a BERT tokenizer makes of ``text``.
+
+    Identifiers are split on case and underscores, punctuation counts one each, long words count extra.
+    ``tests/test_real_model.py`` checks it against the real tokenizer.
+    """
+    toks = _TOKEN_RE.findall(text)
+    return len(toks) + sum(len(t) // 7 for t in toks if len(t) > 7)
+
+
+@dataclass
+class Symbol:
+    name: str
+    qualname: str          # "Foo.bar"; "" for the module itself
+    kind: str
+    signature: str
+    start_line: int
+    end_line: int
+    parent: str = ""       # qualname of the enclosing symbol
+    member_prefix: str = ""  # qualname prefix of members when it is not the qualname (Rust impl blocks)
+
+
+@dataclass
+class Ref:
+    """A name used by a symbol, to be resolved against the project's symbols."""
+
+    source: str            # qualname of the symbol that uses the name ("" = the module)
+    kind: str              # calls | imports | extends | implements
+    name: str
+    line: int = 0
+
+
+@dataclass
+class Chunk:
+    start_line: int
+    end_line: int
+    chunk_type: str
+    name: str
+    breadcrumb: str
+    content: str
+    symbol: str            # qualname of the symbol this chunk defines ("" = module)
+    signature: str = ""
+
+
+@dataclass
+class ParsedFile:
+    path: str
+    language: str
+    chunks: list[Chunk] = field(default_factory=list)
+    symbols: list[Symbol] = field(default_factory=list)
+    refs: list[Ref] = field(default_factory=list)
+    imports: dict[str, str] = field(default_factory=dict)   # imported name -> module
+    parse_error: bool = False
+
+
+@lru_cache(maxsize=None)
+def _parser(language: str):
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser(GRAMMARS.get(language, language))
+
+
+def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overlap_lines: int = 2) -> ParsedFile:
+    """Chunks, symbols and references of one file. Never raises on malformed source: it falls back to lines."""
+    out = ParsedFile(path, language)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    stem = PurePosixPath(path).stem
+    out.symbols.append(Symbol(stem, "", "module", path, 1, max(1, len(lines))))
+    spec = SPECS.get(language)
+    raw: list[Chunk] = []
+    if spec is not None:
+        try:
+            raw = _definitions(out, "\n".join(lines), lines, spec, language)
+        except Exception as exc:  # a grammar bug must not stop an index run
+            log.warning("could not parse %s (%s); indexing it in line windows", path, exc)
+            out.parse_error = True
+            del out.symbols[1:]
+            out.refs.clear()
+            raw = []
+        if out.parse_error and len(out.symbols) == 1:
+            raw = []
+        if not raw and len(out.symbols) == 1:
+            raw = _line_chunks(lines, path)
+    elif language in ("markdown", "rst"):
+        raw = _markdown_chunks(lines, path)
+    else:
+        raw = _line_chunks(lines, path)
+    for ch in raw:
+        out.chunks.extend(window(ch, path, max_tokens, overlap_lines))
+    return out
+
+
+# ---- tree-sitter definitions ------------------------------------------------
+def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, language: str) -> list[Chunk]:
+    data = text.encode("utf-8", errors="surrogatepass")
+    tree = _parser(language).parse(data)
+    root = tree.root_node
+    out.parse_error = bool(root.has_error)
+    nlines = len(lines)
+    owner: list[int] = [-1] * nlines          # index into out.symbols of the innermost definition per line
+    defs: list[tuple[int, int, int]] = []     # (symbol index, first line, last line), 0-based lines
+    # iterative walk: (node, index of the enclosing symbol, inside a function body?)
+    stack = [(root, 0, False)]
+    while stack:
+        node, scope, in_func = stack.pop()
+        sym_here = scope
+        kind = spec.definitions.get(node.type)
+        if kind and not in_func:
+            made = _make_symbol(node, kind, out, scope, language, spec)
+            if made is not None:
+                sym_here = made
+                start = node.start_point[0]
+                if node.parent is not None and node.parent.type in ("decorated_definition", "export_statement",
+                                                                      "type_declaration", "lexical_declaration",
+                                                                      "variable_declaration"):
+                    start = node.parent.start_point[0]
+                    if node.type == "variable_declarator":
+                        start = node.parent.start_point[0]
+                end = min(node.end_point[0], nlines - 1)
+                defs.append((made, start, end))
+                in_func = not is_classy(out.symbols[made].kind)
+        elif node.type in spec.calls:
+            name = _callee(node, spec.calls[node.type])
+            if name:
+                out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1))
+        elif node.type in spec.imports:
+            _imports(node, out)
+        for child in reversed(node.named_children):
+            stack.append((child, sym_here, in_func))
+    for idx, start, end in sorted(defs, key=lambda d: (d[1], -d[2])):
+        for i in range(start, end + 1):
+            owner[i] = idx
+    chunks: list[Chunk] = []
+    for idx, start, end in sorted(defs, key=lambda d: (d[1], -d[2])):
+        s = out.symbols[idx]
+        s.start_line, s.end_line = start + 1, end + 1
+        body = _owned(lines, owner, idx, start, end)
+        if _meaningful(body):
+            chunks.append(Chunk(start + 1, end + 1, s.kind, s.name, _breadcrumb(out, idx, language), body,
+                                s.qualname, s.signature))
+    module_lines = [i for i in range(nlines) if owner[i] == -1]
+    body = _owned(lines, owner, -1, 0, nlines - 1)
+    if _meaningful(body) and module_lines:
+        chunks.append(Chunk(module_lines[0] + 1, module_lines[-1] + 1, "module", PurePosixPath(out.path).name, "",
+                            body, ""))
+    return sorted(chunks, key=lambda c: (c.start_line, c.end_line))
+
+
+def _meaningful(body: str) -> bool:
+    """More than braces, blank lines and elisions."""
+    return len(re.sub(r"[\W_]", "", body.replace("…", ""))) >= 3
+
+
+def _owned(lines: list[str], owner: list[int], idx: int, start: int, end: int) -> str:
+    """The lines of [start, end] owned by ``idx``; runs are joined with an elision line."""
+    parts: list[str] = []
+    gap = False
+    for i in range(start, end + 1):
+        if owner[i] == idx:
+            if gap and parts:
+                parts.append("…")
+            parts.append(lines[i])
+            gap = False
+        else:
+            gap = True
+    while parts and not parts[-1].strip():
+        parts.pop()
+    while parts and not parts[0].strip():
+        parts.pop(0)
+    return "\n".join(parts)
+
+
+def _name_node(node, kind: str):
+    if node.type == "impl_item":
+        return node.child_by_field_name("type")
+    n = node.child_by_field_name("name")
+    if n is not None:
+        return n
+    d = node.child_by_field_name("declarator")
+    while d is not None and d.type not in NAME_TYPES:
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            nxt = next((c for c in d.named_children if c.type in NAME_TYPES), None)
+        d = nxt
+    if d is not None:
+        return d
+    return next((c for c in node.named_children if c.type in NAME_TYPES), None)
+
+
+def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, spec: LangSpec) -> int | None:
+    if node.type in ("struct_specifier", "enum_specifier", "class_specifier") and \
+            node.child_by_field_name("body") is None:
+        return None  # a use of the type, not its definition
+    if node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        if value is None or value.type not in ("arrow_function", "function_expression", "function",
+                                               "generator_function"):
+            return None
+    name_node = _name_node(node, kind)
+    if name_node is None:
+        return None
+    name = name_node.text.decode("utf-8", errors="replace").strip()
+    if node.type in ("type_spec",):
+        kind = "struct" if any(c.type == "struct_type" for c in node.named_children) else (
+            "interface" if any(c.type == "interface_type" for c in node.named_children) else "type")
+    parent = out.symbols[scope]
+    if node.type == "method_declaration" and language == "go":
+        recv = node.child_by_field_name("receiver")
+        rname = _IDENT_RE.findall(recv.text.decode()) if recv is not None else []
+        types = [t for t in rname if t[0].isupper()]
+        prefix = types[-1] if types else ""
+    else:
+        prefix = parent.member_prefix or parent.qualname
+    if kind == "function" and parent.kind in _MEMBER_OF:
+        kind = "method"
+    if kind == "function" and node.type == "method_declaration":
+        kind = "method"
+    short = re.split(r"::|\.", name)[-1] or name
+    qual = f"{prefix}.{short}" if prefix else short
+    member_prefix = ""
+    trait = node.child_by_field_name("trait") if node.type == "impl_item" else None
+    if node.type == "impl_item":
+        member_prefix = qual
+        qual = f"impl {_last_ident(trait.text.decode())} for {short}" if trait is not None else f"impl {short}"
+    while any(s.qualname == qual for s in out.symbols):  # overloads: keep every one
+        qual += "'"
+    sig = _signature(node)
+    out.symbols.append(Symbol(short, qual, kind, sig, node.start_point[0] + 1, node.end_point[0] + 1,
+                              parent.qualname, member_prefix))
+    idx = len(out.symbols) - 1
+    if trait is not None:
+        out.refs.append(Ref(qual, "implements", _last_ident(trait.text.decode()), node.start_point[0] + 1))
+    if is_classy(kind):
+        for rel, target in _heritage(node, spec, language):
+            out.refs.append(Ref(qual, rel, target, node.start_point[0] + 1))
+    return idx
+
+
+def _signature(node) -> str:
+    text = node.text.decode("utf-8", errors="replace")
+    body = node.child_by_field_name("body")
+    if body is None:
+        body = next((c for c in node.named_children if c.type in BODY_TYPES), None)
+    if body is not None and body.start_byte > node.start_byte:
+        text = node.text[: body.start_byte - node.start_byte].decode("utf-8", errors="replace")
+    else:
+        text = text.split("\n", 1)[0]
+    text = re.sub(r"\s+", " ", text).strip().rstrip("{:").strip()
+    return text[:200]
+
+
+def _heritage(node, spec: LangSpec, language: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    superclasses = node.child_by_field_name("superclasses") if language == "python" else None
+    holders = [(superclasses, "extends")] if superclasses is not None else []
+    if language != "python":
+        queue = list(node.named_children)
+        while queue:
+            c = queue.pop(0)
+            if c.type in BODY_TYPES or c.type in ("class_body", "declaration_list"):
+                continue
+            if c.type in spec.heritage:
+                rel = spec.heritage[c.type]
+                if language == "kotlin":
+                    rel = "extends" if any(x.type == "constructor_invocation" for x in c.named_children) \
+                        else "implements"
+                holders.append((c, rel))
+            elif c.type in ("class_heritage", "delegation_specifiers", "super_interfaces", "type_list"):
+                queue.extend(c.named_children)
+    for holder, rel in holders:
+        for name in _names_in(holder):
+            r = rel
+            if language == "csharp" and re.match(r"I[A-Z]", name):
+                r = "implements"
+            found.append((r, name))
+    return found
+
+
+def _names_in(node) -> list[str]:
+    names: list[str] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in _SKIP_IN_HERITAGE:
+            continue
+        if n is not node and (n.type in NAME_TYPES or n.type in _QUALIFIED):
+            names.append(_last_ident(n.text.decode("utf-8", errors="replace")))
+            continue
+        stack.extend(reversed(n.named_children))
+    return [n for n in dict.fromkeys(names) if n]
+
+
+def _last_ident(text: str) -> str:
+    idents = _IDENT_RE.findall(text)
+    return idents[-1] if idents else ""
+
+
+def _callee(node, field_name: str) -> str:
+    target = node.child_by_field_name(field_name) if field_name else None
+    if target is None:
+        target = node.named_children[0] if node.named_children else None
+    if target is None:
+        return ""
+    if target.type in ("call_expression", "call"):  # f()() : the inner call is counted on its own
+        return ""
+    name = _last_ident(target.text.decode("utf-8", errors="replace")[:200])
+    return name.lstrip("$")
+
+
+def _imports(node, out: ParsedFile) -> None:
+    text = node.text.decode("utf-8", errors="replace")
+    strings = re.findall(r"[\"'<]([^\"'<>]+)[\"'>]", text)
+    module_node = node.child_by_field_name("module_name")
+    if module_node is not None:
+        module = module_node.text.decode()
+    elif strings:
+        module = strings[0]
+    else:
+        body = re.sub(r"^\s*(import|use|using|from|#include|static)\s+", "", text).strip().rstrip(";")
+        module = re.split(r"\s+", body)[0] if body else ""
+    line = node.start_point[0] + 1
+    if not module:
+        return
+    if node.type in ("import_declaration", "preproc_include") and strings:
+        for m in strings:
+            out.refs.append(Ref("", "imports", m, line))
+            if node.type == "import_declaration":
+                out.imports[m.rsplit("/", 1)[-1]] = m
+        return
+    out.refs.append(Ref("", "imports", module, line))
+    if node.type == "import_from_statement":
+        names = [c for c in node.named_children if c != module_node]
+        for c in names:
+            ident = c.child_by_field_name("alias") or c
+            out.imports[_last_ident(ident.text.decode())] = module
+            if c.type == "aliased_import":
+                out.imports[_last_ident(ident.text.decode())] = module
+    elif node.type == "import_statement" and strings:
+        clause = text.split(" from ")[0] if " from " in text else ""
+        for ident in _IDENT_RE.findall(clause):
+            if ident not in ("import", "type", "as", "from", "default"):
+                out.imports[ident] = module
+    else:
+        last = _last_ident(module)
+        if last:
+            out.imports[last] = module
+
+
+def _breadcrumb(out: ParsedFile, idx: int, language: str) -> str:
+    parts = []
+    s = out.symbols[idx]
+    by_qual = {x.qualname: x for x in out.symbols}
+    while s is not None and s.kind != "module":
+        parts.append(f"{keyword(language, s.kind)} {s.name}")
+        s = by_qual.get(s.parent) if s.parent else None
+    return " > ".join(reversed(parts))
+
+
+# ---- fallbacks ----------------------------------------------------------------
+def _line_chunks(lines: list[str], path: str) -> list[Chunk]:
+    body = "\n".join(lines).strip("\n")
+    if not body.strip():
+        return []
+    first = next(i for i, ln in enumerate(lines) if ln.strip())
+    return [Chunk(first + 1, len(lines), "lines", PurePosixPath(path).name, "", body, "")]
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def _markdown_chunks(lines: list[str], path: str) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    trail: list[tuple[int, str]] = []
+    start, title, crumb = 0, PurePosixPath(path).name, ""
+    fenced = False
+
+    def close(end: int) -> None:
+        body = "\n".join(lines[start:end]).strip("\n")
+        if body.strip():
+            chunks.append(Chunk(start + 1, end, "section", title, crumb, body, ""))
+
+    for i, ln in enumerate(lines):
+        if ln.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        m = None if fenced else _HEADING.match(ln)
+        if m:
+            close(i)
+            level = len(m.group(1))
+            trail = [t for t in trail if t[0] < level] + [(level, m.group(2))]
+            start, title = i, m.group(2)
+            crumb = " > ".join(f"{'#' * lv} {t}" for lv, t in trail)
+    close(len(lines))
+    return chunks
+
+
+def window(ch: Chunk, path: str, max_tokens: int, overlap_lines: int) -> list[Chunk]:
+    """Split a chunk whose text (with its header) exceeds ``max_tokens`` into overlapping windows."""
+    # every window may be led by the path, the breadcrumb and the signature (see chunk_embed_text)
+    header = estimate_tokens(f"{path} {ch.breadcrumb}") + estimate_tokens(ch.signature) + 2
+    lines = ch.content.split("\n")
+    costs = [estimate_tokens(ln) + 1 for ln in lines]
+    if header + sum(costs) <= max_tokens:
+        return [ch]
+    budget = max(16, max_tokens - header)
+    # a single line over budget (minified code, data) is cut into pieces first
+    pieces: list[tuple[int, str, int]] = []  # (line offset, text, cost)
+    for off, (ln, cost) in enumerate(zip(lines, costs)):
+        if cost <= budget:
+            pieces.append((off, ln, cost))
+            continue
+        step = max(8, int(len(ln) * budget / cost))
+        for j in range(0, len(ln), step):
+            part = ln[j:j + step]
+            pieces.append((off, part, estimate_tokens(part) + 1))
+    exact = "…" not in lines  # elided chunks (a class around its methods) keep their whole span
+    out: list[Chunk] = []
+    i = 0
+    while i < len(pieces):
+        total, j = 0, i
+        while j < len(pieces) and total + pieces[j][2] <= budget:
+            total += pieces[j][2]
+            j += 1
+        j = max(j, i + 1)
+        part = pieces[i:j]
+        first_line = ch.start_line + part[0][0] if exact else ch.start_line
+        last_line = ch.start_line + part[-1][0] if exact else ch.end_line
+        out.append(Chunk(first_line, max(first_line, last_line), ch.chunk_type, ch.name, ch.breadcrumb,
+                         "\n".join(p[1] for p in part), ch.symbol, ch.signature))
+        if j >= len(pieces):
+            break
+        back = 0
+        while back < overlap_lines and j - back - 1 > i and \
+                sum(p[2] for p in pieces[j - back - 1:j]) <= budget // 3:
+            back += 1
+        i = j - back
+    return out
+
+
+def embed_text(path: str, ch: Chunk, index: int = 0) -> str:
+    """What the model reads for a chunk: path and breadcrumb, the signature for a later window, the code."""
+    head = f"{path} · {ch.breadcrumb}" if ch.breadcrumb else path
+    if ch.signature and not ch.content.lstrip().startswith(ch.signature[:20]):
+        head += f"\n{ch.signature}"
+    return f"{head}\n{ch.content}"

@@ -1,0 +1,173 @@
+"""Code commands of the memory-graph CLI: index, watch, search-code, symbols, callers, callees, projects."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+from rich.table import Table
+
+from memory_graph.cli import JsonOpt, _json, app, engine, err, out
+
+from .indexer import IndexReport, index_project
+
+
+def _print_report(r: IndexReport) -> None:
+    t = Table(title=f"indexed {r.project} ({r.root})", show_header=False)
+    skipped = ", ".join(f"{k} {v}" for k, v in sorted(r.skipped.items())) or "none"
+    for k, v in [("files scanned", r.files_scanned), ("files indexed", r.files_indexed),
+                 ("files unchanged", r.files_unchanged), ("files removed", r.files_removed),
+                 ("skipped", skipped), ("chunks", r.chunks), ("chunks embedded", r.chunks_embedded),
+                 ("symbols", r.symbols), ("edges", f"{r.edges} ({r.unresolved_edges} unresolved)"),
+                 ("parse errors", r.parse_errors), ("invalid UTF-8", r.decode_errors),
+                 ("seconds", f"{r.seconds} (embedding {r.embed_seconds})")]:
+        t.add_row(k, str(v))
+    out.print(t)
+    for e in r.errors[:20]:
+        err.print(f"[yellow]warning:[/yellow] {e}")
+
+
+@app.command()
+def index(path: Path = typer.Argument(Path("."), help="Project folder (default: the current one)."),
+          project: Optional[str] = typer.Option(None, "--project", "-p",
+                                                help="Project name (default: the git root's folder name)."),
+          force: bool = typer.Option(False, "--force", help="Re-chunk and re-embed every file."),
+          as_json: bool = JsonOpt) -> None:
+    """Index a code folder incrementally: only changed files are re-embedded, deleted ones removed."""
+    with engine() as eng:
+        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TextColumn("{task.fields[chunks]} chunks, {task.fields[rate]} chunks/s"),
+                       TimeElapsedColumn(), TimeRemainingColumn(), console=err, disable=as_json)
+        task = bar.add_task("scanning", total=None, chunks=0, rate="-")
+
+        def progress(phase: str, done: int, total: int, info: dict) -> None:
+            desc = {"scan": "scanning", "index": "files", "resolve": "resolving symbols"}[phase]
+            bar.update(task, description=desc, completed=done, total=total or None,
+                       chunks=info.get("chunks", bar.tasks[0].fields["chunks"]),
+                       rate=info.get("chunks_per_s", bar.tasks[0].fields["rate"]))
+
+        with bar:
+            report = index_project(eng, path, project=project, force=force, progress=progress)
+    _json(report.to_dict()) if as_json else _print_report(report)
+
+
+@app.command()
+def watch(path: Path = typer.Argument(Path("."), help="Project folder to keep indexed."),
+          project: Optional[str] = typer.Option(None, "--project", "-p", help="Project name."),
+          debounce: float = typer.Option(1.0, min=0.0, help="Seconds of quiet before re-indexing.")) -> None:
+    """Index a folder, then re-index it whenever files change, until Ctrl-C."""
+    from .watcher import Watcher
+
+    with engine() as eng:
+        def report(r: IndexReport) -> None:
+            err.print(f"{time.strftime('%H:%M:%S')} {r.project}: {r.files_indexed} files re-indexed, "
+                      f"{r.files_removed} removed, {r.chunks} chunks ({r.seconds}s)")
+
+        w = Watcher(eng, path, project, debounce=debounce, on_report=report).start()
+        err.print(f"watching {w.root} as project {w.project!r}; Ctrl-C stops")
+        try:
+            while True:
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            w.stop()
+
+
+@app.command("search-code")
+def search_code(query: str = typer.Argument(..., help="What the code does, an identifier, or both."),
+                limit: int = typer.Option(10, "--limit", "-n", min=1, max=1000, help="Results to show."),
+                project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
+                path_prefix: Optional[str] = typer.Option(None, "--path", help="Only paths starting with this."),
+                language: Optional[List[str]] = typer.Option(None, "--language", "-l",
+                                                             help="Only this language (repeatable)."),
+                chunk_type: Optional[List[str]] = typer.Option(None, "--type", "-t",
+                                                               help="function, method, class, module, ..."),
+                mode: str = typer.Option("hybrid", help="hybrid, vector, bm25 or graph."),
+                explain: bool = typer.Option(False, "--explain", help="Show each stage's contribution."),
+                as_json: bool = JsonOpt) -> None:
+    """Search indexed code by meaning, identifier and structure."""
+    with engine() as eng:
+        hits = eng.search_code(query, limit=limit, mode=mode, project=project, path_prefix=path_prefix,
+                               languages=language, chunk_types=chunk_type)
+    if as_json:
+        _json([h.to_dict(explain=explain) for h in hits])
+        return
+    t = Table("score", "where", "what")
+    for h in hits:
+        r = h.record or {}
+        t.add_row(f"{h.score:.3f}", f"{r.get('path')}:{r.get('start_line')}-{r.get('end_line')}", h.title)
+    out.print(t)
+
+
+def _symbol_rows(rows: list[dict], title: str) -> Table:
+    t = Table("kind", "symbol", "where", "signature", title=title)
+    for r in rows:
+        t.add_row(r["kind"], r["qualname"], f"{r['path']}:{r['start_line']}", r["signature"])
+    return t
+
+
+@app.command()
+def symbols(name: str = typer.Argument(..., help="A name, part of one, or text of a signature."),
+            project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
+            kind: Optional[str] = typer.Option(None, help="function, method, class, interface, ..."),
+            limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000),
+            as_json: bool = JsonOpt) -> None:
+    """Find symbols by name: exact matches first, then prefixes, then substrings."""
+    with engine() as eng:
+        rows = eng.find_symbols(name, project=project, kind=kind, limit=limit)
+    _json(rows) if as_json else out.print(_symbol_rows(rows, f"symbols matching {name!r}"))
+
+
+def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as_json: bool) -> None:
+    with engine() as eng:
+        res = eng.symbol_graph(symbol, relation, depth=depth, project=project)
+    if as_json:
+        _json(res)
+        return
+    out.print(_symbol_rows(res["results"], f"{relation} of {res['symbol']['qualname']}"))
+    if res["unresolved"]:
+        out.print("outside the project: " + ", ".join(res["unresolved"]))
+
+
+@app.command()
+def callers(symbol: str = typer.Argument(..., help="Symbol name, qualified name (Class.method) or id."),
+            depth: int = typer.Option(1, min=1, max=3, help="Hops to follow."),
+            project: Optional[str] = typer.Option(None, "--project", "-p"), as_json: bool = JsonOpt) -> None:
+    """Who calls this symbol."""
+    _relation(symbol, "callers", depth, project, as_json)
+
+
+@app.command()
+def callees(symbol: str = typer.Argument(..., help="Symbol name, qualified name (Class.method) or id."),
+            depth: int = typer.Option(1, min=1, max=3, help="Hops to follow."),
+            project: Optional[str] = typer.Option(None, "--project", "-p"), as_json: bool = JsonOpt) -> None:
+    """What this symbol calls (names outside the project are listed apart)."""
+    _relation(symbol, "callees", depth, project, as_json)
+
+
+@app.command()
+def projects(as_json: bool = JsonOpt) -> None:
+    """Indexed projects with their files, chunks, symbols and edges."""
+    with engine() as eng:
+        rows = eng.code_projects()
+    if as_json:
+        _json(rows)
+        return
+    t = Table("project", "root", "files", "chunks", "symbols", "edges")
+    for p in rows:
+        t.add_row(p["project"], p["root"], str(p["files"]), str(p["chunks"]), str(p["symbols"]), str(p["edges"]))
+    out.print(t)
+
+
+@app.command("delete-project")
+def delete_project(project: str = typer.Argument(..., help="Project name (see `projects`)."),
+                   as_json: bool = JsonOpt) -> None:
+    """Drop a project's code index; its memories are kept."""
+    with engine() as eng:
+        counts = eng.delete_project(project)
+    _json(counts) if as_json else out.print(f"deleted {counts['code_chunks']} chunks of {project}")

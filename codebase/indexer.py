@@ -1,0 +1,266 @@
+"""Incremental indexing of a project: scan, chunk changed files, embed in batches, write, resolve edges."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from memory_graph import Engine
+from memory_graph.code import chunk_embed_text
+from memory_graph.errors import ValidationError
+
+from .chunker import ParsedFile, parse_file
+from .resolve import resolve_edges
+from .scanner import SourceFile, check_root, scan
+
+log = logging.getLogger("memory_graph.codebase")
+
+#: progress(phase, done, total, info): phase is "scan", "index" or "resolve"; info carries chunk counts.
+Progress = Callable[[str, int, int, dict], None]
+
+
+@dataclass
+class IndexReport:
+    """What an index run did: counts, skip reasons, seconds."""
+
+    project: str
+    root: str
+    files_scanned: int = 0
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_removed: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    chunks: int = 0
+    chunks_embedded: int = 0
+    symbols: int = 0
+    edges: int = 0
+    unresolved_edges: int = 0
+    parse_errors: int = 0
+    decode_errors: int = 0
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def detect_project(path: str | Path) -> tuple[Path, str]:
+    """The project root (the git top level, else the folder) and its name."""
+    root = check_root(path)
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, timeout=5, check=False)
+        if out.returncode == 0 and out.stdout.strip():
+            top = Path(out.stdout.strip()).resolve()
+            if root.is_relative_to(top):
+                root = top
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return root, root.name or "root"
+
+
+def file_id(project: str, path: str) -> str:
+    return "file_" + hashlib.sha1(f"{project}\x00{path}".encode()).hexdigest()[:24]
+
+
+def _chunk_id(project: str, path: str, n: int, digest: str) -> str:
+    return "chunk_" + hashlib.sha1(f"{project}\x00{path}\x00{n}\x00{digest}".encode()).hexdigest()[:24]
+
+
+def _symbol_id(project: str, path: str, qualname: str, kind: str) -> str:
+    return "sym_" + hashlib.sha1(f"{project}\x00{path}\x00{qualname}\x00{kind}".encode()).hexdigest()[:24]
+
+
+def decode(data: bytes) -> tuple[str, bool]:
+    """Text of a file; invalid UTF-8 is replaced (and reported), never fatal."""
+    try:
+        return data.decode("utf-8-sig"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), True
+
+
+class Indexer:
+    """Index one project folder into an Engine, incrementally.
+
+    Only files whose content hash changed are chunked and embedded; files that disappeared are removed; a run
+    that was interrupted resumes where it stopped (each batch of files is one write, the files' hashes last).
+    """
+
+    def __init__(self, engine: Engine, path: str | Path, project: str | None = None,
+                 progress: Progress | None = None) -> None:
+        self.engine = engine
+        self.root, detected = detect_project(path) if project is None else (check_root(path), project)
+        if project is None:
+            owner = engine.project_root(detected)
+            if owner is not None and owner != str(self.root):  # another folder of the same name
+                detected = f"{detected}-{hashlib.sha1(str(self.root).encode()).hexdigest()[:6]}"
+        self.project = (project or detected).strip()
+        if not self.project or len(self.project) > 200:
+            raise ValidationError("project name must be 1 to 200 characters")
+        self.progress = progress
+        self.cfg = engine.config
+        self.cancelled = threading.Event()
+
+    def _report(self, phase: str, done: int, total: int, **info) -> None:
+        if self.progress:
+            self.progress(phase, done, total, info)
+
+    def run(self, force: bool = False) -> IndexReport:
+        """Bring the project's index up to date. force: re-chunk and re-embed every file."""
+        t0 = time.perf_counter()
+        report = IndexReport(self.project, str(self.root))
+        self._report("scan", 0, 0)
+        scanned = scan(self.root, self.cfg.index_max_file_bytes)
+        report.files_scanned = len(scanned.files)
+        report.skipped = dict(scanned.skipped)
+        known = self.engine.code_files(self.project)
+        changed, touched = self._changes(scanned.files, known, force, report)
+        removed = sorted(set(known) - {f.path for f in scanned.files})
+        report.files_removed = len(removed)
+        report.files_unchanged = len(scanned.files) - len(changed)
+        self._index_files(changed, removed, report)
+        self.engine.code_touch(self.project, touched)
+        self._resolve(report, force or bool(changed) or bool(removed))
+        projects = {p["project"]: p for p in self.engine.code_projects()}
+        p = projects.get(self.project, {})
+        report.chunks, report.symbols = p.get("chunks", 0), p.get("symbols", 0)
+        report.edges, report.unresolved_edges = p.get("edges", 0), p.get("unresolved_edges", 0)
+        report.seconds = round(time.perf_counter() - t0, 3)
+        report.embed_seconds = round(report.embed_seconds, 3)
+        return report
+
+    # ---- which files changed --------------------------------------------
+    def _changes(self, files: list[SourceFile], known: dict[str, dict], force: bool,
+                 report: IndexReport) -> tuple[list[tuple[SourceFile, bytes, str]], dict]:
+        changed: list[tuple[SourceFile, bytes, str]] = []
+        touched: dict[str, tuple[int, float]] = {}
+        for f in files:
+            old = known.get(f.path)
+            if not force and old and old["status"] == "ok" and old["size"] == f.size and old["mtime"] == f.mtime:
+                continue  # same size and mtime: not even read
+            try:
+                data = f.abspath.read_bytes()
+            except OSError as exc:
+                report.skipped["unreadable"] = report.skipped.get("unreadable", 0) + 1
+                report.errors.append(f"{f.path}: {exc.strerror or exc}")
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            if not force and old and old["status"] == "ok" and old["content_hash"] == digest:
+                touched[f.path] = (f.size, f.mtime)
+                continue
+            changed.append((f, data, digest))
+        return changed, touched
+
+    def _file_row(self, f: SourceFile, digest: str, chunks: int, parsed: ParsedFile) -> dict:
+        return {"id": file_id(self.project, f.path), "project": self.project, "path": f.path,
+                "language": f.language, "content_hash": digest, "size": f.size, "mtime": f.mtime,
+                "indexed_at": time.time(), "chunks": chunks, "root": str(self.root), "status": "ok",
+                "refs": json.dumps([[r.source, r.kind, r.name, r.line] for r in parsed.refs]),
+                "imports": json.dumps(parsed.imports)}
+
+    # ---- chunk, embed, write ----------------------------------------------
+    def _parse(self, item: tuple[SourceFile, bytes, str]) -> tuple[SourceFile, str, ParsedFile, bool]:
+        f, data, digest = item
+        text, bad = decode(data)
+        parsed = parse_file(f.path, text, f.language, self.cfg.chunk_max_tokens, self.cfg.chunk_overlap_lines)
+        return f, digest, parsed, bad
+
+    def _batches(self, changed: list) -> list[list]:
+        """Files grouped so that each batch holds about ``index_batch_chunks`` chunks' worth of text."""
+        batches, cur, size = [], [], 0
+        limit = self.cfg.index_batch_chunks * self.cfg.chunk_max_tokens * 4
+        for item in changed:
+            cur.append(item)
+            size += len(item[1])
+            if size >= limit or len(cur) >= self.cfg.index_batch_files:
+                batches.append(cur)
+                cur, size = [], 0
+        if cur:
+            batches.append(cur)
+        return batches
+
+    def _index_files(self, changed: list, removed: list[str], report: IndexReport) -> None:
+        total = len(changed)
+        if not changed:
+            if removed:
+                self.engine.code_write(self.project, [], [], [], remove_paths=removed)
+            return
+        done = 0
+        t_start = time.perf_counter()
+        batches = self._batches(changed)
+        # parse the next batch while the model embeds this one (torch releases the GIL)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mg-parse") as pool:
+            pending = pool.submit(lambda b: [self._parse(x) for x in b], batches[0])
+            for n, _batch in enumerate(batches):
+                parsed = pending.result()
+                if n + 1 < len(batches):
+                    pending = pool.submit(lambda b: [self._parse(x) for x in b], batches[n + 1])
+                if self.cancelled.is_set():
+                    report.errors.append("cancelled; the next run resumes")
+                    break
+                files, chunks, symbols = self._records(parsed, report)
+                texts = [chunk_embed_text(c["path"], c["breadcrumb"], c["signature"], c["content"]) for c in chunks]
+                t = time.perf_counter()
+                vectors = self.engine.embedder.encode(texts) if texts else []
+                report.embed_seconds += time.perf_counter() - t
+                report.chunks_embedded += len(texts)
+                for c, v in zip(chunks, vectors):
+                    c["vector"] = [float(x) for x in v]
+                self.engine.code_write(self.project, files, chunks, symbols,
+                                       remove_paths=removed if n == 0 else ())
+                done += len(parsed)
+                report.files_indexed += len(parsed)
+                elapsed = max(1e-6, time.perf_counter() - t_start)
+                self._report("index", done, total, chunks=report.chunks_embedded,
+                             chunks_per_s=round(report.chunks_embedded / elapsed, 1))
+
+    def _records(self, parsed: list[tuple[SourceFile, str, ParsedFile, bool]],
+                 report: IndexReport) -> tuple[list[dict], list[dict], list[dict]]:
+        files, chunks, symbols = [], [], []
+        now = time.time()
+        for f, digest, p, bad in parsed:
+            report.parse_errors += int(p.parse_error)
+            report.decode_errors += int(bad)
+            ids = {s.qualname: _symbol_id(self.project, f.path, s.qualname, s.kind) for s in p.symbols}
+            for s in p.symbols:
+                symbols.append({"id": ids[s.qualname], "project": self.project, "path": f.path, "name": s.name,
+                                "qualname": s.qualname, "kind": s.kind, "signature": s.signature,
+                                "start_line": s.start_line, "end_line": s.end_line, "parent": s.parent,
+                                "language": f.language})
+            for n, c in enumerate(p.chunks):
+                h = hashlib.sha256(c.content.encode("utf-8", errors="replace")).hexdigest()
+                chunks.append({"id": _chunk_id(self.project, f.path, n, h), "project": self.project,
+                               "path": f.path, "language": f.language, "start_line": c.start_line,
+                               "end_line": c.end_line, "chunk_type": c.chunk_type, "name": c.name,
+                               "breadcrumb": c.breadcrumb, "signature": c.signature, "content": c.content,
+                               "content_hash": h, "symbol_id": ids.get(c.symbol, ""), "created_at": now})
+            files.append(self._file_row(f, digest, len(p.chunks), p))
+        return files, chunks, symbols
+
+    # ---- edges --------------------------------------------------------------
+    def _resolve(self, report: IndexReport, changed: bool) -> None:
+        hashes = sorted((p, r["content_hash"]) for p, r in self.engine.code_files(self.project).items())
+        stamp = hashlib.sha1(json.dumps(hashes).encode()).hexdigest()
+        if not changed and self.engine.lance.get_meta().get(f"edges:{self.project}") == stamp:
+            return
+        self._report("resolve", 0, 1)
+        symbols, files = self.engine.code_symbols_and_refs(self.project)
+        edges = resolve_edges(self.project, symbols, files)
+        self.engine.code_replace_edges(self.project, edges, stamp)
+        self._report("resolve", 1, 1)
+
+
+def index_project(engine: Engine, path: str | Path, project: str | None = None, force: bool = False,
+                  progress: Progress | None = None) -> IndexReport:
+    """Index (or bring up to date) one project folder. See Indexer."""
+    return Indexer(engine, path, project, progress).run(force=force)
+

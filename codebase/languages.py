@@ -1,0 +1,164 @@
+"""What each language looks like to the chunker: file extensions, shebangs and tree-sitter node types."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+#: extension -> language. Languages with a LangSpec below are parsed with tree-sitter; the rest are
+#: chunked in line windows (Markdown on its headings).
+EXTENSIONS = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java",
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".c++": "cpp",
+    ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".php": "php", ".kt": "kotlin", ".kts": "kotlin",
+    ".sh": "bash", ".bash": "bash", ".zsh": "bash",
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "rst", ".txt": "text",
+    ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini",
+    ".sql": "sql", ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".xml": "xml",
+    ".swift": "swift", ".scala": "scala", ".lua": "lua", ".r": "r", ".dart": "dart", ".ex": "elixir",
+    ".exs": "elixir", ".hs": "haskell", ".ml": "ocaml", ".vue": "vue", ".svelte": "svelte", ".pl": "perl",
+    ".proto": "protobuf", ".graphql": "graphql", ".tf": "hcl", ".gradle": "groovy", ".cmake": "cmake",
+}
+FILENAMES = {"Dockerfile": "dockerfile", "Makefile": "make", "CMakeLists.txt": "cmake", "Gemfile": "ruby",
+             "Rakefile": "ruby", "Jenkinsfile": "groovy"}
+_SHEBANG = re.compile(rb"^#!\s*(\S+)((?:\s+\S+)*)")
+SHEBANGS = {"python": "python", "node": "javascript", "deno": "typescript", "bash": "bash", "sh": "bash",
+            "zsh": "bash", "dash": "bash", "ksh": "bash", "ruby": "ruby", "php": "php"}
+
+
+def detect_language(path: str, head: bytes = b"") -> str | None:
+    """The language of a file from its name, else from a shebang line; None if neither says."""
+    p = PurePosixPath(path)
+    if p.name in FILENAMES:
+        return FILENAMES[p.name]
+    lang = EXTENSIONS.get(p.suffix.lower())
+    if lang:
+        return lang
+    m = _SHEBANG.match(head.split(b"\n", 1)[0][:200])
+    if not m:
+        return None
+    words = [m.group(1).decode(errors="replace")] + m.group(2).decode(errors="replace").split()
+    prog = words[0].rsplit("/", 1)[-1]
+    if prog == "env":
+        prog = next((w for w in words[1:] if not w.startswith("-") and "=" not in w), "")
+    return SHEBANGS.get(re.sub(r"[\d.]+$", "", prog))
+
+
+@dataclass(frozen=True)
+class LangSpec:
+    """Tree-sitter node types of one grammar that the chunker and the symbol extractor care about."""
+
+    definitions: dict[str, str]                     # node type -> symbol kind
+    containers: frozenset[str] = frozenset()        # definitions whose members are definitions too
+    calls: dict[str, str] = field(default_factory=dict)   # call node type -> field naming the callee ("" = 1st)
+    imports: frozenset[str] = frozenset()
+    heritage: dict[str, str] = field(default_factory=dict)  # node type -> "extends" | "implements"
+    #: word put before a name in a breadcrumb, per kind ("class Foo > def bar")
+    keywords: dict[str, str] = field(default_factory=dict)
+
+
+_CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "module", "namespace", "object",
+                     "record", "type"})
+
+SPECS: dict[str, LangSpec] = {
+    "python": LangSpec(
+        {"function_definition": "function", "class_definition": "class"},
+        frozenset({"class_definition"}), {"call": "function"},
+        frozenset({"import_statement", "import_from_statement"}), {"argument_list": "extends"},
+        {"function": "def", "method": "def"}),
+    "javascript": LangSpec(
+        {"function_declaration": "function", "generator_function_declaration": "function",
+         "class_declaration": "class", "method_definition": "method", "variable_declarator": "function"},
+        frozenset({"class_declaration"}), {"call_expression": "function", "new_expression": "constructor"},
+        frozenset({"import_statement"}), {"class_heritage": "extends"}),
+    "typescript": LangSpec(
+        {"function_declaration": "function", "generator_function_declaration": "function",
+         "class_declaration": "class", "abstract_class_declaration": "class", "method_definition": "method",
+         "interface_declaration": "interface", "type_alias_declaration": "type", "enum_declaration": "enum",
+         "variable_declarator": "function", "module": "namespace", "internal_module": "namespace"},
+        frozenset({"class_declaration", "abstract_class_declaration", "module", "internal_module"}),
+        {"call_expression": "function", "new_expression": "constructor"},
+        frozenset({"import_statement"}),
+        {"extends_clause": "extends", "implements_clause": "implements", "extends_type_clause": "extends"}),
+    "go": LangSpec(
+        {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
+        frozenset(), {"call_expression": "function"}, frozenset({"import_declaration"}), {},
+        {"function": "func", "method": "func"}),
+    "rust": LangSpec(
+        {"function_item": "function", "struct_item": "struct", "enum_item": "enum", "trait_item": "trait",
+         "impl_item": "impl", "mod_item": "module", "union_item": "struct"},
+        frozenset({"impl_item", "trait_item", "mod_item"}), {"call_expression": "function"},
+        frozenset({"use_declaration"}), {}, {"function": "fn", "method": "fn", "module": "mod"}),
+    "java": LangSpec(
+        {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
+         "record_declaration": "record", "method_declaration": "method", "constructor_declaration": "method"},
+        frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"}),
+        {"method_invocation": "name", "object_creation_expression": "type"},
+        frozenset({"import_declaration"}),
+        {"superclass": "extends", "super_interfaces": "implements", "extends_interfaces": "extends"}),
+    "c": LangSpec(
+        {"function_definition": "function", "struct_specifier": "struct", "enum_specifier": "enum"},
+        frozenset(), {"call_expression": "function"}, frozenset({"preproc_include"}), {}),
+    "cpp": LangSpec(
+        {"function_definition": "function", "class_specifier": "class", "struct_specifier": "struct",
+         "enum_specifier": "enum", "namespace_definition": "namespace"},
+        frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
+        {"call_expression": "function", "new_expression": "type"}, frozenset({"preproc_include"}),
+        {"base_class_clause": "extends"}),
+    "csharp": LangSpec(
+        {"class_declaration": "class", "interface_declaration": "interface", "struct_declaration": "struct",
+         "enum_declaration": "enum", "record_declaration": "record", "method_declaration": "method",
+         "constructor_declaration": "method", "namespace_declaration": "namespace",
+         "file_scoped_namespace_declaration": "namespace"},
+        frozenset({"class_declaration", "interface_declaration", "struct_declaration", "record_declaration",
+                   "namespace_declaration", "file_scoped_namespace_declaration"}),
+        {"invocation_expression": "function", "object_creation_expression": "type"},
+        frozenset({"using_directive"}), {"base_list": "extends"}),
+    "ruby": LangSpec(
+        {"class": "class", "module": "module", "method": "method", "singleton_method": "method"},
+        frozenset({"class", "module"}), {"call": "method"}, frozenset(), {"superclass": "extends"},
+        {"function": "def", "method": "def"}),
+    "php": LangSpec(
+        {"class_declaration": "class", "interface_declaration": "interface", "trait_declaration": "trait",
+         "function_definition": "function", "method_declaration": "method", "enum_declaration": "enum"},
+        frozenset({"class_declaration", "interface_declaration", "trait_declaration", "enum_declaration"}),
+        {"function_call_expression": "function", "member_call_expression": "name",
+         "scoped_call_expression": "name", "object_creation_expression": ""},
+        frozenset({"namespace_use_declaration"}),
+        {"base_clause": "extends", "class_interface_clause": "implements"}),
+    "kotlin": LangSpec(
+        {"class_declaration": "class", "object_declaration": "object", "function_declaration": "function"},
+        frozenset({"class_declaration", "object_declaration"}), {"call_expression": ""},
+        frozenset({"import_header"}), {"delegation_specifier": "extends"}, {"function": "fun", "method": "fun"}),
+    "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
+}
+SPECS["tsx"] = SPECS["typescript"]
+
+#: grammar names in tree-sitter-language-pack where they differ from ours
+GRAMMARS = {"csharp": "csharp"}
+
+#: node types that hold a definition's name when the grammar has no "name" field
+NAME_TYPES = frozenset({"identifier", "type_identifier", "simple_identifier", "constant", "field_identifier",
+                        "property_identifier", "name", "word", "namespace_identifier", "qualified_identifier",
+                        "scoped_identifier", "operator_name", "destructor_name"})
+#: node types that hold a body (the signature of a definition is what comes before it)
+BODY_TYPES = frozenset({"block", "body_statement", "class_body", "declaration_list", "field_declaration_list",
+                        "compound_statement", "statement_block", "function_body", "enum_body",
+                        "interface_body", "object_type", "enum_variant_list", "field_list", "do_group"})
+
+
+def keyword(lang: str, kind: str) -> str:
+    """The word a breadcrumb puts before a name of this kind in this language."""
+    spec = SPECS.get(lang)
+    if spec and kind in spec.keywords:
+        return spec.keywords[kind]
+    return kind
+
+
+def is_classy(kind: str) -> bool:
+    return kind in _CLASSY

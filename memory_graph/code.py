@@ -1,0 +1,386 @@
+"""The code half of the Engine: storage of chunks, symbols, edges and files, and code search.
+
+The ``codebase`` package reads repositories and calls these methods; nothing here touches the file system
+outside the data directory.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Iterable
+
+import pyarrow as pa
+
+from .errors import NotFoundError, ValidationError
+from .graph import CHUNK, SYMBOL, Graph
+from .linking import EntityIndex
+from .models import Filters, Hit
+from .retrieval import Candidate, LegResult, rank
+from .store.lance import sql_in, sql_quote
+from .text import code_mentions
+from .validation import check_limit, check_name, check_query
+
+CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files")
+SYMBOL_RELATIONS = {
+    # relation -> (edge kind, direction from the symbol asked about)
+    "callers": ("calls", "in"), "callees": ("calls", "out"),
+    "imports": ("imports", "out"), "imported_by": ("imports", "in"),
+    "subclasses": ("extends|implements", "in"), "superclasses": ("extends|implements", "out"),
+    "members": ("contains", "out"), "container": ("contains", "in"),
+}
+CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol_id"]
+
+
+def code_schemas(dim: int) -> dict[str, pa.Schema]:
+    s, i, f = pa.string(), pa.int32(), pa.float64()
+    return {
+        "code_chunks": pa.schema([
+            ("id", s), ("project", s), ("path", s), ("language", s), ("start_line", i), ("end_line", i),
+            ("chunk_type", s), ("name", s), ("breadcrumb", s), ("signature", s), ("content", s),
+            ("content_hash", s), ("symbol_id", s), ("created_at", f),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]),
+        "symbols": pa.schema([
+            ("id", s), ("project", s), ("path", s), ("name", s), ("qualname", s), ("kind", s), ("signature", s),
+            ("start_line", i), ("end_line", i), ("parent", s), ("language", s),
+        ]),
+        "symbol_edges": pa.schema([
+            ("id", s), ("project", s), ("path", s), ("source", s), ("target", s), ("target_name", s), ("kind", s),
+            ("line", i),
+        ]),
+        "files": pa.schema([
+            ("id", s), ("project", s), ("path", s), ("language", s), ("content_hash", s), ("size", pa.int64()),
+            ("mtime", f), ("indexed_at", f), ("chunks", i), ("refs", s), ("imports", s), ("root", s),
+            ("status", s),
+        ]),
+    }
+
+
+def chunk_embed_text(path: str, breadcrumb: str, signature: str, content: str) -> str:
+    """What the model reads for a code chunk: path and breadcrumb, the signature when the window lacks it,
+    then the code."""
+    head = f"{path} · {breadcrumb}" if breadcrumb else path
+    if signature and not content.lstrip().startswith(signature[:20]):
+        head += f"\n{signature}"
+    return f"{head}\n{content}"
+
+
+def code_node_filter(filters: Filters):
+    """The graph leg's pushed-down filter for chunk nodes."""
+    langs, types = set(filters.languages), set(filters.chunk_types)
+
+    def accept(a: dict) -> bool:
+        if filters.project is not None and a.get("project") != filters.project:
+            return False
+        if filters.path_prefix and not str(a.get("path", "")).startswith(filters.path_prefix):
+            return False
+        if langs and a.get("language") not in langs:
+            return False
+        return not types or a.get("chunk_type") in types
+
+    return accept
+
+
+class CodeMixin:
+    """Code chunks, symbols and their graph (mixed into the Engine)."""
+
+    # ---- loading the derived code graph ------------------------------------
+    def _load_code_graph(self) -> None:
+        graph, index = Graph(bridge=SYMBOL), EntityIndex()
+        for r in self.lance.query("symbols", None, ["id", "name", "qualname", "kind", "project", "path"]).to_pylist():
+            graph.add_node(r["id"], SYMBOL, name=r["qualname"] or r["name"], project=r["project"],
+                           path=r["path"], symbol_kind=r["kind"])
+            if r["kind"] != "module" and len(r["name"]) >= 3:
+                index.add(r["id"], r["name"], r["kind"], [r["qualname"]] if r["qualname"] != r["name"] else [])
+        for r in self.lance.query("code_chunks", None, CHUNK_NODE_COLUMNS).to_pylist():
+            self._add_chunk_node(graph, r)
+        edges = self.lance.query("symbol_edges", "target != ''", ["source", "target", "kind"])
+        for u, v, k in zip(*(edges.column(c).to_pylist() for c in ("source", "target", "kind"))):
+            graph.add_edge(u, v, k, 1.0, key=k)
+        self.code_graph, self.symbol_index = graph, index
+
+    @staticmethod
+    def _add_chunk_node(graph: Graph, r: dict) -> None:
+        graph.add_node(r["id"], CHUNK, project=r["project"], path=r["path"], language=r["language"],
+                       chunk_type=r["chunk_type"])
+        if r["symbol_id"]:
+            graph.add_edge(r["id"], r["symbol_id"], "defines", 1.0, key="defines")
+
+    # ---- writes (called by codebase.Indexer) --------------------------------
+    def code_files(self, project: str) -> dict[str, dict]:
+        """The indexed files of a project: path -> hash, size, mtime, status."""
+        rows = self.lance.query("files", f"project = {sql_quote(project)}",
+                                ["path", "content_hash", "size", "mtime", "status", "chunks"]).to_pylist()
+        return {r["path"]: r for r in rows}
+
+    def code_write(self, project: str, files: list[dict], chunks: list[dict], symbols: list[dict],
+                   remove_paths: Iterable[str] = ()) -> None:
+        """Replace what is stored for some files of a project in one write; remove other paths entirely.
+
+        ``files`` rows are written last in each table order, so an interrupted run re-does these files.
+        Raises StoreError (nothing changed) if a store fails.
+        """
+        paths = sorted({f["path"] for f in files} | set(remove_paths))
+        with self._writing():
+            where = f"project = {sql_quote(project)} AND {sql_in('path', paths)}" if paths else "false"
+            old_chunks = self.lance.query("code_chunks", where, ["id"]).column("id").to_pylist()
+            old_symbols = self.lance.query("symbols", where, ["id"]).column("id").to_pylist()
+            with self.lance.transaction(CODE_TABLES):
+                for name in CODE_TABLES:
+                    if paths:
+                        self.lance.delete(name, where)
+                self.lance.add("code_chunks", chunks)
+                self.lance.add("symbols", symbols)
+                self.lance.add("files", files)
+                new_ids = {c["id"] for c in chunks}
+                self.text.write(upserts=[(c, "code") for c in chunks],
+                                deletes=[i for i in old_chunks if i not in new_ids])
+            for node in old_chunks + old_symbols:
+                self.code_graph.remove_node(node)
+                self.symbol_index.remove(node)
+            for s in symbols:
+                self.code_graph.add_node(s["id"], SYMBOL, name=s["qualname"] or s["name"], project=project,
+                                         path=s["path"], symbol_kind=s["kind"])
+                if s["kind"] != "module" and len(s["name"]) >= 3:
+                    self.symbol_index.add(s["id"], s["name"], s["kind"],
+                                          [s["qualname"]] if s["qualname"] != s["name"] else [])
+            for c in chunks:
+                self._add_chunk_node(self.code_graph, c)
+            self._after_write()
+
+    def code_touch(self, project: str, stats: dict[str, tuple[int, float]]) -> None:
+        """Record a new size and mtime for files whose content did not change."""
+        if not stats:
+            return
+        with self._writing():
+            where = f"project = {sql_quote(project)} AND {sql_in('path', stats)}"
+            rows = self.lance.query("files", where).to_pylist()
+            for r in rows:
+                r["size"], r["mtime"] = stats[r["path"]]
+            with self.lance.transaction(["files"]):
+                self.lance.upsert("files", rows)
+            self._after_write()
+
+    def code_replace_edges(self, project: str, edges: list[dict], stamp: str) -> None:
+        """Replace every symbol edge of a project (edges are re-resolved as a whole after each run)."""
+        with self._writing():
+            with self.lance.transaction(["symbol_edges"]):
+                self.lance.delete("symbol_edges", f"project = {sql_quote(project)}")
+                self.lance.add("symbol_edges", edges)
+            self.lance.set_meta({f"edges:{project}": stamp})
+            self._load_code_graph()
+            self._after_write()
+
+    def code_symbols_and_refs(self, project: str) -> tuple[list[dict], dict[str, dict]]:
+        """What the resolver needs: every symbol of a project and each file's references and imports."""
+        where = f"project = {sql_quote(project)}"
+        symbols = self.lance.query("symbols", where, ["id", "path", "name", "qualname", "kind", "parent",
+                                                      "start_line"]).to_pylist()
+        files = {r["path"]: {"refs": json.loads(r["refs"] or "[]"), "imports": json.loads(r["imports"] or "{}")}
+                 for r in self.lance.query("files", where, ["path", "refs", "imports"]).to_pylist()}
+        return symbols, files
+
+    def delete_project(self, project: str) -> dict[str, int]:
+        """Drop a project's code index (chunks, symbols, edges, files). Memories are kept."""
+        project = check_name(project, "project")
+        where = f"project = {sql_quote(project)}"
+        with self._writing():
+            counts = {name: self.lance.count(name, where) for name in CODE_TABLES}
+            if not counts["files"] and not counts["code_chunks"]:
+                raise NotFoundError("project", [project], hint="project_status lists the indexed projects")
+            ids = self.lance.query("code_chunks", where, ["id"]).column("id").to_pylist()
+            with self.lance.transaction(CODE_TABLES):
+                for name in CODE_TABLES:
+                    self.lance.delete(name, where)
+                self.text.write(deletes=ids)
+            self.lance.set_meta({f"edges:{project}": ""})
+            self._load_code_graph()
+            self._after_write()
+        return counts
+
+    # ---- reads ------------------------------------------------------------
+    def code_projects(self) -> list[dict[str, Any]]:
+        """Indexed projects with their counts and the time of the last indexed file."""
+        rows = self.lance.query("files", None, ["project", "root", "indexed_at", "chunks"]).to_pylist()
+        out: dict[str, dict] = {}
+        for r in rows:
+            p = out.setdefault(r["project"], {"project": r["project"], "root": r["root"], "files": 0,
+                                              "chunks": 0, "last_indexed": 0.0})
+            p["files"] += 1
+            p["chunks"] += r["chunks"] or 0
+            p["last_indexed"] = max(p["last_indexed"], r["indexed_at"] or 0.0)
+        for p in out.values():
+            where = f"project = {sql_quote(p['project'])}"
+            p["symbols"] = self.lance.count("symbols", where)
+            p["edges"] = self.lance.count("symbol_edges", where)
+            p["unresolved_edges"] = self.lance.count("symbol_edges", f"{where} AND target = ''")
+        return sorted(out.values(), key=lambda p: p["project"])
+
+    def project_root(self, project: str) -> str | None:
+        rows = self.lance.query("files", f"project = {sql_quote(project)}", ["root"], limit=1).to_pylist()
+        return rows[0]["root"] if rows else None
+
+    def search_code(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,
+                    path_prefix: str | None = None, languages: Iterable[str] | str | None = None,
+                    chunk_types: Iterable[str] | str | None = None, use_ppr: bool = True,
+                    use_mmr: bool = True) -> list[Hit]:
+        """Search code chunks through the full pipeline (no decay). Every hit carries path, lines and why."""
+        from .engine import MODES
+
+        query = check_query(query, self.config)
+        check_limit(limit, self.config)
+        if mode not in MODES:
+            raise ValidationError(f"mode={mode!r} is not one of {', '.join(MODES)}")
+        filters = Filters(project=project or None, include_global=False,
+                          path_prefix=(path_prefix or None), languages=_tuple(languages, "languages"),
+                          chunk_types=_tuple(chunk_types, "chunk_types"))
+        with self._lock:
+            self._sync_with_others(locked=False)
+        now = time.time()
+        c = self.config.candidates(limit)
+        seeds = self.symbol_index.mentioned_in(code_mentions(query[:2_000]))
+        if filters.project is not None:
+            seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
+        jobs = {}
+        if mode in ("hybrid", "vector"):
+            jobs["vector"] = self._pool.submit(self._code_vector_leg, query, filters, c)
+        if mode in ("hybrid", "bm25"):
+            jobs["bm25"] = self._pool.submit(self.text.search, query, filters, now, c, "code")
+        if mode in ("hybrid", "graph"):
+            jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c)
+        legs = self._collect(jobs)
+        hits = rank(legs, config=self.config, weights=self.config.code_weights, limit=limit, now=now,
+                    query_entities=list(seeds), local_edges=self._code_local_edges, describe=self._describe_code,
+                    use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code")
+        for h in hits:
+            h.explanation.graph_path = [self.code_graph.attrs(n).get("name", n) if n in self.code_graph else n
+                                        for n in h.explanation.graph_path]
+        return hits
+
+    def _code_vector_leg(self, query: str, filters: Filters, c: int) -> LegResult:
+        from .store import sql_filter
+
+        vec = self.embedder.encode_query(query[:4_000])
+        ids, sims = self.lance.vector_search("code_chunks", vec, sql_filter(filters, 0.0, kind="code"), c, ["id"])
+        return LegResult(ids, sims)
+
+    def _code_graph_leg(self, seeds: dict[str, float], filters: Filters, c: int) -> LegResult:
+        from .retrieval import graph_leg
+
+        if not seeds:
+            return LegResult()
+        found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c, self.config.graph_hub_degree,
+                          self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
+        return LegResult([h.id for h in found], [1.0 / h.hop + 0.1 * len(h.seeds) for h in found],
+                         {h.id: h.path for h in found})
+
+    def _code_local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
+        return self.code_graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
+                                           self.config.ppr_max_edges)
+
+    def _describe_code(self, ids: list[str]) -> dict[str, Candidate]:
+        cols = ["id", "project", "path", "language", "start_line", "end_line", "chunk_type", "name", "breadcrumb",
+                "vector"]
+        out = {}
+        for r in self.lance.by_ids("code_chunks", ids, cols).to_pylist():
+            out[r["id"]] = Candidate(
+                created_at=0.0, evergreen=True, vector=r["vector"], words=set(),
+                title=r["breadcrumb"] or r["name"] or r["path"],
+                summary={"project": r["project"], "path": r["path"], "start_line": r["start_line"],
+                         "end_line": r["end_line"], "language": r["language"], "chunk_type": r["chunk_type"]})
+        return out
+
+    def get_chunks(self, ids: str | list[str]) -> list[dict]:
+        """Full code chunks (content included, vectors never) in the order asked."""
+        from .validation import check_ids
+
+        ids = check_ids(ids)
+        cols = ["id", "project", "path", "language", "start_line", "end_line", "chunk_type", "name", "breadcrumb",
+                "signature", "content"]
+        rows = {r["id"]: r for r in self.lance.by_ids("code_chunks", ids, cols).to_pylist()}
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise NotFoundError("code chunk", missing)
+        return [rows[i] for i in ids]
+
+    # ---- symbols ------------------------------------------------------------
+    def find_symbols(self, name: str, project: str | None = None, kind: str | None = None,
+                     path_prefix: str | None = None, limit: int = 20) -> list[dict]:
+        """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive)."""
+        name = check_name(name, "name")
+        check_limit(limit, self.config)
+        parts = []
+        if project:
+            parts.append(f"project = {sql_quote(project)}")
+        if kind:
+            parts.append(f"kind = {sql_quote(kind)}")
+        if path_prefix:
+            parts.append(f"starts_with(path, {sql_quote(path_prefix)})")
+        needle = name.lower()
+        like = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        parts.append(f"(lower(name) LIKE {sql_quote('%' + like + '%')} ESCAPE '\\' OR "
+                     f"lower(qualname) LIKE {sql_quote('%' + like + '%')} ESCAPE '\\' OR "
+                     f"lower(signature) LIKE {sql_quote('%' + like + '%')} ESCAPE '\\')")
+        cols = ["id", "project", "path", "name", "qualname", "kind", "signature", "start_line", "end_line",
+                "language"]
+        rows = self.lance.query("symbols", " AND ".join(parts), cols).to_pylist()
+        rows = [r for r in rows if r["kind"] != "module" or needle in r["name"].lower()]
+
+        def order(r: dict) -> tuple:
+            n, q = r["name"].lower(), r["qualname"].lower()
+            return (0 if needle in (n, q) else 1 if n.startswith(needle) or q.startswith(needle) else
+                    2 if needle in n or needle in q else 3, len(r["qualname"]), r["path"], r["start_line"])
+
+        return sorted(rows, key=order)[:limit]
+
+    def _symbol_id(self, symbol: str, project: str | None) -> str:
+        if symbol in self.code_graph and self.code_graph.kind(symbol) == SYMBOL:
+            return symbol
+        found = self.find_symbols(symbol, project=project, limit=5)
+        exact = [r for r in found if symbol.lower() in (r["name"].lower(), r["qualname"].lower())]
+        if not exact:
+            raise NotFoundError("symbol", [symbol], hint="search_symbols finds a symbol's exact name or id")
+        return exact[0]["id"]
+
+    def symbol_graph(self, symbol: str, relation: str = "callers", depth: int = 1, project: str | None = None,
+                     limit: int = 100) -> dict[str, Any]:
+        """Callers, callees, imports, subclasses (and more, see SYMBOL_RELATIONS) of a symbol, depth-limited.
+
+        Unresolved names (library calls, external bases) are listed separately for callees and superclasses.
+        """
+        if relation not in SYMBOL_RELATIONS:
+            raise ValidationError(f"relation={relation!r} is not one of {', '.join(SYMBOL_RELATIONS)}")
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= self.config.max_graph_depth:
+            raise ValidationError(f"depth must be an integer from 1 to {self.config.max_graph_depth}")
+        check_limit(limit, self.config)
+        with self._lock:
+            self._sync_with_others(locked=False)
+        start = self._symbol_id(symbol, project)
+        kinds, direction = SYMBOL_RELATIONS[relation]
+        found = self.code_graph.related(start, depth=depth, direction=direction, types=kinds.split("|"),
+                                        limit=limit)
+        ids = [f["id"] for f in found]
+        info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + [start], [
+            "id", "name", "qualname", "kind", "path", "start_line", "signature"]).to_pylist()}
+        results = [{**{k: info[f["id"]][k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
+                    "distance": f["distance"], "edge": f["edge_type"]} for f in found if f["id"] in info]
+        unresolved: list[str] = []
+        if direction == "out":
+            where = (f"source = {sql_quote(start)} AND target = '' AND "
+                     f"{sql_in('kind', kinds.split('|'))}")
+            unresolved = sorted(set(self.lance.query("symbol_edges", where, ["target_name"])
+                                    .column("target_name").to_pylist()))
+        s = info[start]
+        return {"symbol": {k: s[k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
+                "relation": relation, "results": results, "unresolved": unresolved}
+
+
+def _tuple(values, name: str) -> tuple[str, ...]:
+    if values is None:
+        return ()
+    if isinstance(values, str):
+        values = [values]
+    if not all(isinstance(v, str) and v for v in values):
+        raise ValidationError(f"{name} must be a list of non-empty strings")
+    return tuple(values)

@@ -1,0 +1,161 @@
+"""The tree-sitter chunker and symbol extractor, one language at a time, without any store."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codebase.chunker import estimate_tokens, parse_file
+from codebase.languages import SPECS, detect_language
+from conftest import FIXTURE_REPO
+
+
+def parsed(rel: str, language: str | None = None, **kw):
+    with open(f"{FIXTURE_REPO}/{rel}", encoding="utf-8") as fh:
+        text = fh.read()
+    head = text[:200].encode()
+    return parse_file(rel, text, language or detect_language(rel, head), **kw), text
+
+
+# (file, breadcrumb, first line, last line) of a definition chunk in each language
+CHUNKS = [
+    ("app/config.py", "class JsonLoader > def load", 20, 21),
+    ("app/config.py", "def parse_config", 24, 28),
+    ("web/server.js", "class Server > method listen", 9, 11),
+    ("web/server.js", "function startServer", 14, 18),
+    ("web/api.ts", "class UserHandler > method handle", 8, 10),
+    ("web/api.ts", "interface Handler", 3, 5),
+    ("web/button.tsx", "function Button", 3, 5),
+    ("gosrc/mathutil.go", "func Sum", 4, 10),
+    ("gosrc/mathutil.go", "struct Stats", 12, 14),
+    ("rustsrc/shapes.rs", "impl Square > fn area", 10, 12),
+    ("rustsrc/shapes.rs", "trait Area", 1, 3),
+    ("java/Circle.java", "class Circle > method area", 10, 12),
+    ("csrc/checksum.c", "function checksum", 7, 13),
+    ("cppsrc/vector.cpp", "namespace geo > class Vector2 > method length", 8, 8),
+    ("cs/Greeter.cs", "namespace Demo > class Greeter > method Greet", 7, 10),
+    ("rb/invoice.rb", "class Invoice > def line_amount", 10, 12),
+    ("php/Cart.php", "class Cart > method add", 7, 10),
+    ("php/Cart.php", "function normalize_sku", 18, 21),
+    ("kt/Repository.kt", "class UserRepository > fun findUser", 4, 6),
+    ("scripts/deploy", "function push_image", 8, 11),
+    ("docs/GUIDE.md", "# Demo guide > ## Configuration", 9, 12),
+]
+
+
+@pytest.mark.parametrize("rel,crumb,first,last", CHUNKS)
+def test_definition_chunks_have_breadcrumbs_and_exact_lines(rel, crumb, first, last):
+    p, text = parsed(rel)
+    match = [c for c in p.chunks if c.breadcrumb == crumb]
+    assert match, [c.breadcrumb for c in p.chunks]
+    c = match[0]
+    assert (c.start_line, c.end_line) == (first, last)
+    assert c.content.strip() == "\n".join(text.split("\n")[first - 1:last]).strip()
+
+
+def test_every_grammar_of_the_issue_is_covered():
+    wanted = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp", "ruby",
+              "php", "kotlin", "bash"}
+    assert wanted <= set(SPECS)
+    for lang in wanted:
+        assert parse_file("x", "", lang).chunks == []
+
+
+@pytest.mark.parametrize("rel", ["app/config.py", "web/server.js", "gosrc/mathutil.go", "php/Cart.php",
+                                 "java/Circle.java", "scripts/deploy"])
+def test_no_line_of_code_is_lost(rel):
+    p, text = parsed(rel)
+    covered = set()
+    for c in p.chunks:
+        covered.update(ln.strip() for ln in c.content.split("\n"))
+    for line in text.split("\n"):
+        if line.strip() and line.strip() not in ("}", "end", "};", "{"):
+            assert line.strip() in covered, line
+
+
+def test_module_level_code_between_definitions_is_its_own_chunk():
+    p, _ = parsed("app/config.py")
+    module = [c for c in p.chunks if c.chunk_type == "module"]
+    assert len(module) == 1
+    assert "DEFAULT_PATH" in module[0].content and "RETRIES = 3" in module[0].content
+    assert "def parse_config" not in module[0].content
+
+
+def test_a_long_definition_becomes_overlapping_windows_that_repeat_breadcrumb_and_signature():
+    body = "\n".join(f"        total_{i} = compute_value(item_{i}, factor={i}) + offset_{i}" for i in range(120))
+    src = f"class Billing:\n    def reconcile(self, items):\n{body}\n        return total\n"
+    p = parse_file("billing.py", src, "python", max_tokens=200, overlap_lines=2)
+    wins = [c for c in p.chunks if c.breadcrumb == "class Billing > def reconcile"]
+    assert len(wins) > 3
+    for a, b in zip(wins, wins[1:]):
+        assert b.start_line <= a.end_line  # overlap
+        assert a.content.split("\n")[-1] in b.content
+    assert all(c.signature == "def reconcile(self, items)" for c in wins)
+    for c in wins:
+        assert estimate_tokens(f"billing.py {c.breadcrumb}") + estimate_tokens(c.signature) + \
+            estimate_tokens(c.content) + c.content.count("\n") <= 200 + 1
+
+
+def test_symbols_and_references_of_a_python_file():
+    p, _ = parsed("app/config.py")
+    kinds = {s.qualname: s.kind for s in p.symbols}
+    assert kinds == {"": "module", "BaseLoader": "class", "BaseLoader.read": "method", "JsonLoader": "class",
+                     "JsonLoader.load": "method", "parse_config": "function", "load_settings": "function"}
+    refs = {(r.source, r.kind, r.name) for r in p.refs}
+    assert ("JsonLoader", "extends", "BaseLoader") in refs
+    assert ("load_settings", "calls", "parse_config") in refs
+    assert ("", "imports", "json") in refs
+    sig = {s.qualname: s.signature for s in p.symbols}
+    assert sig["parse_config"] == "def parse_config(path)"
+
+
+@pytest.mark.parametrize("rel,source,kind,name", [
+    ("java/Circle.java", "Circle", "extends", "Shape"),
+    ("java/Circle.java", "Circle", "implements", "Drawable"),
+    ("web/api.ts", "UserHandler", "implements", "Handler"),
+    ("web/server.js", "Server", "extends", "EventEmitter"),
+    ("php/Cart.php", "Cart", "implements", "Countable"),
+    ("rb/invoice.rb", "Invoice", "extends", "Document"),
+    ("cs/Greeter.cs", "Demo.Greeter", "implements", "IGreeter"),
+    ("kt/Repository.kt", "UserRepository", "implements", "Repository"),
+    ("rustsrc/shapes.rs", "impl Area for Square", "implements", "Area"),
+    ("csrc/checksum.c", "checksum", "calls", "rotate"),
+    ("gosrc/mathutil.go", "Stats.Mean", "calls", "Sum"),
+    ("scripts/deploy", "push_image", "calls", "build_image"),
+])
+def test_inheritance_and_call_references_per_language(rel, source, kind, name):
+    p, _ = parsed(rel)
+    assert (source, kind, name) in {(r.source, r.kind, r.name) for r in p.refs}
+
+
+def test_shebang_and_extension_detect_the_language():
+    assert detect_language("scripts/deploy", b"#!/usr/bin/env bash\n") == "bash"
+    assert detect_language("tool", b"#!/usr/bin/python3\nprint(1)") == "python"
+    assert detect_language("a/b.TSX") == "tsx"
+    assert detect_language("Makefile") == "make"
+    assert detect_language("LICENSE") is None
+
+
+def test_source_tree_sitter_cannot_parse_falls_back_to_line_windows():
+    p = parse_file("broken.py", "def (((:\n  ]]] !!!\n" * 3, "python")
+    assert p.parse_error
+    assert p.chunks and p.chunks[0].chunk_type == "lines"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=3_000), st.sampled_from(sorted(SPECS) + ["markdown", "text"]))
+def test_any_text_in_any_language_chunks_without_error_within_the_budget(text, lang):
+    p = parse_file("f", text, lang, max_tokens=120, overlap_lines=1)
+    for c in p.chunks:
+        assert c.start_line <= c.end_line
+        assert estimate_tokens(c.content) <= 120
+
+
+def test_only_identifier_shaped_words_of_a_long_query_may_name_symbols():
+    from memory_graph.text import code_mentions
+
+    assert code_mentions("read the settings file and turn it into a dictionary") == ""
+    assert "parse_config" in code_mentions("who calls parse_config when the app starts")
+    assert "JsonLoader" in code_mentions("what does JsonLoader extend in this repo")
+    assert code_mentions("checksum") == "checksum"

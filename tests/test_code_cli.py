@@ -1,0 +1,62 @@
+"""The code commands of the CLI, through the installed console script's app."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from server.cli import app
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMORY_GRAPH_MODEL", "")
+    runner = CliRunner()
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(app, ["--data-dir", str(tmp_path / "data"), *args])
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+
+    return invoke
+
+
+def test_index_search_symbols_callers_callees(run, repo):
+    report = json.loads(run("index", str(repo), "--project", "demo", "--json").stdout)
+    assert report["files_indexed"] == 18 and report["chunks"] > 50 and report["skipped"] == {"unknown_type": 1}
+    again = json.loads(run("index", str(repo), "--project", "demo", "--json").stdout)
+    assert again["files_indexed"] == 0 and again["chunks_embedded"] == 0
+    hits = json.loads(run("search-code", "normalize_sku", "--json", "-n", "3").stdout)
+    assert hits[0]["path"] == "php/Cart.php" and hits[0]["title"] == "function normalize_sku"
+    rust = json.loads(run("search-code", "area", "--language", "rust", "--json").stdout)
+    assert rust and {h["language"] for h in rust} == {"rust"}
+    syms = json.loads(run("symbols", "parse_config", "--json").stdout)
+    assert syms[0]["qualname"] == "parse_config" and syms[0]["path"] == "app/config.py"
+    callers = json.loads(run("callers", "parse_config", "--json").stdout)
+    assert [r["qualname"] for r in callers["results"]] == ["load_settings"]
+    callees = json.loads(run("callees", "Cart.add", "--json").stdout)
+    assert [r["qualname"] for r in callees["results"]] == ["normalize_sku"]
+    table = run("callers", "parse_config").stdout
+    assert "load_settings" in table
+    projects = json.loads(run("projects", "--json").stdout)
+    assert projects[0]["project"] == "demo" and projects[0]["files"] == 18
+    assert json.loads(run("delete-project", "demo", "--json").stdout)["code_chunks"] > 0
+
+
+def test_code_commands_report_mistakes_clearly(run, tmp_path):
+    r = run("index", str(tmp_path / "missing"), ok=False)
+    assert r.exit_code == 2 and "does not exist" in r.output
+    r = run("callers", "no_such_symbol", ok=False)
+    assert r.exit_code == 2 and "search_symbols" in r.output
+    r = run("delete-project", "ghost", ok=False)
+    assert r.exit_code == 2 and "ghost" in r.output
+
+
+@pytest.mark.parametrize("cmd", ["index", "watch", "search-code", "symbols", "callers", "callees", "projects",
+                                 "delete-project"])
+def test_every_code_command_has_help(run, cmd):
+    out = run(cmd, "--help").stdout
+    assert "Usage" in out and len(out) > 200

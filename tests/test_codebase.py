@@ -1,0 +1,325 @@
+"""Indexing the fixture repository into real LanceDB, Tantivy and networkx stores (fake embedder)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from codebase import Indexer, index_project
+from codebase.scanner import scan
+from memory_graph import Config, Engine
+from memory_graph.errors import StoreError, ValidationError
+from conftest import HashEmbedder
+
+
+def idx(engine, repo, **kw):
+    return index_project(engine, repo, project="demo", **kw)
+
+
+def edge_set(engine):
+    rows = engine.lance.query("symbol_edges").to_pylist()
+    names = {r["id"]: r["qualname"] for r in engine.lance.query("symbols", None, ["id", "qualname"]).to_pylist()}
+    # an unresolved target shows as "?name"
+    return {(names.get(r["source"]), r["kind"], names[r["target"]] if r["target"] else "?" + r["target_name"])
+            for r in rows}
+
+
+def test_index_counts_chunks_symbols_and_edges(engine, repo):
+    r = idx(engine, repo)
+    assert r.files_scanned == 18 and r.files_indexed == 18
+    assert r.chunks == engine.lance.count("code_chunks") > 50
+    assert r.symbols == engine.lance.count("symbols") and r.edges == engine.lance.count("symbol_edges")
+    assert r.chunks_embedded == r.chunks
+    assert engine.stats()["healthy"]
+
+
+def test_call_and_inheritance_edges_of_a_known_function_and_class(engine, repo):
+    idx(engine, repo)
+    edges = edge_set(engine)
+    assert ("load_settings", "calls", "parse_config") in edges
+    assert ("parse_config", "calls", "JsonLoader") in edges
+    assert ("JsonLoader.load", "calls", "BaseLoader.read") in edges  # self.read: found in the same file
+    assert ("JsonLoader", "extends", "BaseLoader") in edges
+    assert ("main", "calls", "load_settings") in edges  # across files, through the import
+    assert ("UserHandler", "implements", "Handler") in edges
+    assert ("UserHandler.handle", "calls", "formatName") in edges  # through `import ... from "./format"`
+    assert ("BaseLoader", "contains", "BaseLoader.read") in edges
+    callers = engine.symbol_graph("parse_config", "callers")
+    assert [r["qualname"] for r in callers["results"]] == ["load_settings"]
+    callees = engine.symbol_graph("parse_config", "callees")
+    assert {"JsonLoader", "JsonLoader.load"} <= {r["qualname"] for r in callees["results"]}
+    assert "lower" in callees["unresolved"]  # a library call is kept as an unresolved name
+    subs = engine.symbol_graph("BaseLoader", "subclasses")
+    assert [r["qualname"] for r in subs["results"]] == ["JsonLoader"]
+
+
+def test_unresolved_names_are_kept_not_dropped(engine, repo):
+    idx(engine, repo)
+    unresolved = {(r["target_name"], r["kind"]) for r in
+                  engine.lance.query("symbol_edges", "target = ''").to_pylist()}
+    assert ("Shape", "extends") in unresolved and ("EventEmitter", "extends") in unresolved
+    assert ("json", "imports") in unresolved
+
+
+def test_second_run_reembeds_only_the_edited_file(engine, embedder, repo):
+    idx(engine, repo)
+    before = {r["path"]: r["id"] for r in engine.lance.query("code_chunks", None, ["id", "path"]).to_pylist()}
+    first = embedder.texts_encoded
+    r = idx(engine, repo)
+    assert embedder.texts_encoded == first and r.files_indexed == 0 and r.files_unchanged == 18
+    gopath = repo / "gosrc" / "mathutil.go"
+    gopath.write_text(gopath.read_text().replace("total := 0", "total := 0 // running sum"))
+    r = idx(engine, repo)
+    go_chunks = engine.lance.count("code_chunks", "path = 'gosrc/mathutil.go'")
+    assert r.files_indexed == 1 and embedder.texts_encoded - first == go_chunks == r.chunks_embedded
+    after = {r["path"]: r["id"] for r in engine.lance.query("code_chunks", None, ["id", "path"]).to_pylist()}
+    assert {p: i for p, i in after.items() if p != "gosrc/mathutil.go"} == \
+        {p: i for p, i in before.items() if p != "gosrc/mathutil.go"}
+
+
+def test_touching_a_file_without_changing_it_embeds_nothing(engine, embedder, repo):
+    idx(engine, repo)
+    n = embedder.texts_encoded
+    os.utime(repo / "app" / "main.py", (time.time() + 5, time.time() + 5))
+    r = idx(engine, repo)
+    assert r.files_indexed == 0 and embedder.texts_encoded == n
+    assert engine.code_files("demo")["app/main.py"]["mtime"] == pytest.approx(time.time() + 5, abs=5)
+
+
+def test_deleting_and_renaming_files_removes_their_chunks_symbols_and_edges(engine, repo):
+    idx(engine, repo)
+    (repo / "app" / "config.py").unlink()
+    (repo / "web" / "format.ts").rename(repo / "web" / "fmt.ts")
+    r = idx(engine, repo)
+    assert r.files_removed == 2 and r.files_indexed == 1
+    assert engine.lance.count("code_chunks", "path = 'app/config.py'") == 0
+    assert engine.lance.count("symbols", "path = 'app/config.py'") == 0
+    assert engine.lance.count("symbol_edges", "path = 'app/config.py'") == 0
+    assert engine.lance.count("code_chunks", "path = 'web/fmt.ts'") > 0
+    assert not engine.find_symbols("parse_config")
+    assert all(h.record["path"] != "app/config.py" for h in engine.search_code("parse_config settings", limit=20))
+    edges = edge_set(engine)
+    assert ("main", "calls", "load_settings") not in edges and ("main", "calls", "?load_settings") in edges
+    # the import names a file that is gone: the call is unresolved, not guessed from the renamed file
+    assert ("UserHandler.handle", "calls", "?formatName") in edges and ("", "imports", "?./format") in edges
+    assert engine.stats()["healthy"]
+
+
+def test_an_interrupted_run_resumes_where_it_stopped(tmp_path, repo):
+    class Failing(HashEmbedder):
+        calls = 0
+
+        def encode(self, texts):
+            Failing.calls += 1
+            if Failing.calls == 3:
+                raise RuntimeError("killed")
+            return super().encode(texts)
+
+    cfg = Config(index_batch_files=4)
+    eng = Engine(tmp_path / "d", config=cfg, embedder=Failing())
+    with pytest.raises(RuntimeError):
+        index_project(eng, repo, project="demo")
+    done = set(eng.code_files("demo"))
+    assert 0 < len(done) < 18
+    eng.close()
+    emb = HashEmbedder()
+    eng = Engine(tmp_path / "d", config=cfg, embedder=emb)
+    r = index_project(eng, repo, project="demo")
+    assert r.files_indexed == 18 - len(done) and r.files_unchanged == len(done)
+    full = Engine(tmp_path / "d2", config=cfg, embedder=HashEmbedder())
+    ref = index_project(full, repo, project="demo")
+    assert (r.chunks, r.symbols, r.edges) == (ref.chunks, ref.symbols, ref.edges)
+    assert edge_set(eng) == edge_set(full)
+
+
+def test_a_failed_write_leaves_the_code_index_as_it_was(engine, repo, monkeypatch):
+    idx(engine, repo)
+    before = {t: engine.lance.count(t) for t in ("code_chunks", "symbols", "files")}
+    p = repo / "app" / "main.py"
+    p.write_text(p.read_text() + "\n\ndef extra():\n    return 1\n")
+    monkeypatch.setattr(engine.text, "write", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(StoreError):
+        idx(engine, repo)
+    monkeypatch.undo()
+    assert {t: engine.lance.count(t) for t in before} == before
+    assert engine.code_files("demo")["app/main.py"]["chunks"] == 2
+    r = idx(engine, repo)
+    assert r.files_indexed == 1 and engine.find_symbols("extra")
+
+
+def test_changing_the_model_reembeds_code_too(tmp_path, repo):
+    eng = Engine(tmp_path / "d", embedder=HashEmbedder())
+    idx(eng, repo)
+    n = eng.lance.count("code_chunks")
+    eng.close()
+
+    class Other(HashEmbedder):
+        name = "other-model"
+
+    other = Other(dimension=32)
+    eng = Engine(tmp_path / "d", embedder=other)
+    assert other.texts_encoded == n
+    assert len(eng.lance.query("code_chunks", None, ["vector"], limit=1).column("vector")[0]) == 32
+    assert eng.search_code("checksum", limit=3, project="demo")[0].record["path"] == "csrc/checksum.c"
+
+
+def test_search_code_by_identifier_and_by_a_callers_name(engine, repo):
+    idx(engine, repo)
+    top = engine.search_code("normalize_sku", limit=3)[0]
+    assert top.title == "function normalize_sku" and top.record["path"] == "php/Cart.php"
+    assert (top.record["start_line"], top.record["end_line"]) == (18, 21)
+    # parse_config's text never names load_settings: the graph leg reaches it through the call edge
+    hits = engine.search_code("load_settings", limit=5)
+    found = {h.title: h for h in hits}
+    assert "def parse_config" in found
+    assert found["def parse_config"].explanation.ranks["graph"] is not None
+    assert "load_settings" in found["def parse_config"].explanation.graph_path
+
+
+def test_search_code_filters(engine, repo):
+    idx(engine, repo)
+    assert {h.record["language"] for h in engine.search_code("area of a shape", languages=["rust"])} == {"rust"}
+    assert all(h.record["path"].startswith("web/") for h in engine.search_code("handle request",
+                                                                                path_prefix="web/"))
+    assert {h.record["chunk_type"] for h in engine.search_code("area", chunk_types="method")} == {"method"}
+    assert engine.search_code("area", project="nope") == []
+    with pytest.raises(ValidationError):
+        engine.search_code("")
+    with pytest.raises(ValidationError):
+        engine.search_code("x", languages=[""])
+
+
+def test_bm25_text_of_code_splits_and_keeps_identifiers(engine, repo):
+    idx(engine, repo)
+    ids, _ = engine.text.search("sku normalize", engine._filters(None, None, None, None, None, None, True), 0, 5,
+                                "code")
+    titles = [engine.get_chunks([i])[0]["breadcrumb"] for i in ids]
+    assert "function normalize_sku" in titles
+    ids, _ = engine.text.search("normalizesku", engine._filters(None, None, None, None, None, None, True), 0, 5,
+                                "code")
+    assert ids  # the whole identifier, lowercased without separators
+
+
+def test_find_symbols_orders_exact_before_partial(engine, repo):
+    idx(engine, repo)
+    names = [r["qualname"] for r in engine.find_symbols("load")]
+    assert names[0] == "JsonLoader.load"
+    assert set(names) >= {"load_settings", "JsonLoader", "BaseLoader"}
+    assert [r["qualname"] for r in engine.find_symbols("area", kind="method")] == ["Circle.area", "Square.area"]
+
+
+def test_delete_project_drops_code_but_not_memories(engine, repo):
+    mid = engine.store("remember the deploy script", project="demo")
+    idx(engine, repo)
+    counts = engine.delete_project("demo")
+    assert counts["code_chunks"] > 0
+    assert all(engine.lance.count(t) == 0 for t in ("code_chunks", "symbols", "symbol_edges", "files"))
+    assert engine.get([mid])[0].project == "demo"
+    assert engine.stats()["healthy"]
+
+
+# ---- bad input --------------------------------------------------------------
+def test_hostile_files_are_skipped_counted_and_never_stop_the_run(engine, repo, monkeypatch):
+    (repo / "node_modules" / "lib").mkdir(parents=True)
+    (repo / "node_modules" / "lib" / "index.js").write_text("function vendored() {}")
+    (repo / ".env").write_text("API_KEY=secret")
+    (repo / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----")
+    (repo / "server.pem").write_text("cert")
+    (repo / "blob.py").write_bytes(b"\x00\x01\x02binary\x00" * 100)
+    (repo / "latin1.py").write_bytes("def caf\xe9():\n    return 'd\xe9j\xe0 vu'\n".encode("latin-1"))
+    with open(repo / "huge.py", "wb") as fh:  # 50 MB, sparse
+        fh.truncate(50 * 1024 * 1024)
+    (repo / "debug.log").write_text("ignored by .gitignore")
+    (repo / "generated").mkdir()
+    (repo / "generated" / "out.py").write_text("x = 1")
+    (repo / ".memorygraphignore").write_text("docs/\n")
+    (repo / "broken.py").write_text("def (((:\n  ]]] !!!\n")
+    (repo / "loop").symlink_to(repo)
+    (repo / "locked.py").write_text("def locked(): pass\n")
+    real_read = Path.read_bytes
+
+    def deny(self):
+        if self.name == "locked.py":
+            raise PermissionError(13, "Permission denied")
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", deny)
+    r = idx(engine, repo)
+    assert r.skipped["secret"] == 3 and r.skipped["too_large"] == 1 and r.skipped["binary"] == 1
+    assert r.skipped["vendored_or_build"] == 1 and r.skipped["unreadable"] == 1
+    assert r.skipped["ignored"] == 3  # debug.log, generated/, docs/ (.memorygraphignore)
+    assert r.skipped["symlink_loop"] == 1
+    assert r.decode_errors == 1 and r.parse_errors >= 1
+    assert any("locked.py" in e for e in r.errors)
+    paths = set(engine.code_files("demo"))
+    assert {"latin1.py", "broken.py"} <= paths
+    assert not paths & {".env", "id_rsa", "server.pem", "blob.py", "huge.py", "debug.log", "docs/GUIDE.md",
+                        "node_modules/lib/index.js", "generated/out.py", "locked.py"}
+    assert engine.search_code("café", limit=3)[0].record["path"] == "latin1.py"
+
+
+def test_empty_repository_missing_path_and_file_path(engine, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = index_project(engine, empty, project="empty")
+    assert (r.files_scanned, r.chunks, r.symbols) == (0, 0, 0)
+    with pytest.raises(ValidationError, match="does not exist"):
+        index_project(engine, tmp_path / "nope")
+    f = tmp_path / "file.py"
+    f.write_text("x = 1")
+    with pytest.raises(ValidationError, match="is a file"):
+        index_project(engine, f)
+
+
+def test_symlinks_leaving_the_root_are_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret_code.py").write_text("def leaked(): pass\n")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.py").write_text("def a(): pass\n")
+    (root / "link").symlink_to(outside)
+    (root / "file_link.py").symlink_to(outside / "secret_code.py")
+    res = scan(root)
+    assert [f.path for f in res.files] == ["a.py"]
+    assert res.skipped["outside_root"] == 2
+
+
+def test_project_is_detected_from_the_folder_and_kept_apart_from_a_namesake(engine, tmp_path, repo):
+    other = tmp_path / "elsewhere" / "repo"
+    other.mkdir(parents=True)
+    (other / "x.py").write_text("def x(): pass\n")
+    a = Indexer(engine, repo)
+    a.run()
+    b = Indexer(engine, other)
+    assert a.project == "repo" and b.project.startswith("repo-")
+
+
+def _wait(pred, timeout=30.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_the_watcher_reindexes_after_a_change_and_a_delete(engine, repo):
+    from codebase.watcher import Watcher
+
+    reports = []
+    w = Watcher(engine, repo, project="demo", debounce=0.2, on_report=reports.append).start()
+    try:
+        assert _wait(lambda: w.runs >= 1)
+        assert reports[0].files_indexed == 18
+        (repo / "app" / "extra.py").write_text("def brand_new_helper():\n    return 42\n")
+        assert _wait(lambda: engine.find_symbols("brand_new_helper"))
+        (repo / "app" / "extra.py").unlink()
+        assert _wait(lambda: any(r.files_removed == 1 for r in reports))
+        assert not engine.find_symbols("brand_new_helper")
+        assert not w.relevant(str(repo / "node_modules" / "x.js"))
+    finally:
+        w.stop()
