@@ -2,7 +2,51 @@
 
 from __future__ import annotations
 
-import codebase.cli  # noqa: F401  (registers index, watch, search-code, symbols, callers, callees, ...)
-from memory_graph.cli import app
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Optional
 
-__all__ = ["app"]
+import typer
+
+import codebase.cli  # noqa: F401  (registers index, watch, search-code, symbols, callers, callees, ...)
+from memory_graph.cli import _state, app
+
+__all__ = ["app", "serve"]
+
+
+@app.command()
+def serve(http: bool = typer.Option(False, "--http", help="Serve streamable HTTP on 127.0.0.1 instead of stdio."),
+          port: int = typer.Option(8765, min=1, max=65535, help="Port of the --http mode."),
+          project_dir: Optional[Path] = typer.Option(
+              None, "--project-dir", help="Folder whose project is current (default: the working directory)."),
+          watch: bool = typer.Option(False, "--watch", help="Index the current project and keep it indexed."),
+          ) -> None:
+    """Run the MCP server (stdio by default). Logs go to stderr; stdout carries only the protocol."""
+    from .app import build_server
+    from .state import ServerState
+
+    logging.basicConfig(level=os.environ.get("MEMORY_GRAPH_LOG_LEVEL", "WARNING").upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
+    state = ServerState(_state["data_dir"], project_dir)
+    if watch and state.project_root is not None:
+        def start_watch() -> None:
+            try:
+                run, _ = state.start_index(str(state.project_root), state.project, False)
+                run.finished.wait()
+                state.watch(run.project, run.root)
+            except Exception:
+                logging.getLogger("memory_graph.server").exception("could not watch %s", state.project_root)
+
+        import threading
+
+        threading.Thread(target=start_watch, daemon=True, name="mg-watch-start").start()
+    server = build_server(state)
+    try:
+        if http:
+            server.run("streamable-http", host="127.0.0.1", port=port)
+        else:
+            server.run("stdio")
+    finally:
+        state.close()

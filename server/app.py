@@ -1,0 +1,388 @@
+"""The MCP server: 20 tools, each a thin wrapper over one Engine call (validate, call, shape the answer)."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Annotated, Any, Literal
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from memory_graph import __version__
+from memory_graph.errors import MemoryGraphError
+from memory_graph.models import Hit, Memory, iso
+
+from .state import ServerState
+
+log = logging.getLogger("memory_graph.server")
+
+INSTRUCTIONS = """memory-graph is your long-term memory and code search.
+
+Workflow for memories (progressive disclosure, to save tokens):
+1. search_memory: a compact index of matching memories (id, title, type, date, score).
+2. timeline: what happened just before and after an interesting hit (anchor_id).
+3. get_memories: full content, only for the ids you chose.
+Store what will matter later with store_memory (decisions, bug fixes, procedures, facts about the
+project); correct it with update_memory, retire it with invalidate_memory (keeps history) rather than
+deleting. Searches default to the current project plus global memories.
+
+For code: index_project once (incremental afterwards), then search_code (by meaning or identifier),
+search_symbols (by name) and symbol_graph (callers, callees, imports, subclasses)."""
+
+READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
+IDEMPOTENT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
+
+Id = Annotated[str, Field(min_length=1, max_length=200, description="A record id.")]
+Ids = Annotated[list[Id], Field(min_length=1, max_length=100, description="Record ids (1 to 100).")]
+Limit = Annotated[int, Field(ge=1, le=100, description="How many results (1 to 100).")]
+Time = Annotated[str | None, Field(description="ISO 8601 date or time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.")]
+Tags = Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
+                 Field(max_length=50, description="Tags.")]
+Project = Annotated[str | None, Field(max_length=200, description=(
+    "Project name. Default: the current project (detected from the working directory)."))]
+Scope = Annotated[Literal["project", "global", "all"], Field(description=(
+    "project: the project plus global memories; global: only memories of no project; all: everything."))]
+
+
+def _tool_errors(fn):
+    """A caller's mistake comes back as a tool error the agent can act on, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except MemoryGraphError as exc:
+            raise ToolError(exc.message + (f" Hint: {exc.hint}" if exc.hint else "")) from None
+
+    return wrapper
+
+
+def _compact(m: Memory) -> dict[str, Any]:
+    return {"id": m.id, "title": m.title, "type": m.memory_type, "date": iso(m.created_at),
+            "project": m.project or None}
+
+
+def _hit(h: Hit, details: bool, explain: bool, full: dict | None = None) -> dict[str, Any]:
+    r = h.record or {}
+    out: dict[str, Any] = {"id": h.id, "title": h.title, "score": round(h.score, 4)}
+    if h.kind == "memory":
+        out.update(type=r.get("memory_type"), date=(r.get("created_at") or "")[:10], project=r.get("project") or None)
+    else:
+        out.update(path=r.get("path"), lines=f"{r.get('start_line')}-{r.get('end_line')}",
+                   language=r.get("language"), type=r.get("chunk_type"))
+    if details and full:
+        out["content"] = full.get("content")
+        if "tags" in full:
+            out["tags"] = full["tags"]
+    if explain:
+        out["explanation"] = h.explanation.to_dict()
+    return out
+
+
+def build_server(state: ServerState) -> MCPServer:
+    """The MCP server over one ServerState. Every tool is documented; schemas carry defaults and bounds."""
+    mcp = MCPServer("memory-graph", instructions=INSTRUCTIONS, version=__version__)
+
+    def scope_of(project: str | None, scope: str) -> tuple[str | None, bool]:
+        if scope == "all":
+            return None, True
+        if scope == "global":
+            return "", False
+        return (project if project is not None else state.project), True
+
+    # ---- memory ---------------------------------------------------------------
+    @mcp.tool(annotations=WRITE)
+    @_tool_errors
+    def store_memory(
+            content: Annotated[str, Field(min_length=1, description="What to remember (up to 100,000 chars).")],
+            memory_type: Annotated[str, Field(description=(
+                "episodic (what happened), semantic (a fact), procedural (how to), decision, bugfix, ..."))]
+            = "episodic",
+            title: Annotated[str | None, Field(max_length=500, description="Short title (default: first line).")]
+            = None,
+            tags: Tags = None,
+            importance: Annotated[int, Field(ge=1, le=10, description="1 (trivia) to 10 (critical).")] = 5,
+            project: Annotated[str | None, Field(max_length=200, description=(
+                "Project name; default the current project; \"\" stores a global memory."))] = None,
+            entities: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
+                                Field(max_length=50, description="Entity names or ids to link.")] = None,
+            source: Annotated[str | None, Field(max_length=2000, description="File path or URL it came from.")]
+            = None,
+            valid_from: Time = None) -> dict[str, Any]:
+        """Store a memory; returns its id. Entities named in the text are linked automatically."""
+        eng = state.engine()
+        mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
+                        project=state.project if project is None else project, source=source,
+                        entities=entities, valid_from=valid_from)
+        m = eng.get([mid])[0]
+        return {"id": mid, "title": m.title, "project": m.project or None}
+
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def get_memories(ids: Ids) -> dict[str, Any]:
+        """Full records (content, tags, dates, validity) for chosen ids, in the order given."""
+        return {"memories": [m.to_dict() for m in state.engine().get(ids)]}
+
+    @mcp.tool(annotations=IDEMPOTENT)
+    @_tool_errors
+    def update_memory(
+            id: Id, content: Annotated[str | None, Field(min_length=1)] = None,
+            title: Annotated[str | None, Field(max_length=500)] = None, memory_type: str | None = None,
+            tags: Tags = None, importance: Annotated[int | None, Field(ge=1, le=10)] = None,
+            project: Annotated[str | None, Field(max_length=200)] = None,
+            valid_from: Time = None, valid_until: Time = None) -> dict[str, Any]:
+        """Change fields of a memory; it is re-embedded and re-linked only if its content changed."""
+        m = state.engine().update(id, content=content, title=title, memory_type=memory_type, tags=tags,
+                                  importance=importance, project=project, valid_from=valid_from,
+                                  valid_until=valid_until)
+        return {"memory": m.to_dict()}
+
+    @mcp.tool(annotations=DESTRUCTIVE)
+    @_tool_errors
+    def delete_memory(ids: Ids) -> dict[str, Any]:
+        """Hard-delete memories with their links and index entries (invalidate_memory keeps history)."""
+        return {"deleted": state.engine().delete(ids)}
+
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def list_memories(
+            project: Project = None, scope: Scope = "project",
+            memory_type: Annotated[list[str] | None, Field(max_length=20)] = None, tags: Tags = None,
+            created_after: Time = None, created_before: Time = None,
+            valid_at: Annotated[str | None, Field(description="Only memories valid at this time.")] = None,
+            limit: Limit = 20, offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0,
+            order_by: Literal["created_at", "updated_at", "importance"] = "created_at",
+            descending: bool = True) -> dict[str, Any]:
+        """Memories matching filters, newest first by default, one page at a time (compact index)."""
+        eng = state.engine()
+        proj, _ = scope_of(project, scope)
+        page, total = eng.list(project=proj, memory_type=memory_type, tags=tags, created_after=created_after,
+                               created_before=created_before, valid_at=valid_at, limit=limit, offset=offset,
+                               order_by=order_by, descending=descending)
+        return {"total": total, "offset": offset, "memories": [_compact(m) for m in page]}
+
+    @mcp.tool(annotations=IDEMPOTENT)
+    @_tool_errors
+    def invalidate_memory(
+            id: Id, reason: Annotated[str, Field(max_length=2000, description="Why it no longer holds.")] = "",
+            superseded_by: Annotated[str | None, Field(max_length=200, description="Id of what replaces it.")]
+            = None,
+            at: Annotated[str | None, Field(description="When validity ended (ISO 8601); default now.")] = None
+    ) -> dict[str, Any]:
+        """End a memory's validity (kept for history; searches skip it unless asked for a past time)."""
+        m = state.engine().invalidate(id, at=at, reason=reason, superseded_by=superseded_by)
+        return {"id": m.id, "valid_until": iso(m.valid_until), "superseded_by": m.superseded_by or None}
+
+    # ---- search ---------------------------------------------------------------
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def search_memory(
+            query: Annotated[str, Field(min_length=1, max_length=10_000, description="What to look for.")],
+            limit: Limit = 10, mode: Literal["hybrid", "vector", "bm25", "graph"] = "hybrid",
+            project: Project = None, scope: Scope = "project",
+            memory_type: Annotated[list[str] | None, Field(max_length=20)] = None, tags: Tags = None,
+            created_after: Time = None, created_before: Time = None,
+            as_of: Annotated[str | None, Field(description="Search as of this time (validity and decay).")] = None,
+            include_invalid: bool = False,
+            min_score: Annotated[float | None, Field(ge=0, le=1)] = None,
+            details: Annotated[bool, Field(description="Include each memory's content.")] = False,
+            explain: Annotated[bool, Field(description="Include each stage's contribution.")] = False
+    ) -> dict[str, Any]:
+        """Search memories (vector + BM25 + graph, fused, PageRank-damped, decayed, diversified).
+
+        Returns a compact index; call get_memories for the full records you need."""
+        eng = state.engine()
+        proj, include_global = scope_of(project, scope)
+        hits = eng.search(query, limit=limit, mode=mode, project=proj, include_global=include_global,
+                          types=memory_type, tags=tags, created_after=created_after, created_before=created_before,
+                          as_of=as_of, include_invalid=include_invalid, min_score=min_score)
+        full = {m.id: m.to_dict() for m in eng.get([h.id for h in hits])} if details and hits else {}
+        return {"results": [_hit(h, details, explain, full.get(h.id)) for h in hits],
+                "scope": {"project": proj, "include_global": include_global}}
+
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def timeline(
+            anchor_id: Annotated[str | None, Field(max_length=200, description="The memory to centre on.")] = None,
+            query: Annotated[str | None, Field(max_length=10_000, description=(
+                "Used when no anchor_id is given: the top hit becomes the anchor."))] = None,
+            before: Annotated[int, Field(ge=0, le=50)] = 3, after: Annotated[int, Field(ge=0, le=50)] = 3,
+            project: Project = None) -> dict[str, Any]:
+        """The memories just before and after an anchor in its project, in time order (compact)."""
+        t = state.engine().timeline(anchor_id=anchor_id, query=query, before=before, after=after,
+                                    project=project if project is not None else state.project)
+        return {"anchor": _compact(t["anchor"]), "before": [_compact(m) for m in t["before"]],
+                "after": [_compact(m) for m in t["after"]]}
+
+    # ---- graph ----------------------------------------------------------------
+    @mcp.tool(annotations=IDEMPOTENT)
+    @_tool_errors
+    def create_entity(
+            name: Annotated[str, Field(min_length=1, max_length=200)],
+            entity_type: Annotated[str, Field(max_length=50, description="person, project, service, ...")]
+            = "concept",
+            description: Annotated[str, Field(max_length=5_000)] = "",
+            aliases: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
+                               Field(max_length=50)] = None) -> dict[str, Any]:
+        """Create an entity, or return (and enrich) the existing one with the same name and type."""
+        return {"entity": state.engine().create_entity(name, entity_type, description, aliases).to_dict()}
+
+    @mcp.tool(annotations=WRITE)
+    @_tool_errors
+    def create_relation(
+            source: Annotated[str, Field(min_length=1, max_length=200, description="Entity name or id, or memory id.")],
+            target: Annotated[str, Field(min_length=1, max_length=200, description="Entity name or id, or memory id.")],
+            relation_type: Annotated[str, Field(min_length=1, max_length=100)] = "related_to",
+            weight: Annotated[float, Field(gt=0, le=100)] = 1.0, valid_from: Time = None) -> dict[str, Any]:
+        """Link two entities or memories with a typed, weighted relation (new names become entities)."""
+        rel = state.engine().create_relation(source, target, relation_type, weight, valid_from=valid_from)
+        return {"relation": rel.to_dict()}
+
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def get_related(
+            id: Annotated[str, Field(min_length=1, max_length=200, description="Entity name or id, or memory id.")],
+            depth: Annotated[int, Field(ge=1, le=3)] = 1, direction: Literal["out", "in", "both"] = "both",
+            relation_types: Annotated[list[str] | None, Field(max_length=20)] = None,
+            limit: Limit = 50) -> dict[str, Any]:
+        """Neighbours of an entity or memory within depth hops, with the edge that reached each."""
+        return {"related": state.engine().get_related(id, depth, direction, relation_types, limit=limit)}
+
+    @mcp.tool(annotations=DESTRUCTIVE)
+    @_tool_errors
+    def delete_entity(
+            id: Annotated[str, Field(min_length=1, max_length=200, description=(
+                "Entity name or id, or a relation id (rel_...)."))]) -> dict[str, Any]:
+        """Remove an entity with its mentions and relations, or one relation."""
+        return state.engine().delete_entity(id)
+
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def detect_communities(min_size: Annotated[int, Field(ge=2, le=1000)] = 2,
+                           top: Annotated[int, Field(ge=1, le=50)] = 5) -> dict[str, Any]:
+        """Louvain communities of the entity graph, largest first, with their best-connected members."""
+        return {"communities": state.engine().communities(min_size=min_size, top=top)}
+
+    # ---- code -----------------------------------------------------------------
+    @mcp.tool(annotations=IDEMPOTENT)
+    async def index_project(
+            ctx: Context,
+            path: Annotated[str | None, Field(max_length=4096, description=(
+                "Folder to index (inside the allowed roots). Default: the current project."))] = None,
+            project: Project = None,
+            force: Annotated[bool, Field(description="Re-embed every file.")] = False,
+            watch: Annotated[bool, Field(description="Keep the project indexed as files change.")] = False
+    ) -> dict[str, Any]:
+        """Index a code folder incrementally (changed files only) with progress notifications.
+
+        A second call for a project being indexed follows that run instead of starting another."""
+        try:
+            run, started = await anyio.to_thread.run_sync(state.start_index, path, project, force)
+        except MemoryGraphError as exc:
+            raise ToolError(exc.message + (f" Hint: {exc.hint}" if exc.hint else "")) from None
+        last = None
+        while not run.finished.is_set():
+            snap = (run.phase, run.done, run.total)
+            if snap != last:
+                last = snap
+                await ctx.report_progress(run.done, run.total or None, f"{run.phase}: {run.done}/{run.total} files, "
+                                                                        f"{run.chunks} chunks")
+            await anyio.sleep(0.2)
+        if run.error:
+            raise ToolError(run.error)
+        await ctx.report_progress(run.total or 1, run.total or 1, "done")
+        out = {**run.report.to_dict(), "joined_running": not started}
+        out["errors"] = out["errors"][:20]
+        if watch:
+            out["watching"] = await anyio.to_thread.run_sync(state.watch, run.project, run.root) or \
+                run.project in state.watchers
+        return out
+
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def search_code(
+            query: Annotated[str, Field(min_length=1, max_length=10_000, description=(
+                "What the code does, an identifier, or both."))],
+            limit: Limit = 10, mode: Literal["hybrid", "vector", "bm25", "graph"] = "hybrid",
+            project: Annotated[str | None, Field(max_length=200, description=(
+                "Project; default the current one; \"*\" searches every project."))] = None,
+            path_prefix: Annotated[str | None, Field(max_length=1000)] = None,
+            languages: Annotated[list[str] | None, Field(max_length=20)] = None,
+            chunk_types: Annotated[list[str] | None, Field(max_length=20, description=(
+                "function, method, class, module, section, lines, ..."))] = None,
+            details: Annotated[bool, Field(description="Include each chunk's code.")] = False,
+            explain: bool = False) -> dict[str, Any]:
+        """Search indexed code by meaning, identifier and structure; returns paths, lines and breadcrumbs."""
+        eng = state.engine()
+        if project == "*":
+            proj = None
+        elif project:
+            proj = project
+        else:  # the current project when it is indexed, else every project
+            proj = state.project if any(p["project"] == state.project for p in eng.code_projects()) else None
+        hits = eng.search_code(query, limit=limit, mode=mode, project=proj, path_prefix=path_prefix,
+                               languages=languages, chunk_types=chunk_types)
+        full = {c["id"]: c for c in eng.get_chunks([h.id for h in hits])} if details and hits else {}
+        return {"results": [_hit(h, details, explain, full.get(h.id)) for h in hits], "project": proj}
+
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def search_symbols(
+            name: Annotated[str, Field(min_length=1, max_length=200, description="Name, part of one, or signature text.")],
+            project: Project = None,
+            kind: Annotated[str | None, Field(max_length=50, description="function, method, class, ...")] = None,
+            path_prefix: Annotated[str | None, Field(max_length=1000)] = None,
+            limit: Limit = 20) -> dict[str, Any]:
+        """Symbols by name: exact matches first, then prefixes, then substrings."""
+        rows = state.engine().find_symbols(name, project=project, kind=kind, path_prefix=path_prefix, limit=limit)
+        return {"symbols": rows}
+
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def symbol_graph(
+            symbol: Annotated[str, Field(min_length=1, max_length=300, description=(
+                "Symbol name, qualified name (Class.method) or id."))],
+            relation: Literal["callers", "callees", "imports", "imported_by", "subclasses", "superclasses",
+                              "members", "container"] = "callers",
+            depth: Annotated[int, Field(ge=1, le=3)] = 1, project: Project = None,
+            limit: Limit = 50) -> dict[str, Any]:
+        """Callers, callees, imports, subclasses (and more) of a symbol, depth-limited."""
+        return state.engine().symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
+
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def project_status(project: Project = None) -> dict[str, Any]:
+        """Indexed projects (files, chunks, symbols, last run) and the progress of runs in progress."""
+        rows = state.engine().code_projects()
+        for p in rows:
+            p["last_indexed"] = iso(p["last_indexed"])
+            p["watching"] = p["project"] in state.watchers
+        if project:
+            rows = [p for p in rows if p["project"] == project]
+        return {"current_project": state.project, "projects": rows, "runs": state.runs()}
+
+    @mcp.tool(annotations=DESTRUCTIVE)
+    @_tool_errors
+    def delete_project(project: Annotated[str, Field(min_length=1, max_length=200)]) -> dict[str, Any]:
+        """Drop a project's code index (chunks, symbols, edges); its memories are kept."""
+        w = state.watchers.pop(project, None)
+        if w is not None:
+            w.stop()
+        return {"deleted": state.engine().delete_project(project)}
+
+    # ---- system ---------------------------------------------------------------
+    @mcp.tool(annotations=READ)
+    @_tool_errors
+    def get_status() -> dict[str, Any]:
+        """Version, data path, counts, model, index health and the current project."""
+        s = state.engine().stats()
+        return {"version": __version__, "current_project": state.project,
+                "allowed_roots": [str(r) for r in state.roots], **s}
+
+    return mcp

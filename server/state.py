@@ -1,0 +1,167 @@
+"""What the server keeps between calls: the Engine (opened in the background), the current project, the
+allowed roots, and the index runs and watchers in progress."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from codebase import IndexReport, Indexer, detect_project
+from memory_graph import Config, Engine
+from memory_graph.errors import MemoryGraphError, ValidationError
+
+log = logging.getLogger("memory_graph.server")
+
+
+def allowed_roots() -> list[Path]:
+    """``MEMORY_GRAPH_ALLOWED_ROOTS`` (os.pathsep-separated), default the home folder; resolved."""
+    raw = os.environ.get("MEMORY_GRAPH_ALLOWED_ROOTS", "")
+    roots = [p for p in raw.split(os.pathsep) if p.strip()] or [str(Path.home())]
+    return [Path(p).expanduser().resolve() for p in roots]
+
+
+def check_allowed(path: str, roots: list[Path]) -> Path:
+    """The resolved path, if it lies inside an allowed root (symlinks resolved first). Raises ValidationError."""
+    if not isinstance(path, str) or not path.strip() or "\x00" in path:
+        raise ValidationError("path must be a non-empty folder path")
+    resolved = Path(path).expanduser().resolve()
+    if not any(resolved == r or resolved.is_relative_to(r) for r in roots):
+        raise ValidationError(f"{path} is outside the allowed roots ({', '.join(map(str, roots))})",
+                              hint="set MEMORY_GRAPH_ALLOWED_ROOTS to allow more folders")
+    return resolved
+
+
+@dataclass
+class IndexRun:
+    """One index run in progress (or finished), shared by every caller asking for the same project."""
+
+    project: str
+    root: str
+    phase: str = "starting"
+    done: int = 0
+    total: int = 0
+    chunks: int = 0
+    started: float = field(default_factory=time.time)
+    finished: threading.Event = field(default_factory=threading.Event)
+    report: IndexReport | None = None
+    error: str | None = None
+
+    def progress(self, phase: str, done: int, total: int, info: dict) -> None:
+        self.phase, self.done, self.total = phase, done, total
+        self.chunks = info.get("chunks", self.chunks)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"project": self.project, "root": self.root, "phase": self.phase, "files_done": self.done,
+                "files_total": self.total, "chunks_embedded": self.chunks, "running": not self.finished.is_set(),
+                "seconds": round(time.time() - self.started, 1), "error": self.error}
+
+
+class ServerState:
+    """Opens the Engine in a background thread so that `initialize` is answered at once."""
+
+    def __init__(self, data_dir: str | Path | None = None, project_dir: str | Path | None = None,
+                 config: Config | None = None, engine_factory: Callable[[], Engine] | None = None) -> None:
+        self.roots = allowed_roots()
+        self.project, self.project_root = self._detect(project_dir)
+        self._engine: Engine | None = None
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+        self._runs: dict[str, IndexRun] = {}
+        self._runs_lock = threading.Lock()
+        self.watchers: dict[str, Any] = {}
+        factory = engine_factory or (lambda: Engine(data_dir, config=config, load_model_in_background=True))
+        threading.Thread(target=self._open, args=(factory,), name="mg-open", daemon=True).start()
+
+    @staticmethod
+    def _detect(project_dir) -> tuple[str | None, Path | None]:
+        explicit = os.environ.get("MEMORY_GRAPH_PROJECT")
+        folder = Path(project_dir or os.getcwd()).expanduser()
+        try:
+            root, name = detect_project(folder)
+        except MemoryGraphError:
+            return explicit or None, None
+        if root == Path.home().resolve() or root == Path(root.anchor):
+            return explicit or None, None  # a home folder or / is no project
+        return explicit or name, root
+
+    def _open(self, factory: Callable[[], Engine]) -> None:
+        try:
+            self._engine = factory()
+            getattr(self._engine.embedder, "model", None)  # waits for the background load
+        except BaseException as exc:  # reported to every tool call
+            log.exception("could not open the memory-graph engine")
+            self._error = exc
+        finally:
+            self._ready.set()
+
+    def engine(self, timeout: float = 600.0) -> Engine:
+        """The Engine, waiting while it (and the embedding model) loads."""
+        if not self._ready.wait(timeout):
+            raise MemoryGraphError("the engine is still loading", hint="retry in a few seconds")
+        if self._error is not None:
+            msg = getattr(self._error, "message", str(self._error))
+            raise MemoryGraphError(f"the engine could not be opened: {msg}",
+                                   hint=getattr(self._error, "hint", "") or "see the server's stderr log")
+        assert self._engine is not None
+        return self._engine
+
+    @property
+    def loaded(self) -> bool:
+        return self._ready.is_set() and self._error is None
+
+    def close(self) -> None:
+        for w in list(self.watchers.values()):
+            w.stop()
+        if self._engine is not None:
+            self._engine.close()
+
+    # ---- index runs ---------------------------------------------------------
+    def start_index(self, path: str | None, project: str | None, force: bool) -> tuple[IndexRun, bool]:
+        """The run for this project: a new one, or the one already running. Returns (run, started_now)."""
+        folder = check_allowed(path, self.roots) if path else self.project_root
+        if folder is None:
+            raise ValidationError("no project folder: the server was not started inside a project",
+                                  hint="pass path, the folder to index")
+        folder = check_allowed(str(folder), self.roots)
+        eng = self.engine()
+        indexer = Indexer(eng, folder, project or (self.project if folder == self.project_root else None))
+        with self._runs_lock:
+            current = self._runs.get(indexer.project)
+            if current is not None and not current.finished.is_set():
+                return current, False
+            run = IndexRun(indexer.project, str(indexer.root))
+            indexer.progress = run.progress
+            self._runs[indexer.project] = run
+
+        def work() -> None:
+            try:
+                run.report = indexer.run(force=force)
+            except MemoryGraphError as exc:
+                run.error = exc.message + (f" ({exc.hint})" if exc.hint else "")
+            except Exception as exc:  # never lost: reported by project_status and the waiting call
+                log.exception("indexing %s failed", indexer.root)
+                run.error = f"indexing failed: {exc}"
+            finally:
+                run.phase = "done" if run.error is None else "failed"
+                run.finished.set()
+
+        threading.Thread(target=work, name=f"mg-index-{indexer.project}", daemon=True).start()
+        return run, True
+
+    def runs(self) -> list[dict]:
+        with self._runs_lock:
+            return [r.snapshot() for r in self._runs.values()]
+
+    def watch(self, project: str, root: str) -> bool:
+        """Keep a project current with a watcher (once per project). Returns whether a new one started."""
+        from codebase.watcher import Watcher
+
+        if project in self.watchers:
+            return False
+        self.watchers[project] = Watcher(self.engine(), root, project).start(initial=False)
+        return True

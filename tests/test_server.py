@@ -1,0 +1,236 @@
+"""The MCP server as a subprocess over stdio, driven by the SDK's own client (real model, real stores)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+SNAPSHOT = Path(__file__).parent / "fixtures" / "tools_snapshot.json"
+TOOLS = ["store_memory", "get_memories", "update_memory", "delete_memory", "list_memories", "invalidate_memory",
+         "search_memory", "timeline", "create_entity", "create_relation", "get_related", "delete_entity",
+         "detect_communities", "index_project", "search_code", "search_symbols", "symbol_graph", "project_status",
+         "delete_project", "get_status"]
+
+
+def params(tmp_path: Path, repo: Path) -> StdioServerParameters:
+    env = {"MEMORY_GRAPH_HOME": str(tmp_path / "data"), "MEMORY_GRAPH_ALLOWED_ROOTS": str(tmp_path),
+           "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    return StdioServerParameters(command=sys.executable, args=["-m", "server"], env=env, cwd=str(repo))
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def data(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def error_text(result) -> str:
+    assert result.is_error, result
+    text = result.content[0].text
+    assert "Traceback" not in text
+    return text
+
+
+def test_tool_list_matches_the_snapshot(tmp_path, repo):
+    async def go():
+        async with Client(params(tmp_path, repo), read_timeout_seconds=120) as c:
+            return (await c.list_tools()).tools, c.instructions
+
+    tools, instructions = run(go())
+    assert sorted(t.name for t in tools) == sorted(TOOLS)
+    assert "search_memory" in instructions and "timeline" in instructions and "get_memories" in instructions
+    snap = {t.name: {"description": t.description, "input_schema": t.input_schema,
+                     "annotations": t.annotations.model_dump(exclude_none=True, by_alias=True)} for t in tools}
+    for t in tools:
+        assert t.description and t.annotations is not None and t.input_schema["type"] == "object"
+    assert snap["search_memory"]["input_schema"]["properties"]["limit"]["maximum"] == 100
+    assert snap["delete_memory"]["annotations"]["destructiveHint"] is True
+    assert snap["search_code"]["annotations"]["readOnlyHint"] is True
+    if os.environ.get("UPDATE_SNAPSHOT"):
+        SNAPSHOT.write_text(json.dumps(snap, indent=1, sort_keys=True) + "\n")
+    # a change to any tool's name, description, schema or annotations must be deliberate: UPDATE_SNAPSHOT=1
+    assert json.loads(SNAPSHOT.read_text()) == json.loads(json.dumps(snap))
+
+
+def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
+    calls: dict[str, int] = {}
+
+    async def go():
+        async with Client(params(tmp_path, repo), read_timeout_seconds=300) as c:
+            async def ok(_tool, **args):
+                calls[_tool] = calls.get(_tool, 0) + 1
+                return data(await c.call_tool(_tool, args))
+
+            async def bad(_tool, **args):
+                return error_text(await c.call_tool(_tool, args))
+
+            # store -> search -> timeline -> get_memories
+            a = await ok("store_memory", content="Orion is the codename for the billing-api rewrite",
+                         memory_type="semantic", tags=["names"])
+            b = await ok("store_memory", content="billing-api times out when the cache is cold",
+                         memory_type="bugfix")
+            g = await ok("store_memory", content="Always run the linter before pushing", project="")
+            assert a["project"] == "repo" and g["project"] is None
+            res = await ok("search_memory", query="What problems does Orion have?")
+            ids = [r["id"] for r in res["results"]]
+            assert b["id"] in ids and set(res["results"][0]) >= {"id", "title", "type", "date", "score"}
+            assert "content" not in res["results"][0]
+            assert g["id"] in [r["id"] for r in (await ok("search_memory", query="linter before pushing"))["results"]]
+            only_global = await ok("search_memory", query="billing-api", scope="global")
+            assert b["id"] not in [r["id"] for r in only_global["results"]]
+            tl = await ok("timeline", anchor_id=a["id"])
+            assert tl["anchor"]["id"] == a["id"] and [m["id"] for m in tl["after"]] == [b["id"]]
+            full = await ok("get_memories", ids=[b["id"], a["id"]])
+            assert [m["id"] for m in full["memories"]] == [b["id"], a["id"]]
+            assert full["memories"][0]["content"].startswith("billing-api") and "vector" not in full["memories"][0]
+            explained = await ok("search_memory", query="billing-api cache", explain=True, details=True, limit=2)
+            assert "explanation" in explained["results"][0] and "content" in explained["results"][0]
+
+            upd = await ok("update_memory", id=b["id"], importance=9, tags=["cache"])
+            assert upd["memory"]["importance"] == 9
+            listed = await ok("list_memories", order_by="importance", limit=5)
+            assert listed["memories"][0]["id"] == b["id"] and listed["total"] == 2
+            inv = await ok("invalidate_memory", id=a["id"], reason="renamed", superseded_by=b["id"])
+            assert inv["valid_until"]
+            ent = await ok("create_entity", name="Vega", entity_type="project", aliases=["vega-app"])
+            assert (await ok("create_entity", name="Vega", entity_type="project"))["entity"]["id"] == \
+                ent["entity"]["id"]
+            rel = await ok("create_relation", source="Vega", target="Orion", relation_type="depends_on")
+            rels = await ok("get_related", id="Vega", depth=2)
+            assert "Orion" in [r["name"] for r in rels["related"]]
+            comms = await ok("detect_communities")
+            assert isinstance(comms["communities"], list)
+            assert (await ok("delete_entity", id=rel["relation"]["id"]))["kind"] == "relation"
+            assert (await ok("delete_entity", id="Vega"))["kind"] == "entity"
+            status = await ok("get_status")
+            assert status["counts"]["memories"] == 3 and status["healthy"] and status["current_project"] == "repo"
+            assert (await ok("delete_memory", ids=[g["id"]]))["deleted"] == 1
+
+            # invalid calls: each a tool error with a message, never a traceback, nothing changed
+            before = (await ok("get_status"))["counts"]
+            assert "content" in await bad("store_memory")
+            assert "content" in await bad("store_memory", content="")
+            assert "importance" in await bad("store_memory", content="x", importance=11)
+            assert "memory_type" in await bad("store_memory", content="x", memory_type="no such type!")
+            assert "unknown" in (await bad("get_memories", ids=["mem_nope"])).lower()
+            assert "ids" in await bad("get_memories", ids=[])
+            assert "ids" in await bad("get_memories", ids="mem_x")
+            assert "unknown" in (await bad("update_memory", id="mem_nope", importance=3)).lower()
+            assert "unknown" in (await bad("delete_memory", ids=["mem_nope"])).lower()
+            assert "limit" in await bad("list_memories", limit=0)
+            assert "order_by" in await bad("list_memories", order_by="size")
+            assert "unknown" in (await bad("invalidate_memory", id="mem_nope")).lower()
+            assert "query" in await bad("search_memory", query="")
+            assert "limit" in await bad("search_memory", query="x", limit=1000)
+            assert "mode" in await bad("search_memory", query="x", mode="magic")
+            assert "created_after" in await bad("search_memory", query="x", created_after="yesterday-ish")
+            assert "anchor" in (await bad("timeline")).lower()
+            assert "name" in await bad("create_entity", name="")
+            assert "weight" in await bad("create_relation", source="a", target="b", weight=-1)
+            assert "depth" in await bad("get_related", id="Orion", depth=9)
+            assert "unknown" in (await bad("delete_entity", id="no-such-entity")).lower()
+            assert "min_size" in await bad("detect_communities", min_size=0)
+            assert "outside the allowed roots" in await bad("index_project", path="/etc")
+            assert "outside the allowed roots" in await bad("index_project", path=str(tmp_path / ".." / ".."))
+            assert "query" in await bad("search_code", query="")
+            assert "name" in await bad("search_symbols", name="")
+            assert "relation" in await bad("symbol_graph", symbol="x", relation="friends")
+            assert "project" in await bad("project_status", project=["not", "a", "string"])
+            assert "unknown" in (await bad("delete_project", project="ghost")).lower()
+            assert (await ok("get_status"))["counts"] == before
+
+    run(go())
+    assert set(calls) >= set(TOOLS) - {"index_project", "search_code", "search_symbols", "symbol_graph",
+                                        "project_status", "delete_project"}
+
+
+def test_index_project_with_progress_then_code_tools(tmp_path, repo):
+    progress: list[tuple] = []
+
+    async def go():
+        async with Client(params(tmp_path, repo), read_timeout_seconds=300) as c:
+            async def on_progress(p, total, message):
+                progress.append((p, total, message))
+
+            first, second = await asyncio.gather(
+                c.call_tool("index_project", {}, progress_callback=on_progress),
+                c.call_tool("index_project", {"path": str(repo)}))
+            r1, r2 = data(first), data(second)
+            assert r1["files_indexed"] == 18 and r1["project"] == "repo"
+            assert r2["joined_running"] is True and r2["chunks"] == r1["chunks"]  # one run, two callers
+            again = data(await c.call_tool("index_project", {"path": str(repo), "watch": True}))
+            assert again["files_indexed"] == 0 and again["watching"] is True
+            hits = data(await c.call_tool("search_code", {"query": "normalize_sku"}))["results"]
+            assert hits[0]["path"] == "php/Cart.php" and hits[0]["lines"] == "18-21"
+            code = data(await c.call_tool("search_code", {"query": "checksum", "details": True, "limit": 1}))
+            assert "unsigned int checksum" in code["results"][0]["content"]
+            syms = data(await c.call_tool("search_symbols", {"name": "parse_config"}))["symbols"]
+            assert syms[0]["path"] == "app/config.py"
+            g = data(await c.call_tool("symbol_graph", {"symbol": "parse_config", "relation": "callers"}))
+            assert [r["qualname"] for r in g["results"]] == ["load_settings"]
+            g = data(await c.call_tool("symbol_graph", {"symbol": "BaseLoader", "relation": "subclasses"}))
+            assert [r["qualname"] for r in g["results"]] == ["JsonLoader"]
+            st = data(await c.call_tool("project_status", {}))
+            assert st["projects"][0]["project"] == "repo" and st["projects"][0]["watching"]
+            assert st["runs"][0]["running"] is False
+            (repo / "app" / "late.py").write_text("def added_while_watching():\n    return 1\n")
+            for _ in range(100):
+                found = data(await c.call_tool("search_symbols", {"name": "added_while_watching"}))["symbols"]
+                if found:
+                    break
+                await asyncio.sleep(0.1)
+            assert found, "the watcher did not pick up the new file"
+            deleted = data(await c.call_tool("delete_project", {"project": "repo"}))
+            assert deleted["deleted"]["code_chunks"] > 0
+
+    run(go())
+    assert progress and progress[-1][2] == "done"
+    assert any("files" in (m or "") for _, _, m in progress)
+
+
+def test_stdout_carries_only_protocol_messages(tmp_path, repo):
+    p = params(tmp_path, repo)
+    msgs = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "store_memory", "arguments": {"content": "hello from a raw client"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "get_status", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+         "params": {"name": "search_memory", "arguments": {"query": 12}}},
+    ]
+    env = {**os.environ, **p.env}
+    proc = subprocess.Popen([p.command, *p.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=p.cwd)
+    try:
+        proc.stdin.write("\n".join(json.dumps(m) for m in msgs) + "\n")
+        proc.stdin.flush()
+        replies = []
+        while len([r for r in replies if "id" in r]) < 4:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            if line.strip():
+                replies.append(json.loads(line))  # every line on stdout is a JSON-RPC message
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+        proc.stderr.close()
+    assert all(r.get("jsonrpc") == "2.0" for r in replies)
+    by_id = {r["id"]: r for r in replies if "id" in r}
+    assert set(by_id) == {1, 2, 3, 4}
+    assert by_id[1]["result"]["serverInfo"]["name"] == "memory-graph"
+    assert by_id[4]["result"]["isError"] is True and "Traceback" not in json.dumps(by_id[4])
