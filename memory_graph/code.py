@@ -272,8 +272,9 @@ class CodeMixin:
             return LegResult()
         found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c, self.config.graph_hub_degree,
                           self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
-        return LegResult([h.id for h in found], [1.0 / h.hop + 0.1 * len(h.seeds) for h in found],
-                         {h.id: h.path for h in found})
+        from .engine import graph_result
+
+        return graph_result(found, self.config.graph_specific_hits)
 
     def _code_local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
         return self.code_graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,

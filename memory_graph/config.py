@@ -71,9 +71,14 @@ class Config:
     #: seconds of quiet after a change before the watcher re-indexes.
     watch_debounce_seconds: float = 1.0
 
+    # --- BM25 ---
+    #: weight of the title field against the body (0: titles are not searched on their own).
+    bm25_title_boost: float = 1.5
+
     # --- fusion (Cormack et al. 2009, "Reciprocal rank fusion outperforms Condorcet") ---
     rrf_k: int = 60
-    memory_weights: LegWeights = field(default_factory=LegWeights)
+    #: tuned with benchmarks/ on SciFact and LoCoMo (train/dev splits): see the README's Benchmarks section.
+    memory_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=1.0, graph=0.5))
     code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.8, graph=0.6))
     #: scale each leg's weight by how confident that leg is for the query (top-score margin).
     adaptive_weights: bool = True
@@ -85,11 +90,14 @@ class Config:
     graph_hub_degree: int = 50
     #: neighbours read from one node at most, strongest first.
     graph_max_fanout: int = 500
+    #: the graph leg keeps its full weight while the query's entities reach at most this many records at the
+    #: first hop, and proportionally less beyond (measured on SciFact: unspecific entities are noise).
+    graph_specific_hits: int = 5
     #: minimum similarity (difflib ratio) for a fuzzy entity match of a query word.
     entity_fuzzy_cutoff: float = 0.88
 
     # --- personalized PageRank dampening (Haveliwala 2002, "Topic-sensitive PageRank") ---
-    ppr_beta: float = 0.5
+    ppr_beta: float = 0.1
     ppr_alpha: float = 0.85
     ppr_max_iter: int = 50
     ppr_tol: float = 1e-8
@@ -109,7 +117,7 @@ class Config:
     min_score_absolute: float = 0.0
 
     # --- MMR (Carbonell & Goldstein 1998) ---
-    mmr_lambda: float = 0.7
+    mmr_lambda: float = 0.9
 
     def __post_init__(self) -> None:
         checks = [

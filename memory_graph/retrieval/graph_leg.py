@@ -26,6 +26,7 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
     an entity related to a seed, or related to a hop-1 target. Order: fewer hops, then more seeds reached,
     then more strength, where each edge adds weight / sqrt(degree of the connecting node) so hubs count little.
     Targets failing ``accept`` (the pushed-down filters) still bridge to others but are never returned.
+    Seeds with more than ``hub_degree`` edges are not expanded.
     """
     hits: dict[str, GraphHit] = {}
     bridges: dict[str, GraphHit] = {}
@@ -47,7 +48,9 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
 
     related: dict[str, tuple[str, float, list[str]]] = {}
     for seed, seed_w in seeds.items():
-        if seed not in graph:
+        # a hub (a name in hundreds of records, such as a chat's speaker) ranks nothing: every record it
+        # reaches would tie, and the leg would hand RRF an arbitrary order at full weight
+        if seed not in graph or graph.degree(seed) > hub_degree:
             continue
         damp = 1.0 / math.sqrt(max(1, graph.degree(seed)))
         for v, _etype, w, _d in strongest(seed):

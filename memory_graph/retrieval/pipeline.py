@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
@@ -22,6 +23,8 @@ class LegResult:
     ids: list[str] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     paths: dict[str, list[str]] = field(default_factory=dict)
+    #: multiplies the leg's RRF weight for this query (the graph leg's specificity)
+    weight_scale: float = 1.0
 
 
 @dataclass
@@ -41,13 +44,15 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
          local_edges: Callable[[list[str], list[str]], list[tuple[str, str, float]]] | None = None,
          describe: Callable[[list[str]], dict[str, Candidate]],
          min_score: float | None = None, use_ppr: bool = True, use_decay: bool = True,
-         use_mmr: bool = True, kind: str = "memory") -> list[Hit]:
+         use_mmr: bool = True, kind: str = "memory", timings: dict[str, float] | None = None) -> list[Hit]:
     """Run the pipeline's stages over the legs' rankings and return at most ``limit`` explained hits.
 
     ``local_edges`` returns PPR's subgraph around the candidates and the query's entities; ``describe`` returns a
     Candidate per id still in the store (ids it omits are dropped: a derived index may lag behind).
+    ``timings``, if given, receives the seconds each stage took (fusion, describe, ppr, decay, mmr).
     """
-    base = {leg: getattr(weights, leg) for leg in legs}
+    clock = _Clock(timings)
+    base = {leg: getattr(weights, leg) * res.weight_scale for leg, res in legs.items()}
     if config.adaptive_weights and len(legs) > 1:
         conf = {leg: leg_confidence(res.scores) for leg, res in legs.items() if leg != "graph"}
         w = adapt_weights(base, conf, config.adaptive_strength)
@@ -57,25 +62,31 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     if not fused:
         return []
     pool = sorted(fused, key=lambda d: (-fused[d], d))[:config.candidates(limit)]
+    clock.lap("fusion")
     info = describe(pool)
+    clock.lap("describe")
     pool = [d for d in pool if d in info]
     if not pool:
         return []
 
     factors_ppr = {d: 1.0 for d in pool}
     q_ents = list(query_entities)
-    if use_ppr and config.ppr_beta > 0 and local_edges is not None:
+    # PageRank is personalised by the query's entities: without any, it would only reward candidates that
+    # are well connected to each other, which measured as noise on SciFact and LoCoMo (benchmarks/)
+    if use_ppr and config.ppr_beta > 0 and local_edges is not None and q_ents:
         edges = local_edges(pool, q_ents)
         if any(u != v for u, v, _ in edges):
             lift = ppr_lift(edges, {d: fused[d] for d in pool}, q_ents, config.ppr_alpha, config.ppr_max_iter,
                             config.ppr_tol)
             factors_ppr = ppr_factors({d: fused[d] for d in pool}, lift, config.ppr_beta, has_edges=True)
+    clock.lap("ppr")
 
     if use_decay and kind == "memory":
         factors_decay = decay_factors({d: info[d].created_at for d in pool}, now, config.half_life_days,
                                       evergreen=[d for d in pool if info[d].evergreen])
     else:
         factors_decay = {d: 1.0 for d in pool}
+    clock.lap("decay")
 
     scores = {d: fused[d] * factors_ppr[d] * factors_decay[d] for d in pool}
     floor_abs = config.min_score_absolute if min_score is None else min_score
@@ -87,6 +98,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         final = mmr(ordered, [scores[d] for d in ordered], sim, config.mmr_lambda, limit)
     else:
         final = ordered[:limit]
+    clock.lap("mmr")
 
     hits = []
     for i, d in enumerate(final, start=1):
@@ -99,3 +111,16 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         hits.append(Hit(id=d, score=scores[d], explanation=exp, title=info[d].title, kind=kind,
                         record=dict(info[d].summary)))
     return hits
+
+
+class _Clock:
+    """Seconds per stage, into a caller's dict (or nowhere)."""
+
+    def __init__(self, out: dict[str, float] | None) -> None:
+        self.out, self.t = out, time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        if self.out is not None:
+            now = time.perf_counter()
+            self.out[name] = self.out.get(name, 0.0) + now - self.t
+            self.t = now

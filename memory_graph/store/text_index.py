@@ -11,7 +11,7 @@ from typing import Iterable
 import tantivy
 
 from ..models import Filters, content_hash
-from ..text import identifier_terms, query_terms
+from ..text import derive_title, identifier_terms, query_terms
 
 log = logging.getLogger("memory_graph")
 
@@ -40,9 +40,10 @@ class TextIndex:
 
     FIELDS = ["title", "body", "idents"]
 
-    def __init__(self, path: Path, max_query_terms: int = 64) -> None:
+    def __init__(self, path: Path, max_query_terms: int = 64, title_boost: float = 1.5) -> None:
         self.path = path
         self.max_query_terms = max_query_terms
+        self.title_boost = title_boost
         self.schema = _schema()
         self.index = self._open()
 
@@ -68,6 +69,8 @@ class TextIndex:
         doc.add_text("rev", rev_of(rec))
         body = rec.get("content") or ""
         title = rec.get("title") or rec.get("breadcrumb") or ""
+        if kind == "memory" and title == derive_title(body):
+            title = ""  # a title derived from the text would count its first words twice
         extra = " ".join(x for x in (rec.get("path"), rec.get("name"), rec.get("breadcrumb")) if x)
         doc.add_text("title", title)
         doc.add_text("body", body if not extra else f"{extra}\n{body}")
@@ -174,7 +177,8 @@ class TextIndex:
         terms = query_terms(text, self.max_query_terms)
         if not terms:
             return [], []
-        text_query = self.index.parse_query(" ".join(terms), self.FIELDS, field_boosts={"title": 1.5})
+        fields = self.FIELDS if self.title_boost > 0 else [f for f in self.FIELDS if f != "title"]
+        text_query = self.index.parse_query(" ".join(terms), fields, field_boosts={"title": self.title_boost})
         clauses = [(tantivy.Occur.Must, text_query)]
         clauses += [(tantivy.Occur.Must, c) for c in self._filter_clauses(filters, now, kind)]
         query = tantivy.Query.boolean_query(clauses)

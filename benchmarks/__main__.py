@@ -1,0 +1,140 @@
+"""python -m benchmarks: retrieval quality on public data, latency at scale, store and indexing throughput."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import platform
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Measure memory-graph against the alternatives on the same embedding model, and time it. "
+                    "The quick run (default) takes minutes; --full runs every query, the whole corpora and "
+                    "100k memories. Writes results.json, results.md and PNG charts to --out.")
+    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
+                   help="folder holding scifact/, locomo/ and cosqa/ (default: ../shared/data next to the repo)")
+    p.add_argument("--scifact-corpus", type=Path, help="SciFact corpus.jsonl (default: DATA/scifact/corpus.jsonl)")
+    p.add_argument("--scifact-queries", type=Path, help="SciFact queries.jsonl")
+    p.add_argument("--scifact-qrels", type=Path, help="SciFact qrels TSV (default: DATA/scifact/qrels/train.tsv)")
+    p.add_argument("--locomo", type=Path, help="LoCoMo JSON (default: DATA/locomo/locomo_dev.json)")
+    p.add_argument("--cosqa-corpus", type=Path, help="CoSQA code map (default: DATA/cosqa/code_idx_map.txt)")
+    p.add_argument("--cosqa-queries", type=Path,
+                   help="CoSQA retrieval split (default: DATA/cosqa/cosqa-retrieval-dev-500.json)")
+    p.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: ./results)")
+    p.add_argument("--full", action="store_true", help="the full run: all queries, whole corpora, up to 100k")
+    p.add_argument("--only", nargs="+", choices=["quality", "latency", "store", "indexing"],
+                   default=["quality", "latency", "store", "indexing"], help="parts to run (default: all)")
+    p.add_argument("--datasets", nargs="+", choices=["scifact", "locomo", "cosqa"],
+                   default=["scifact", "locomo", "cosqa"], help="quality data sets to run (default: all)")
+    p.add_argument("--sizes", nargs="+", type=int,
+                   help="memory counts for latency (default: 1000 10000; --full adds 100000)")
+    p.add_argument("--queries", type=int, help="queries per data set (default: 300 quick, all when --full)")
+    p.add_argument("--latency-queries", type=int, default=200, help="searches timed per size (default: 200)")
+    p.add_argument("--repo", type=Path, action="append", default=[],
+                   help="a repository to index for throughput (repeatable; this project is always indexed)")
+    p.add_argument("--model", default="", help="sentence-transformers model path or name (default: packaged)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(message)s")
+    for noisy in ("memory_graph", "memory_graph.codebase", "bm25s"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    from memory_graph.embedding import SentenceTransformerEmbedder
+
+    from . import data, quality, report, speed
+
+    d = args.data
+    embedder = SentenceTransformerEmbedder(args.model, 64, 200_000, 4_096)
+    n_q = None if args.full else (args.queries or 300)
+    if args.full and args.queries:
+        n_q = args.queries
+    work = Path(tempfile.mkdtemp(prefix="mg-bench-"))
+    cache = args.out / "cache"
+    results: dict = {"mode": "full" if args.full else "quick", "model": embedder.name,
+                     "command": "python -m benchmarks " + " ".join(map(shlex.quote, sys.argv[1:] if argv is None
+                                                                       else argv)),
+                     "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+                     "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+    t0 = time.perf_counter()
+    loaded = {}
+
+    def scifact():
+        if "scifact" not in loaded:
+            loaded["scifact"] = data.load_scifact(
+                args.scifact_corpus or d / "scifact/corpus.jsonl", args.scifact_queries or d / "scifact/queries.jsonl",
+                args.scifact_qrels or d / "scifact/qrels/train.tsv", n_q, None if args.full else 1500)
+        return loaded["scifact"]
+
+    def locomo():
+        if "locomo" not in loaded:
+            loaded["locomo"] = data.load_locomo(args.locomo or d / "locomo/locomo_dev.json", n_q)
+        return loaded["locomo"]
+
+    if "quality" in args.only:
+        results["quality"] = {}
+        for name in args.datasets:
+            ds = {"scifact": scifact, "locomo": locomo,
+                  "cosqa": lambda: data.load_cosqa(args.cosqa_corpus or d / "cosqa/code_idx_map.txt",
+                                                   args.cosqa_queries or d / "cosqa/cosqa-retrieval-dev-500.json",
+                                                   n_q)}[name]()
+            print(f"quality: {name} ({len(ds.docs)} docs, {len(ds.queries)} queries)...", file=sys.stderr)
+            results["quality"][name] = quality.run_dataset(ds, embedder, work, cache)
+    if "latency" in args.only or "store" in args.only:
+        texts = speed.corpus_texts(locomo().docs, scifact().docs)
+        if "latency" in args.only:
+            sizes = args.sizes or ([1_000, 10_000, 100_000] if args.full else [1_000, 10_000])
+            base = texts[: max(sizes)] if args.full else texts[:10_000]
+            print(f"latency: embedding {len(base)} texts, then {sizes} memories...", file=sys.stderr)
+            vecs = quality.cached_vectors(base, embedder, cache, "latency-texts")
+            qs = [q.text for q in locomo().queries] + [q.text for q in scifact().queries]
+            results["latency"] = speed.latency(base, vecs, qs, sizes, embedder, work, args.latency_queries)
+        if "store" in args.only:
+            print("store throughput...", file=sys.stderr)
+            results["store"] = speed.store_throughput(texts, SentenceTransformerEmbedder(args.model), work,
+                                                      100 if not args.full else 500, 1000 if not args.full else 5000)
+    if "indexing" in args.only:
+        results["indexing"] = []
+        for repo in [Path(__file__).resolve().parents[1], *args.repo]:
+            print(f"indexing {repo}...", file=sys.stderr)
+            results["indexing"].append(speed.indexing(repo, lambda: SentenceTransformerEmbedder(args.model), work))
+    results["seconds"] = round(time.perf_counter() - t0, 1)
+    results["peak_rss_mb"] = round(speed.peak_rss_mb(), 1)
+    files = report.write(results, args.out)
+    print(_summary(results))
+    print("results written to:")
+    for kind, path in files.items():
+        print(f"  {kind}: {path.resolve()}")
+    return 0
+
+
+def _summary(results: dict) -> str:
+    lines = [f"memory-graph benchmarks, {results['mode']} run, {results['seconds']} s"]
+    for name, ds in results.get("quality", {}).items():
+        metric = {"scifact": "ndcg@10", "locomo": "ndcg@10", "cosqa": "mrr"}[name]
+        ranked = sorted(ds["systems"].items(), key=lambda kv: -kv[1]["overall"][metric])
+        lines.append(f"  {name} {metric}: " + ", ".join(f"{n} {s['overall'][metric]:.3f}" for n, s in ranked[:5]))
+    for n, r in results.get("latency", {}).items():
+        lines.append(f"  search at {int(n):,} memories: p50 {r['search_ms']['p50']:.1f} ms, "
+                     f"p95 {r['search_ms']['p95']:.1f} ms")
+    for r in results.get("indexing", []):
+        lines.append(f"  indexed {r['files']} files / {r['chunks']} chunks in {r['seconds']} s "
+                     f"({r['embedding_share']:.0%} in the model); unchanged re-index {r['reindex_unchanged_seconds']} s")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

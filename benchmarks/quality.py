@@ -1,0 +1,91 @@
+"""Retrieval quality: every system on every data set, overall and per query category."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .data import Dataset
+from .metrics import score
+from .systems import (MG_VARIANTS, BM25sDense, LanceHybrid, MemoryGraphSystem, build_code_engine,
+                      doc_vectors_from_code_engine)
+
+log = logging.getLogger("benchmarks")
+DEPTH = 100  # documents retrieved per query (Recall@100 needs them)
+
+
+def cached_vectors(texts: list[str], embedder, cache_dir: Path, label: str) -> np.ndarray:
+    """Embed texts once per model and text set; later runs read the .npy from the cache folder."""
+    key = hashlib.sha256(("\x00".join(texts) + embedder.name).encode()).hexdigest()[:16]
+    path = cache_dir / f"{label}-{key}.npy"
+    if path.exists():
+        return np.load(path)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    t = time.perf_counter()
+    vecs = np.asarray(embedder.encode(texts), dtype=np.float32)
+    log.info("embedded %d %s texts in %.1fs", len(texts), label, time.perf_counter() - t)
+    np.save(path, vecs)
+    return vecs
+
+
+def depth(ds: Dataset) -> int:
+    """Documents to retrieve per query: the deepest cut-off among the data set's metrics (100 for MRR)."""
+    return max(int(m.partition("@")[2] or DEPTH) for m in ds.metrics)
+
+
+def evaluate(ds: Dataset, rankers: dict, k: int | None = None) -> dict:
+    """Metrics per system: overall mean, per category, and per query (for loss analysis)."""
+    k = k or depth(ds)
+    out = {}
+    for name, rank in rankers.items():
+        t = time.perf_counter()
+        per_query = []
+        for qi, q in enumerate(ds.queries):
+            ranked = rank(qi, k)
+            per_query.append({m: score(m, ranked, q.relevant) for m in ds.metrics})
+        secs = time.perf_counter() - t
+        overall = {m: statistics.fmean(p[m] for p in per_query) for m in ds.metrics}
+        cats: dict[str, dict] = {}
+        for q, p in zip(ds.queries, per_query):
+            cats.setdefault(q.category, []).append(p)
+        by_cat = {c: {m: statistics.fmean(p[m] for p in ps) for m in ds.metrics} | {"n": len(ps)}
+                  for c, ps in sorted(cats.items())} if len(cats) > 1 else {}
+        out[name] = {"overall": overall, "by_category": by_cat, "ms_per_query": 1000 * secs / len(ds.queries),
+                     "per_query": [round(p[ds.metrics[0]], 4) for p in per_query]}
+        log.info("%-22s %s", name, "  ".join(f"{m} {v:.4f}" for m, v in overall.items()))
+    return out
+
+
+def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:
+    """Build every system over one data set (shared embeddings) and evaluate them."""
+    t0 = time.perf_counter()
+    info: dict = {"docs": len(ds.docs), "queries": len(ds.queries), "notes": ds.notes}
+    code_engine = None
+    if ds.kind == "code":
+        eng, chunk_doc, report = build_code_engine(ds, embedder, workdir)
+        code_engine = (eng, chunk_doc)
+        vectors = doc_vectors_from_code_engine(eng, ds)
+        info["index_report"] = {k: v for k, v in report.to_dict().items() if k != "errors"}
+    else:
+        vectors = cached_vectors([f"{d.title}\n{d.text}" if d.title else d.text for d in ds.docs], embedder,
+                                 cache_dir, ds.name)
+    qvecs = cached_vectors([q.text for q in ds.queries], embedder, cache_dir, f"{ds.name}-queries")
+    mg = MemoryGraphSystem(ds, vectors, embedder, workdir, code_engine)
+    lance = LanceHybrid(ds, vectors, workdir)
+    plain = BM25sDense(ds, vectors)
+    info["build_seconds"] = round(time.perf_counter() - t0, 1)
+    rankers = {name: mg.ranker(name) for name in MG_VARIANTS}
+    rankers["lancedb hybrid (RRF)"] = lance.ranker(qvecs)
+    rankers.update(plain.rankers(qvecs))
+    try:
+        info["systems"] = evaluate(ds, rankers)
+    finally:
+        mg.close()
+        lance.close()
+    info["seconds"] = round(time.perf_counter() - t0, 1)
+    return info

@@ -1,0 +1,112 @@
+"""Write the results: one JSON file of every figure, a Markdown report, and PNG charts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+MAIN_METRIC = {"scifact": "ndcg@10", "locomo": "ndcg@10", "cosqa": "mrr"}
+
+
+def markdown(results: dict) -> str:
+    lines = [f"# memory-graph benchmarks ({results['mode']} run)", "",
+             f"Command: `{results['command']}`  ", f"Model: {results['model']}; machine: {results['machine']}", ""]
+    for name, ds in results.get("quality", {}).items():
+        systems = ds["systems"]
+        metrics = list(next(iter(systems.values()))["overall"])
+        lines += [f"## {name}: {ds['docs']} documents, {ds['queries']} queries", ""]
+        lines += [f"- {n}" for n in ds.get("notes", [])] + ([""] if ds.get("notes") else [])
+        lines += ["| system | " + " | ".join(metrics) + " | ms/query |", "|---" * (len(metrics) + 2) + "|"]
+        best = {m: max(s["overall"][m] for s in systems.values()) for m in metrics}
+        for sys_name, s in systems.items():
+            cells = [(f"**{s['overall'][m]:.4f}**" if s["overall"][m] == best[m] else f"{s['overall'][m]:.4f}")
+                     for m in metrics]
+            lines.append(f"| {sys_name} | " + " | ".join(cells) + f" | {s['ms_per_query']:.1f} |")
+        cats = systems["memory-graph"]["by_category"]
+        if cats:
+            m = metrics[-1] if "ndcg@10" not in metrics else "ndcg@10"
+            lines += ["", f"{m} per category:", "", "| system | " + " | ".join(f"{c} (n={v['n']})" for c, v in
+                                                                             cats.items()) + " |",
+                      "|---" * (len(cats) + 1) + "|"]
+            for sys_name, s in systems.items():
+                lines.append(f"| {sys_name} | " + " | ".join(f"{s['by_category'][c][m]:.4f}" for c in cats) + " |")
+        lines.append("")
+    if results.get("latency"):
+        lines += ["## Search latency (warm, query embedding included, limit 10)", "",
+                  "| memories | p50 ms | p95 ms | p99 ms | vector index | load /s | RSS MB | disk MB |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for n, r in results["latency"].items():
+            s = r["search_ms"]
+            lines.append(f"| {int(n):,} | {s['p50']:.1f} | {s['p95']:.1f} | {s['p99']:.1f} | {r['vector_index']} | "
+                         f"{r['load_per_s']:.0f} | {r['rss_mb']:.0f} | {r['disk_mb']:.1f} |")
+        stages = sorted({k for r in results["latency"].values() for k in r["stages_ms_p50"]})
+        lines += ["", "Per stage, p50 ms (legs run in parallel; `legs` is their wall time):", "",
+                  "| memories | " + " | ".join(stages) + " |", "|---" * (len(stages) + 1) + "|"]
+        for n, r in results["latency"].items():
+            lines.append(f"| {int(n):,} | " + " | ".join(f"{r['stages_ms_p50'].get(k, 0):.2f}" for k in stages) + " |")
+        lines.append("")
+    if results.get("store"):
+        s = results["store"]
+        lines += ["## Store throughput (model included)", "",
+                  f"- one `store` at a time: {s['single_per_s']} memories/s ({s['single_n']} stores)",
+                  f"- one `store_many` batch: {s['batched_per_s']} memories/s ({s['batch_n']} memories)", ""]
+    for r in results.get("indexing", []):
+        lines += [f"## Code indexing: {r['repo']}", "",
+                  f"- {r['files']} files, {r['chunks']} chunks, {r['symbols']} symbols, {r['edges']} edges in "
+                  f"{r['seconds']} s ({r['files_per_s']} files/s, {r['chunks_per_s']} chunks/s)",
+                  f"- the model alone on the same chunks: {r['model_alone_seconds']} s; indexing / model = "
+                  f"{r['index_to_model_ratio']}; time inside the model during indexing: {r['embedding_share']:.1%}",
+                  f"- re-index of the unchanged repository: {r['reindex_unchanged_seconds']} s "
+                  f"({r['reindex_files_indexed']} files re-embedded)", ""]
+    return "\n".join(lines)
+
+
+def charts(results: dict, out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    files = []
+    quality = results.get("quality", {})
+    if quality:
+        fig, axes = plt.subplots(1, len(quality), figsize=(5.5 * len(quality), 4.5), squeeze=False)
+        for ax, (name, ds) in zip(axes[0], quality.items()):
+            metric = MAIN_METRIC.get(name, next(iter(next(iter(ds["systems"].values()))["overall"])))
+            names = list(ds["systems"])
+            vals = [ds["systems"][n]["overall"][metric] for n in names]
+            colors = ["#1f77b4" if n == "memory-graph" else "#9ecae1" if n.startswith("mg:") else "#bbbbbb"
+                      for n in names]
+            ax.barh(names[::-1], vals[::-1], color=colors[::-1])
+            ax.set_title(f"{name}: {metric}")
+            ax.set_xlim(0, max(vals) * 1.15 if max(vals) > 0 else 1)
+            for y, v in enumerate(vals[::-1]):
+                ax.text(v, y, f" {v:.3f}", va="center", fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "quality.png", dpi=110)
+        plt.close(fig)
+        files.append("quality.png")
+    lat = results.get("latency", {})
+    if lat:
+        sizes = list(lat)
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for p in ("p50", "p95", "p99"):
+            ax.plot([int(s) for s in sizes], [lat[s]["search_ms"][p] for s in sizes], marker="o", label=p)
+        ax.set_xscale("log")
+        ax.set_xlabel("memories")
+        ax.set_ylabel("search latency (ms)")
+        ax.legend()
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(out / "latency.png", dpi=110)
+        plt.close(fig)
+        files.append("latency.png")
+    return files
+
+
+def write(results: dict, out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(results, indent=1, default=str))
+    (out / "results.md").write_text(markdown(results))
+    pngs = charts(results, out)
+    return {"json": out / "results.json", "markdown": out / "results.md", **{p: out / p for p in pngs}}

@@ -1,0 +1,205 @@
+"""The systems compared, on the same embedding model: memory-graph (full and ablations) and the alternatives a
+user would pick instead (LanceDB's built-in hybrid search; bm25s + exact dense search fused with RRF)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from memory_graph import Config, Engine
+from memory_graph.config import LegWeights
+from memory_graph.retrieval.fusion import rrf
+
+from .data import Dataset
+
+Ranker = Callable[[int, int], list[str]]  # (query index, k) -> doc ids
+
+
+class FixedEmbedder:
+    """Wraps the real embedder: documents get their precomputed vectors (no re-embedding per system)."""
+
+    def __init__(self, real) -> None:
+        self.real = real
+        self.name, self.dimension = real.name, real.dimension
+
+    def encode(self, texts):
+        return self.real.encode(texts)
+
+    def encode_query(self, text):
+        return self.real.encode_query(text)
+
+
+# ---- memory-graph -------------------------------------------------------------
+MG_VARIANTS = {
+    "memory-graph": {},
+    "mg: vector only": {"mode": "vector"},
+    "mg: bm25 only": {"mode": "bm25"},
+    "mg: graph leg off": {"graph_off": True},
+    "mg: PPR off": {"use_ppr": False},
+    "mg: MMR off": {"use_mmr": False},
+}
+
+
+class MemoryGraphSystem:
+    """One Engine per data set; each variant is a different search call over it."""
+
+    def __init__(self, ds: Dataset, vectors: np.ndarray, embedder, workdir: Path, code_engine=None) -> None:
+        self.ds = ds
+        self.dir = Path(tempfile.mkdtemp(dir=workdir))
+        if code_engine is not None:
+            self.engine, self.chunk_doc = code_engine
+            return
+        self.engine = Engine(self.dir, config=Config(), embedder=FixedEmbedder(embedder))
+        items = [{"id": f"d{i}", "content": d.text, "title": d.title or None, "project": d.group,
+                  "created_at": d.created_at, "memory_type": "episodic"} for i, d in enumerate(ds.docs)]
+        for start in range(0, len(items), 2000):
+            self.engine.store_many(items[start:start + 2000], _vectors=vectors[start:start + 2000])
+        self.doc_of = {f"d{i}": d.id for i, d in enumerate(ds.docs)}
+
+    def ranker(self, variant: str) -> Ranker:
+        opts = dict(MG_VARIANTS[variant])
+        graph_off = opts.pop("graph_off", False)
+        mode = opts.pop("mode", "hybrid")
+        base = self.engine.config
+
+        def run(qi: int, k: int) -> list[str]:
+            q = self.ds.queries[qi]
+            if graph_off:
+                self.engine.config = base.with_(memory_weights=LegWeights(base.memory_weights.vector,
+                                                                          base.memory_weights.bm25, 0.0),
+                                                code_weights=LegWeights(base.code_weights.vector,
+                                                                        base.code_weights.bm25, 0.0))
+            try:
+                if self.ds.kind == "code":
+                    hits = self.engine.search_code(q.text, limit=k, mode=mode, **opts)
+                    return _dedupe(self.chunk_doc.get(h.id) for h in hits)
+                hits = self.engine.search(q.text, limit=k, mode=mode, project=q.group or None,
+                                          include_global=False, use_decay=False, **opts)
+                return [self.doc_of[h.id] for h in hits]
+            finally:
+                self.engine.config = base
+
+        return run
+
+    def close(self) -> None:
+        self.engine.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _dedupe(ids) -> list[str]:
+    return [i for i in dict.fromkeys(ids) if i is not None]
+
+
+def build_code_engine(ds: Dataset, embedder, workdir: Path):
+    """CoSQA through the engine's code path: each function is a file of one project, indexed by codebase."""
+    from codebase import index_project
+
+    src = Path(tempfile.mkdtemp(dir=workdir)) / "cosqa"
+    src.mkdir()
+    for d in ds.docs:
+        (src / f"f{d.id}.py").write_text(d.text, encoding="utf-8")
+    eng = Engine(Path(tempfile.mkdtemp(dir=workdir)), config=Config(), embedder=embedder)
+    report = index_project(eng, src, project="cosqa")
+    rows = eng.lance.query("code_chunks", None, ["id", "path"]).to_pylist()
+    chunk_doc = {r["id"]: re.sub(r"^f|\.py$", "", r["path"]) for r in rows}
+    return eng, chunk_doc, report
+
+
+def doc_vectors_from_code_engine(eng: Engine, ds: Dataset) -> np.ndarray:
+    """Each function's vector as the engine embedded it (its first chunk), for the other systems."""
+    rows = eng.lance.query("code_chunks", None, ["path", "start_line", "vector"]).to_pylist()
+    first: dict[str, tuple[int, list]] = {}
+    for r in rows:
+        doc = re.sub(r"^f|\.py$", "", r["path"])
+        if doc not in first or r["start_line"] < first[doc][0]:
+            first[doc] = (r["start_line"], r["vector"])
+    dim = len(next(iter(first.values()))[1])
+    return np.stack([np.asarray(first[d.id][1], np.float32) if d.id in first else np.zeros(dim, np.float32)
+                     for d in ds.docs])
+
+
+# ---- LanceDB built-in hybrid --------------------------------------------------
+class LanceHybrid:
+    """LanceDB's own hybrid search: vector + its native full-text index, fused by its RRFReranker."""
+
+    def __init__(self, ds: Dataset, vectors: np.ndarray, workdir: Path) -> None:
+        import lancedb
+        import pyarrow as pa
+
+        self.ds = ds
+        self.dir = Path(tempfile.mkdtemp(dir=workdir))
+        db = lancedb.connect(str(self.dir))
+        data = pa.table({"id": [d.id for d in ds.docs], "group": [d.group for d in ds.docs],
+                         "text": [f"{d.title}\n{d.text}" if d.title else d.text for d in ds.docs],
+                         "vector": pa.array(list(vectors), type=pa.list_(pa.float32(), vectors.shape[1]))})
+        self.table = db.create_table("docs", data)
+        self.table.create_fts_index("text")
+
+    def ranker(self, qvecs: np.ndarray) -> Ranker:
+        from lancedb.rerankers import RRFReranker
+
+        reranker = RRFReranker()
+
+        def run(qi: int, k: int) -> list[str]:
+            q = self.ds.queries[qi]
+            text = re.sub(r"[^\w\s]", " ", q.text).strip() or "empty"
+            s = self.table.search(query_type="hybrid").vector(qvecs[qi]).text(text)
+            if q.group:
+                s = s.where(f"\"group\" = '{q.group}'", prefilter=True)
+            return s.rerank(reranker).limit(k).select(["id"]).to_arrow().column("id").to_pylist()
+
+        return run
+
+    def close(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# ---- bm25s + exact dense --------------------------------------------------------
+class BM25sDense:
+    """bm25s (English stemming off, stopwords removed) and exact cosine search, alone and fused with RRF."""
+
+    def __init__(self, ds: Dataset, vectors: np.ndarray) -> None:
+        import bm25s
+
+        self.ds = ds
+        self.vectors = vectors
+        self.groups: dict[str, list[int]] = {}
+        for i, d in enumerate(ds.docs):
+            self.groups.setdefault(d.group, []).append(i)
+        self.bm25 = {}
+        for g, idx in self.groups.items():
+            retriever = bm25s.BM25()
+            texts = [f"{ds.docs[i].title} {ds.docs[i].text}" for i in idx]
+            retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+            self.bm25[g] = retriever
+
+    def _bm25(self, qi: int, k: int) -> list[str]:
+        import bm25s
+
+        q = self.ds.queries[qi]
+        idx = self.groups.get(q.group, [])
+        toks = bm25s.tokenize([q.text], stopwords="en", show_progress=False)
+        if not idx or not toks.vocab:
+            return []
+        res, scores = self.bm25[q.group].retrieve(toks, k=min(k, len(idx)), show_progress=False)
+        return [self.ds.docs[idx[int(j)]].id for j, s in zip(res[0], scores[0]) if s > 0]
+
+    def _dense(self, qvecs: np.ndarray, qi: int, k: int) -> list[str]:
+        idx = self.groups.get(self.ds.queries[qi].group, [])
+        sims = self.vectors[idx] @ qvecs[qi]
+        top = np.argsort(-sims)[:k]
+        return [self.ds.docs[idx[int(j)]].id for j in top]
+
+    def rankers(self, qvecs: np.ndarray) -> dict[str, Ranker]:
+        def fused(qi: int, k: int) -> list[str]:
+            legs = {"bm25": self._bm25(qi, max(k, 100)), "dense": self._dense(qvecs, qi, max(k, 100))}
+            scores = rrf(legs, {"bm25": 1.0, "dense": 1.0}, 60)
+            return sorted(scores, key=lambda d: (-scores[d], d))[:k]
+
+        return {"bm25s + dense (RRF)": fused, "bm25s": self._bm25,
+                "dense (exact)": lambda qi, k: self._dense(qvecs, qi, k)}
