@@ -45,6 +45,8 @@ class Config:
     max_query_terms: int = 64
     max_limit: int = 1_000
     max_graph_depth: int = 3
+    #: seconds a search's legs may take together; a leg still running then is left out of the fusion.
+    search_timeout_seconds: float = 10.0
 
     # --- candidate generation ---
     #: each leg returns C = max(candidates_min, candidates_factor x limit) ids.

@@ -7,6 +7,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -28,7 +29,7 @@ from .store import LanceStore, TextIndex, sql_filter, sql_quote
 from .text import derive_title
 from .transfer import TransferMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
-                         check_tags, check_type, parse_time)
+                         check_tags, check_type, parse_time, strip_private)
 
 log = logging.getLogger("memory_graph")
 
@@ -137,9 +138,10 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         if unknown:
             raise ValidationError(f"unknown field(s): {', '.join(sorted(unknown))}")
         content = check_content(item.get("content"), self.config)
-        title = item.get("title") or derive_title(content)
+        title = item.get("title") or ""
         if not isinstance(title, str) or len(title) > self.config.max_title_chars:
             raise ValidationError(f"title must be a string of at most {self.config.max_title_chars} characters")
+        title = strip_private(title).strip() or derive_title(content)
         metadata = item.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
@@ -203,9 +205,10 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                 if title is None and old.title == derive_title(old.content):
                     m.title = derive_title(m.content)
             if title is not None:
-                if not isinstance(title, str) or not title.strip() or len(title) > self.config.max_title_chars:
+                if not isinstance(title, str) or not strip_private(title).strip() or \
+                        len(title) > self.config.max_title_chars:
                     raise ValidationError(f"title must be 1..{self.config.max_title_chars} characters")
-                m.title = title.strip()
+                m.title = strip_private(title).strip()
             if memory_type is not None:
                 m.memory_type = check_type(memory_type)
             if tags is not None:
@@ -413,13 +416,18 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         legs["_entities"] = LegResult(paths={e: [] for e in seeds})
         return legs
 
-    @staticmethod
-    def _collect(jobs: dict) -> dict[str, LegResult]:
-        """Each leg's result; a leg that fails is logged and searched without, never fails the search."""
+    def _collect(self, jobs: dict) -> dict[str, LegResult]:
+        """Each leg's result. A leg that fails, or that is still running when the search's time budget
+        (``search_timeout_seconds``) is spent, is logged and left out; it never fails the search."""
         legs: dict[str, LegResult] = {}
+        deadline = time.monotonic() + self.config.search_timeout_seconds
         for name, fut in jobs.items():
             try:
-                res = fut.result()
+                res = fut.result(timeout=max(0.0, deadline - time.monotonic()))
+            except FutureTimeout:
+                log.warning("the %s leg ran past the search time budget; searching without it", name)
+                fut.cancel()
+                res = LegResult()
             except Exception:
                 log.exception("the %s leg failed; searching without it", name)
                 res = LegResult()

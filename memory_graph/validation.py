@@ -43,12 +43,25 @@ def parse_time(value, name: str = "time") -> float | None:
     raise ValidationError(f"{name} must be a date string or epoch seconds, not {type(value).__name__}")
 
 
+_PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
+
+
+def strip_private(text: str) -> str:
+    """Remove every <private>...</private> span (an unclosed tag hides the rest of the text)."""
+    return _PRIVATE.sub("", text) if "<private>" in text.lower() else text
+
+
 def check_content(content, config: Config) -> str:
     if not isinstance(content, str):
         raise ValidationError(f"content must be a string, not {type(content).__name__}")
     if "\x00" in content:
         content = content.replace("\x00", "")
+    had_private = "<private>" in content.lower()
+    content = strip_private(content)
     if not content.strip():
+        if had_private:
+            raise ValidationError("content is empty once <private>...</private> parts are removed",
+                                  hint="text inside <private> tags is never stored")
         raise ValidationError("content is empty", hint="store some text")
     if len(content) > config.max_content_chars:
         raise ValidationError(

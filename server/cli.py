@@ -17,7 +17,9 @@ __all__ = ["app", "serve"]
 
 
 @app.command()
-def serve(http: bool = typer.Option(False, "--http", help="Serve streamable HTTP on 127.0.0.1 instead of stdio."),
+def serve(http: bool = typer.Option(False, "--http", help=(
+              "Serve streamable HTTP on 127.0.0.1 instead of stdio; clients must send the bearer token of "
+              "MEMORY_GRAPH_HTTP_TOKEN (a random one is printed to stderr if unset).")),
           port: int = typer.Option(8765, min=1, max=65535, help="Port of the --http mode."),
           project_dir: Optional[Path] = typer.Option(
               None, "--project-dir", help="Folder whose project is current (default: the working directory)."),
@@ -45,7 +47,9 @@ def serve(http: bool = typer.Option(False, "--http", help="Serve streamable HTTP
     server = build_server(state)
     try:
         if http:
-            server.run("streamable-http", host="127.0.0.1", port=port)
+            from .http import http_token, serve_http
+
+            serve_http(server, port, http_token())
         else:
             server.run("stdio")
     finally:

@@ -1,0 +1,219 @@
+"""Several processes on one data directory, SIGKILL at random points, damaged derived indexes, old schemas."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from memory_graph import Config, Engine
+from memory_graph.errors import ConfigError
+from conftest import FIXTURE_REPO, HashEmbedder
+
+TESTS = Path(__file__).parent
+ROOT = TESTS.parent
+
+
+def spawn(code: str, *args: str) -> subprocess.Popen:
+    script = "import sys; sys.path[:0] = [%r, %r]\n" % (str(TESTS), str(ROOT)) + textwrap.dedent(code)
+    return subprocess.Popen([sys.executable, "-c", script, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def consistent(data_dir: Path) -> Engine:
+    """Open the engine (which reconciles) and check that every store agrees with LanceDB."""
+    eng = Engine(data_dir, config=Config(), embedder=HashEmbedder())
+    truth = set(eng.lance.query("memories", None, ["id"]).column("id").to_pylist())
+    assert set(eng.text.revisions("memory")) == truth
+    graph_memories = {n for n, a in eng.graph.g.nodes(data=True) if a.get("kind") == "memory"}
+    assert graph_memories == truth
+    chunks = set(eng.lance.query("code_chunks", None, ["id"]).column("id").to_pylist())
+    assert set(eng.text.revisions("code")) == chunks
+    ents = set(eng.lance.query("entities", None, ["id"]).column("id").to_pylist())
+    mentioned = set(eng.lance.query("mentions", None, ["entity_id"]).column("entity_id").to_pylist())
+    assert mentioned <= ents
+    return eng
+
+
+WRITER = """
+from memory_graph import Config, Engine
+from conftest import HashEmbedder
+w, data = int(sys.argv[1]), sys.argv[2]
+eng = Engine(data, config=Config(), embedder=HashEmbedder())
+for i in range(50):
+    eng.store(f"writer {w} wrote memory {i} uniq{w}x{i}", tags=[f"w{w}"])
+for b in range(15):
+    eng.store_many([{"content": f"writer {w} batch {b} item {j} uniq{w}x{50 + 10 * b + j}"} for j in range(10)])
+first = eng.list(tags=[f"w{w}"], limit=5, order_by="created_at", descending=False)[0]
+eng.update(first[0].id, importance=9)
+eng.delete([first[1].id])
+eng.store(f"writer {w} replacement uniq{w}x{1}")
+print("done")
+"""
+
+
+def test_four_writer_processes_and_an_index_run_lose_nothing(tmp_path):
+    data = tmp_path / "data"
+    Engine(data, config=Config(), embedder=HashEmbedder()).close()
+    procs = [spawn(WRITER, str(w), str(data)) for w in range(4)]
+    procs.append(spawn("""
+        from memory_graph import Config, Engine
+        from codebase import index_project
+        from conftest import HashEmbedder
+        eng = Engine(sys.argv[1], config=Config(), embedder=HashEmbedder())
+        print(index_project(eng, sys.argv[2], project="demo").files_indexed)
+    """, str(data), FIXTURE_REPO))
+    outs = [p.communicate(timeout=600) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-3000:]
+        assert "Timeout" not in err and "lock" not in err.lower()
+    assert outs[-1][0].strip() == "18"
+    eng = consistent(data)
+    assert eng.lance.count("memories") == 4 * 200
+    for w in range(4):
+        for i in random.Random(w).sample(range(200), 25):
+            hits = eng.search(f"uniq{w}x{i}", mode="bm25", limit=1)
+            assert hits and f"uniq{w}x{i}" in eng.get([hits[0].id])[0].content
+    assert eng.lance.count("code_chunks") > 50 and eng.search_code("normalize_sku", limit=1)
+    assert sorted(m.importance for m in eng.list(limit=1000)[0] if m.importance == 9) == [9] * 4
+
+
+def test_another_process_sees_a_write_at_its_next_search(tmp_path):
+    data = tmp_path / "data"
+    reader = Engine(data, config=Config(), embedder=HashEmbedder())
+    assert reader.search("zebra crossing", mode="bm25") == []
+    p = spawn("""
+        from memory_graph import Config, Engine
+        from conftest import HashEmbedder
+        Engine(sys.argv[1], config=Config(), embedder=HashEmbedder()).store("a zebra crossing near billing_service")
+    """, str(data))
+    assert p.wait(timeout=120) == 0
+    assert [h.title for h in reader.search("zebra crossing", mode="bm25")] == ["a zebra crossing near billing_service"]
+    assert reader.search("billing_service", mode="graph")
+
+
+KILLED_WRITER = """
+import random
+from memory_graph import Config, Engine
+from conftest import HashEmbedder
+eng = Engine(sys.argv[1], config=Config(optimize_every_rows=40), embedder=HashEmbedder())
+rng = random.Random(int(sys.argv[2]))
+n = 0
+print("ready", flush=True)
+while True:
+    ids = eng.store_many([{"content": f"round {sys.argv[2]} memory {n + j} about Project{rng.randint(0, 9)}"}
+                          for j in range(rng.randint(1, 20))])
+    n += len(ids)
+    if rng.random() < 0.3:
+        eng.update(ids[0], content=f"changed {n} mentions Service{rng.randint(0, 5)}")
+    if rng.random() < 0.2:
+        eng.delete(ids[-1:])
+    if rng.random() < 0.1:
+        eng.create_relation(f"Project{rng.randint(0, 9)}", f"Service{rng.randint(0, 5)}", "uses")
+"""
+
+
+def test_sigkill_at_random_points_of_writes_leaves_consistent_stores(tmp_path):
+    data = tmp_path / "data"
+    rng = random.Random(7)
+    for round_ in range(8):
+        p = spawn(KILLED_WRITER, str(data), str(round_))
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.05, 1.5))
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=30)
+        p.stdout.close()
+        p.stderr.close()
+        eng = consistent(data)
+        rows = eng.lance.query("memories", None, ["id", "content"]).to_pylist()
+        for r in rng.sample(rows, min(5, len(rows))):
+            assert r["id"] in [h.id for h in eng.search(r["content"], mode="bm25", limit=50)]
+        eng.close()
+
+
+def test_a_killed_index_run_resumes(tmp_path, repo):
+    data = tmp_path / "data"
+    p = spawn("""
+        import time
+        from memory_graph import Config, Engine
+        from codebase import index_project
+        from conftest import HashEmbedder
+        class Slow(HashEmbedder):
+            def encode(self, texts):
+                time.sleep(0.3)
+                return super().encode(texts)
+        eng = Engine(sys.argv[1], config=Config(index_batch_files=2), embedder=Slow())
+        print("ready", flush=True)
+        index_project(eng, sys.argv[2], project="demo")
+    """, str(data), str(repo))
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(1.5)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=30)
+    eng = consistent(data)
+    done = len(eng.code_files("demo"))
+    assert 0 < done < 18
+    from codebase import index_project
+
+    r = index_project(eng, repo, project="demo")
+    assert r.files_indexed == 18 - done and len(eng.code_files("demo")) == 18
+    fresh = Engine(tmp_path / "fresh", config=Config(), embedder=HashEmbedder())
+    ref = index_project(fresh, repo, project="demo")
+    assert (r.chunks, r.symbols, r.edges) == (ref.chunks, ref.symbols, ref.edges)
+    consistent(data)
+
+
+# ---- damaged derived indexes ------------------------------------------------------
+def _filled(tmp_path) -> Path:
+    data = tmp_path / "data"
+    eng = Engine(data, config=Config(), embedder=HashEmbedder())
+    eng.store_many([{"content": f"memory {i} mentions `Widget{i % 3}`"} for i in range(30)])
+    eng.close()
+    return data
+
+
+@pytest.mark.parametrize("damage", ["delete", "garbage", "truncate", "stamp"])
+def test_a_damaged_text_index_is_rebuilt_from_lancedb_with_a_log_line(tmp_path, caplog, damage):
+    data = _filled(tmp_path)
+    bm25 = data / "bm25"
+    if damage == "delete":
+        for f in bm25.iterdir():
+            f.unlink()
+    elif damage == "garbage":
+        (bm25 / "meta.json").write_text("{not json")
+    elif damage == "truncate":
+        for f in bm25.iterdir():
+            if f.suffix in (".idx", ".term", ".store"):
+                f.write_bytes(b"")
+    else:  # a stale stamp, and the index lost a document (a crash between LanceDB and Tantivy)
+        from memory_graph.store import TextIndex
+
+        ti = TextIndex(bm25)
+        ti.write(deletes=[next(iter(ti.revisions("memory")))])
+        (data / "derived.json").write_text("[]")
+    with caplog.at_level(logging.WARNING, logger="memory_graph"):
+        eng = consistent(data)
+    assert any("rebuilt" in r.message or "reconciled" in r.message for r in caplog.records)
+    assert len(eng.search("memory 7", mode="bm25", limit=50)) >= 1
+    assert eng.stats()["healthy"]
+
+
+def test_a_data_directory_of_another_schema_version_is_refused_clearly(tmp_path):
+    data = _filled(tmp_path)
+    eng = Engine(data, config=Config(), embedder=HashEmbedder())
+    eng.lance.set_meta({"schema_version": "0"})
+    eng.close()
+    with pytest.raises(ConfigError, match="schema version 0") as exc:
+        Engine(data, config=Config(), embedder=HashEmbedder())
+    assert "export" in exc.value.hint
+    from memory_graph.store import LanceStore
+
+    assert LanceStore(data / "lance", Config()).get_meta()["schema_version"] == "0"  # nothing was rewritten
