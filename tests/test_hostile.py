@@ -1,0 +1,202 @@
+"""Whatever a model produces, through every MCP tool (in-process client) and the CLI: hypothesis-generated."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import string
+import threading
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp import Client
+from typer.testing import CliRunner
+
+from memory_graph import Config, Engine
+from server.app import build_server
+from server.state import ServerState
+from conftest import HashEmbedder
+from test_server import TOOLS
+
+SYNTAX = list('+-&|!(){}[]^"~*?:\\/<>=@#$%\'`,;') + ["AND", "OR", "NOT", "TO", "*:*", "title:", "\x00", "\u202e",
+                                                     "\ud800", "🔥", "NULL", "' OR 1=1 --", "../", "%s%n"]
+hostile_text = st.one_of(
+    st.text(max_size=300),
+    st.lists(st.sampled_from(SYNTAX + ["orion", "billing", "api"]), min_size=1, max_size=12).map(" ".join),
+    st.lists(st.sampled_from(SYNTAX), min_size=1, max_size=30).map("".join),
+    st.text(alphabet=string.printable, max_size=200),
+    st.integers(1_000, 300_000).map(lambda n: "x" * n),
+    st.text(alphabet=st.characters(max_codepoint=0x1F), max_size=50),
+)
+json_value = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**63) | st.floats(allow_nan=True) | hostile_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=8)
+
+
+class LiveClient:
+    """One in-process MCP client on a background event loop, callable from synchronous hypothesis tests."""
+
+    def __init__(self, server) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+
+        async def session() -> None:  # the client is entered and left in this one task
+            self.stop = asyncio.Event()
+            async with Client(server, read_timeout_seconds=60) as client:
+                self.client = client
+                self.ready.set()
+                await self.stop.wait()
+
+        self.session = asyncio.run_coroutine_threadsafe(session(), self.loop)
+        assert self.ready.wait(60)
+
+    def call(self, name: str, args: dict):
+        return asyncio.run_coroutine_threadsafe(self.client.call_tool(name, args), self.loop).result(120)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.stop.set)
+        self.session.result(60)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    os.environ["MEMORY_GRAPH_ALLOWED_ROOTS"] = str(root / "allowed")
+    (root / "allowed" / "proj").mkdir(parents=True)
+    (root / "allowed" / "proj" / "a.py").write_text("def helper():\n    return 1\n")
+    (root / "outside").mkdir()
+    (root / "outside" / "secret.py").write_text("def leaked(): pass\n")
+    (root / "allowed" / "escape").symlink_to(root / "outside")
+    state = ServerState(project_dir=root / "allowed" / "proj",
+                        engine_factory=lambda: Engine(root / "data", config=Config(), embedder=HashEmbedder()))
+    c = LiveClient(build_server(state))
+    eng = state.engine()
+    eng.store("Orion is the codename for the billing-api rewrite")
+    eng.store("billing-api times out when the cache is cold", project="proj")
+    yield c, eng, root
+    c.close()
+    state.close()
+    os.environ.pop("MEMORY_GRAPH_ALLOWED_ROOTS", None)
+
+
+def snapshot(eng: Engine) -> dict:
+    return {t: eng.lance.count(t) for t in ("memories", "entities", "relations", "mentions", "code_chunks",
+                                              "symbols", "files")} | {"bm25": eng.text.num_docs()}
+
+
+def check_answer(res) -> None:
+    text = "".join(getattr(c, "text", "") for c in res.content)
+    assert "Traceback" not in text and 'File "' not in text
+    if res.is_error:
+        assert text.strip()
+
+
+@settings(max_examples=320, deadline=None, suppress_health_check=list(HealthCheck))
+@given(query=hostile_text, tool=st.sampled_from(["search_memory", "search_code", "search_symbols", "timeline"]),
+       mode=st.sampled_from(["hybrid", "bm25", "graph", "vector"]))
+def test_any_query_string_never_crashes_a_search(live, query, tool, mode):
+    c, eng, _ = live
+    before = snapshot(eng)
+    args = {"search_memory": {"query": query, "mode": mode}, "search_code": {"query": query, "mode": mode},
+            "search_symbols": {"name": query}, "timeline": {"query": query}}[tool]
+    res = c.call(tool, args)
+    check_answer(res)
+    assert snapshot(eng) == before
+
+
+WRITERS = {"store_memory", "update_memory", "delete_memory", "invalidate_memory", "create_entity",
+           "create_relation", "delete_entity", "index_project", "delete_project"}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(tool=st.sampled_from(TOOLS), args=st.dictionaries(
+    st.sampled_from(["content", "query", "ids", "id", "limit", "depth", "name", "source", "target", "path",
+                     "project", "tags", "importance", "memory_type", "symbol", "relation", "mode", "weight",
+                     "before", "after", "offset", "scope", "min_size", "at", "valid_from", "x"]),
+    json_value, max_size=5))
+def test_random_arguments_to_every_tool_answer_cleanly_and_a_rejection_changes_nothing(live, tool, args):
+    c, eng, _ = live
+    # destructive tools get an unknown target, so that any call is a rejection and must change nothing
+    if tool in ("update_memory", "invalidate_memory", "delete_entity"):
+        args = {**args, "id": "nope_1"}
+    elif tool == "delete_memory":
+        args = {**args, "ids": ["nope_1"]}
+    elif tool == "delete_project":
+        args = {"project": "nope_1"}
+    elif tool == "index_project":
+        args = {**args, "path": "/"}
+    if tool == "store_memory" and isinstance(args.get("content"), str):
+        args["content"] = 12  # a valid store would change the store; invalid ones must not
+    before = snapshot(eng)
+    res = c.call(tool, args)
+    check_answer(res)
+    if res.is_error or tool not in WRITERS:
+        assert snapshot(eng) == before, (tool, args)
+
+
+@pytest.mark.parametrize("path", ["/etc", "/", "..", "../..", "~/../..", "allowed/../outside", "escape",
+                                  "escape/secret.py", "\x00"])
+def test_paths_outside_the_allowed_roots_are_refused(live, path):
+    c, eng, root = live
+    before = snapshot(eng)
+    if path.startswith(("allowed", "escape")):
+        path = str(root / "allowed" / path) if path.startswith("escape") else str(root / path)
+    res = c.call("index_project", {"path": path})
+    check_answer(res)
+    assert res.is_error
+    text = res.content[0].text
+    assert "outside the allowed roots" in text or "path" in text
+    assert snapshot(eng) == before
+
+
+def test_private_text_is_never_stored(live):
+    c, eng, _ = live
+    res = c.call("store_memory", {"content": "deploy key is <private>hunter2</private> rotate monthly",
+                                  "title": "keys <private>hunter2</private>"})
+    mid = res.structured_content["id"]
+    m = eng.get([mid])[0]
+    assert "hunter2" not in m.content and "hunter2" not in m.title and "rotate monthly" in m.content
+    assert not eng.search("hunter2", mode="bm25")
+    res = c.call("store_memory", {"content": "<private>only a secret</private>"})
+    assert res.is_error and "private" in res.content[0].text
+    eng.delete([mid])
+
+
+CLI_CASES = st.tuples(st.sampled_from([["search"], ["store"], ["get"], ["search-code"], ["symbols"],
+                                       ["callers"], ["list", "--tags"], ["invalidate"], ["delete"]]), hostile_text)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=CLI_CASES)
+def test_hostile_cli_arguments_exit_cleanly(tmp_path_factory, case):
+    from server.cli import app
+
+    cmd, text = case
+    if "\x00" in text or not text.strip() or text.startswith("-"):
+        text = "x" + text.replace("\x00", "")
+    data = tmp_path_factory.getbasetemp() / "cli-hostile"
+    r = CliRunner().invoke(app, ["--data-dir", str(data), *cmd, text[:5000]])
+    assert r.exit_code in (0, 2), r.output
+    assert "Traceback" not in r.output
+    if r.exit_code == 2:
+        assert "error" in r.output.lower() or "usage" in r.output.lower()
+
+
+def test_http_mode_requires_the_token():
+    from starlette.testclient import TestClient
+
+    from server.http import BearerToken
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": json.dumps({"ok": True}).encode()})
+
+    client = TestClient(BearerToken(app, "s3cret"))
+    assert client.get("/mcp").status_code == 401
+    assert client.get("/mcp", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert client.get("/mcp", headers={"Authorization": "Bearer s3cret"}).status_code == 200
