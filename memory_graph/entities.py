@@ -34,17 +34,20 @@ class EntitiesMixin:
         names extracted from its text (identifiers, paths, proper names), its tags and its project.
         """
         new: dict[tuple[str, str], dict] = {}
+        first_of_norm: dict[str, tuple[str, str]] = {}  # normal form -> key of the first new entity with it
         mentions: dict[str, dict] = {}
 
         def entity(name: str, etype: str, any_type: bool = False) -> str:
             eid = self.entity_index.find(name, None if any_type else etype)
             if eid:
                 return eid
-            key = (norm(name), "" if any_type else etype)
+            n = norm(name)
+            key = (n, "" if any_type else etype)
             if key not in new and any_type:
-                key = next((k for k in new if k[0] == norm(name)), key)
+                key = first_of_norm.get(n, key)
             if key not in new:
                 new[key] = self._new_entity_row(name, etype, now)
+                first_of_norm.setdefault(n, key)
             return new[key]["id"]
 
         for m, explicit in items:
