@@ -132,7 +132,8 @@ def _summary(results: dict) -> str:
                      f"p95 {r['search_ms']['p95']:.1f} ms")
     for r in results.get("indexing", []):
         lines.append(f"  indexed {r['files']} files / {r['chunks']} chunks in {r['seconds']} s "
-                     f"({r['embedding_share']:.0%} in the model); unchanged re-index {r['reindex_unchanged_seconds']} s")
+                     f"({r['embedding_share']:.0%} in the model); "
+                     f"unchanged re-index {r['reindex_unchanged_seconds']} s")
     return "\n".join(lines)
 
 

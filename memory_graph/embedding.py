@@ -138,7 +138,8 @@ class SentenceTransformerEmbedder:
     @property
     def dimension(self) -> int:
         if self._dimension is None:
-            get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+            model = self.model
+            get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
             self._dimension = int(get_dim())
         return self._dimension
 

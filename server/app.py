@@ -334,7 +334,8 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=READ)
     @_tool_errors
     def search_symbols(
-            name: Annotated[str, Field(min_length=1, max_length=200, description="Name, part of one, or signature text.")],
+            name: Annotated[str, Field(min_length=1, max_length=200,
+                                       description="Name, part of one, or signature text.")],
             project: Project = None,
             kind: Annotated[str | None, Field(max_length=50, description="function, method, class, ...")] = None,
             path_prefix: Annotated[str | None, Field(max_length=1000)] = None,

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from mcp import Client, StdioServerParameters
 
 SNAPSHOT = Path(__file__).parent / "fixtures" / "tools_snapshot.json"
