@@ -154,6 +154,13 @@ class Graph:
         cset, qset = set(cands), {q for q in query_nodes if q in self.g}
         edges: dict[tuple[str, str], float] = defaultdict(float)
         by_entity: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        degrees: dict[str, int] = {}  # a multigraph's degree costs O(edges): once per node per call
+
+        def degree(node: str) -> int:
+            if node not in degrees:
+                degrees[node] = self.g.degree(node)
+            return degrees[node]
+
         for c in cands:
             edges[(c, c)] = 1.0
             for v, _t, w, _d in self.neighbors(c):
@@ -161,12 +168,12 @@ class Graph:
                     edges[tuple(sorted((c, v)))] += w
                 elif v in cset and v != c:
                     edges[tuple(sorted((c, v)))] += w / 2  # seen from both ends
-                elif self.kind(v) == self.bridge and self.degree(v) <= hub_degree * 20:
+                elif self.kind(v) == self.bridge and degree(v) <= hub_degree * 20:
                     by_entity[v].append((c, w))
         for e, linked in by_entity.items():
             if len(linked) < 2:
                 continue
-            deg = max(1, self.degree(e))
+            deg = max(1, degree(e))
             for i, (a, wa) in enumerate(linked):
                 for b, wb in linked[i + 1:]:
                     edges[tuple(sorted((a, b)))] += wa * wb / deg
