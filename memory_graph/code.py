@@ -19,7 +19,7 @@ from .models import Filters, Hit
 from .retrieval import Candidate, LegResult, rank
 from .store.lance import sql_in, sql_quote
 from .text import code_mentions
-from .validation import check_limit, check_name, check_query
+from .validation import check_limit, check_name, check_query, check_text
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files")
 SYMBOL_RELATIONS = {
@@ -232,8 +232,8 @@ class CodeMixin:
         check_limit(limit, self.config)
         if mode not in MODES:
             raise ValidationError(f"mode={mode!r} is not one of {', '.join(MODES)}")
-        filters = Filters(project=project or None, include_global=False,
-                          path_prefix=(path_prefix or None), languages=_tuple(languages, "languages"),
+        filters = Filters(project=_opt(project, "project"), include_global=False,
+                          path_prefix=_opt(path_prefix, "path_prefix"), languages=_tuple(languages, "languages"),
                           chunk_types=_tuple(chunk_types, "chunk_types"))
         with self._lock:
             self._sync_with_others(locked=False)
@@ -311,6 +311,8 @@ class CodeMixin:
         """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive)."""
         name = check_name(name, "name")
         check_limit(limit, self.config)
+        project, kind, path_prefix = (_opt(project, "project"), _opt(kind, "kind"),
+                                      _opt(path_prefix, "path_prefix"))
         parts = []
         if project:
             parts.append(f"project = {sql_quote(project)}")
@@ -384,4 +386,13 @@ def _tuple(values, name: str) -> tuple[str, ...]:
         values = [values]
     if not all(isinstance(v, str) and v for v in values):
         raise ValidationError(f"{name} must be a list of non-empty strings")
-    return tuple(values)
+    return tuple(check_text(v, name) for v in values)
+
+
+def _opt(value, name: str) -> str | None:
+    """An optional filter string: None when empty, else valid text of at most 1,000 characters."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or len(value) > 1_000:
+        raise ValidationError(f"{name} must be a string of at most 1,000 characters")
+    return check_text(value, name)

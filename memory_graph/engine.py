@@ -29,7 +29,7 @@ from .store import LanceStore, TextIndex, sql_filter, sql_quote
 from .text import derive_title
 from .transfer import TransferMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
-                         check_tags, check_type, parse_time, strip_private)
+                         check_tags, check_text, check_type, parse_time, strip_private)
 
 log = logging.getLogger("memory_graph")
 
@@ -39,6 +39,15 @@ ORDERS = ("created_at", "updated_at", "importance")
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+def _opt_text(value, name: str) -> str:
+    """An optional short string field (project, source): stripped, valid text, at most 2,000 characters."""
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > 2_000:
+        raise ValidationError(f"{name} must be a string of at most 2,000 characters")
+    return check_text(value.strip(), name)
 
 
 def graph_result(found, specific_hits: int) -> LegResult:
@@ -150,7 +159,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             id=item.get("id") or new_id("mem"), content=content,
             memory_type=check_type(item.get("memory_type") or "episodic"), title=title.strip(),
             tags=check_tags(item.get("tags"), self.config), importance=check_importance(item.get("importance", 5)),
-            project=(item.get("project") or "").strip(), source=(item.get("source") or "").strip(),
+            project=_opt_text(item.get("project"), "project"), source=_opt_text(item.get("source"), "source"),
             metadata=metadata, created_at=created, updated_at=created,
             valid_from=parse_time(item.get("valid_from"), "valid_from"),
             valid_until=parse_time(item.get("valid_until"), "valid_until"), content_hash=content_hash(content))
@@ -216,9 +225,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             if importance is not None:
                 m.importance = check_importance(importance)
             if project is not None:
-                m.project = project.strip()
+                m.project = _opt_text(project, "project")
             if source is not None:
-                m.source = source.strip()
+                m.source = _opt_text(source, "source")
             if metadata is not None:
                 if not isinstance(metadata, dict):
                     raise ValidationError("metadata must be a JSON object")
@@ -355,8 +364,11 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                  include_global: bool = True) -> Filters:
         if isinstance(types, str):
             types = [types]
+        if project is not None and not isinstance(project, str):
+            raise ValidationError("project must be a string")
         return Filters(
-            project=project.strip() if isinstance(project, str) else None, include_global=include_global,
+            project=check_text(project.strip(), "project") if project is not None else None,
+            include_global=include_global,
             types=tuple(check_type(t) for t in (types or ())), tags=tuple(check_tags(tags, self.config)),
             created_after=parse_time(created_after, "created_after"),
             created_before=parse_time(created_before, "created_before"),

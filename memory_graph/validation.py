@@ -114,7 +114,7 @@ def check_tags(tags, config: Config) -> list[str]:
         raise ValidationError("tags must be a list of strings")
     out: list[str] = []
     for t in tags:
-        t = t.strip().lower()
+        t = check_text(t.strip().lower(), "tag")
         if not t:
             continue
         if len(t) > 100:
@@ -132,10 +132,21 @@ def check_importance(importance) -> int:
     return importance
 
 
+def check_text(value: str, name: str) -> str:
+    """Reject strings no store can hold: NUL characters and lone surrogates (not encodable as UTF-8)."""
+    if "\x00" in value:
+        raise ValidationError(f"{name} contains a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(f"{name} is not valid Unicode text (a lone surrogate)") from None
+    return value
+
+
 def check_name(value, name: str, max_len: int = 200) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValidationError(f"{name} must be a non-empty string")
-    value = value.strip()
+    value = check_text(value.strip(), name)
     if len(value) > max_len:
         raise ValidationError(f"{name} is longer than {max_len} characters")
     return value
@@ -150,4 +161,4 @@ def check_ids(ids, name: str = "ids") -> list[str]:
         raise ValidationError(f"{name} is empty", hint="pass at least one id")
     if len(ids) > 10_000:
         raise ValidationError(f"too many {name} ({len(ids)}); the limit is 10,000")
-    return list(dict.fromkeys(i.strip() for i in ids))
+    return list(dict.fromkeys(check_text(i.strip(), name) for i in ids))

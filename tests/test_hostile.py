@@ -200,3 +200,19 @@ def test_http_mode_requires_the_token():
     assert client.get("/mcp").status_code == 401
     assert client.get("/mcp", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert client.get("/mcp", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+
+
+@pytest.mark.parametrize("call", [
+    lambda e: e.get(["\ud800"]), lambda e: e.delete(["mem_\ud800"]), lambda e: e.store("x", project="\ud800"),
+    lambda e: e.store("x", tags=["t\ud800"]), lambda e: e.search("x", project="p\ud800"),
+    lambda e: e.search_code("x", path_prefix="\ud800"), lambda e: e.search_code("x", languages=["\ud800"]),
+    lambda e: e.find_symbols("a", kind="\ud800"), lambda e: e.create_entity("\ud800"),
+    lambda e: e.get_related("x\x00y"),
+])
+def test_text_no_store_can_hold_is_a_validation_error(engine, call):
+    from memory_graph.errors import ValidationError
+
+    before = snapshot(engine)
+    with pytest.raises(ValidationError):
+        call(engine)
+    assert snapshot(engine) == before
