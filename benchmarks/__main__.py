@@ -84,6 +84,24 @@ def main(argv=None) -> int:
             loaded["locomo"] = data.load_locomo(args.locomo or d / "locomo/locomo_dev.json", n_q)
         return loaded["locomo"]
 
+    try:
+        _run(args, results, embedder, d, n_q, work, cache, scifact, locomo)
+    finally:  # whatever was measured is written, even if a later part fails
+        results["seconds"] = round(time.perf_counter() - t0, 1)
+        results["peak_rss_mb"] = round(speed.peak_rss_mb(), 1)
+        files = report.write(results, args.out)
+        print(_summary(results))
+        print("results written to:")
+        for kind, path in files.items():
+            print(f"  {kind}: {path.resolve()}")
+    return 0
+
+
+def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
+    from memory_graph.embedding import SentenceTransformerEmbedder
+
+    from . import data, quality, speed
+
     if "quality" in args.only:
         results["quality"] = {}
         for name in args.datasets:
@@ -111,14 +129,6 @@ def main(argv=None) -> int:
         for repo in [Path(__file__).resolve().parents[1], *args.repo]:
             print(f"indexing {repo}...", file=sys.stderr)
             results["indexing"].append(speed.indexing(repo, lambda: SentenceTransformerEmbedder(args.model), work))
-    results["seconds"] = round(time.perf_counter() - t0, 1)
-    results["peak_rss_mb"] = round(speed.peak_rss_mb(), 1)
-    files = report.write(results, args.out)
-    print(_summary(results))
-    print("results written to:")
-    for kind, path in files.items():
-        print(f"  {kind}: {path.resolve()}")
-    return 0
 
 
 def _summary(results: dict) -> str:

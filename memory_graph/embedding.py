@@ -78,6 +78,10 @@ class LRU:
                 return self._data[key]
         return None
 
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
     def put(self, key, value) -> None:
         if self.size <= 0:
             return
