@@ -38,7 +38,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    default=["scifact", "locomo", "cosqa"], help="quality data sets to run (default: all)")
     p.add_argument("--sizes", nargs="+", type=int,
                    help="memory counts for latency (default: 1000 10000; --full adds 100000)")
-    p.add_argument("--queries", type=int, help="queries per data set (default: 300 quick, all when --full)")
+    p.add_argument("--queries", type=int, help="queries per data set (default: 200 quick, all when --full)")
     p.add_argument("--latency-queries", type=int, default=200, help="searches timed per size (default: 200)")
     p.add_argument("--repo", type=Path, action="append", default=[],
                    help="a repository to index for throughput (repeatable; this project is always indexed)")
@@ -59,7 +59,7 @@ def main(argv=None) -> int:
 
     d = args.data
     embedder = SentenceTransformerEmbedder(args.model, 64, 200_000, 4_096)
-    n_q = None if args.full else (args.queries or 300)
+    n_q = None if args.full else (args.queries or 200)
     if args.full and args.queries:
         n_q = args.queries
     work = Path(tempfile.mkdtemp(prefix="mg-bench-"))
