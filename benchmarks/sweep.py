@@ -1,0 +1,82 @@
+"""python -m benchmarks.sweep: compare memory-graph Config variants on one data set (quality only).
+
+Example:
+    python -m benchmarks.sweep --dataset locomo --variant 'strength6={"adaptive_strength": 6}' \\
+        --variant 'beta.5={"ppr_beta": 0.5}'
+Each variant is NAME=JSON of Config fields; weights are given as lists [vector, bm25, graph].
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.sweep", description=__doc__.split("\n")[0])
+    p.add_argument("--dataset", choices=["scifact", "locomo", "cosqa"], required=True)
+    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
+                   help="folder holding scifact/, locomo/ and cosqa/ (default: ../shared/data)")
+    p.add_argument("--queries", type=int, default=200, help="queries sampled (default: 200, seed 0)")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=JSON",
+                   help="Config overrides to evaluate (repeatable); the defaults always run as 'default'")
+    p.add_argument("--cache", type=Path, default=Path("results/cache"), help="embedding cache folder")
+    args = p.parse_args(argv)
+
+    from memory_graph.config import LegWeights
+    from memory_graph.embedding import SentenceTransformerEmbedder
+
+    from . import data, quality
+    from .systems import MemoryGraphSystem, build_code_engine
+
+    variants = {"default": {}}
+    for v in args.variant:
+        name, _, raw = v.partition("=")
+        changes = json.loads(raw)
+        for k in ("memory_weights", "code_weights"):
+            if k in changes:
+                changes[k] = LegWeights(*changes[k])
+        variants[name] = changes
+    d, work = args.data, Path(tempfile.mkdtemp(prefix="mg-sweep-"))
+    emb = SentenceTransformerEmbedder("", 64, 200_000, 4_096)
+    if args.dataset == "scifact":
+        ds = data.load_scifact(d / "scifact/corpus.jsonl", d / "scifact/queries.jsonl", d / "scifact/qrels/train.tsv",
+                               args.queries, 1500)
+    elif args.dataset == "locomo":
+        ds = data.load_locomo(d / "locomo/locomo_dev.json", args.queries)
+    else:
+        ds = data.load_cosqa(d / "cosqa/code_idx_map.txt", d / "cosqa/cosqa-retrieval-dev-500.json", args.queries)
+    if ds.kind == "code":
+        eng, chunk_doc, _ = build_code_engine(ds, emb, work)
+        mg = MemoryGraphSystem(ds, None, emb, work, (eng, chunk_doc))
+    else:
+        vecs = quality.cached_vectors([f"{x.title}\n{x.text}" if x.title else x.text for x in ds.docs], emb,
+                                      args.cache, ds.name)
+        mg = MemoryGraphSystem(ds, vecs, emb, work)
+    base = mg.engine.config
+    full = mg.ranker("memory-graph")
+
+    def ranker(changes: dict):
+        def run(qi: int, k: int) -> list[str]:
+            mg.engine.config = base.with_(**changes)
+            try:
+                return full(qi, k)
+            finally:
+                mg.engine.config = base
+        return run
+
+    res = quality.evaluate(ds, {name: ranker(ch) for name, ch in variants.items()})
+    for name, r in res.items():
+        print(f"{name:24s} " + "  ".join(f"{m} {v:.4f}" for m, v in r["overall"].items()))
+    mg.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
