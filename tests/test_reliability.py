@@ -217,3 +217,31 @@ def test_a_data_directory_of_another_schema_version_is_refused_clearly(tmp_path)
     from memory_graph.store import LanceStore
 
     assert LanceStore(data / "lance", Config()).get_meta()["schema_version"] == "0"  # nothing was rewritten
+
+
+def test_a_killed_batch_import_leaves_consistent_stores_and_a_rerun_completes(tmp_path):
+    src = Engine(tmp_path / "src", config=Config(), embedder=HashEmbedder())
+    src.store_many([{"content": f"imported memory {i} about Module{i % 17}"} for i in range(3000)])
+    dump = tmp_path / "dump.jsonl"
+    src.export(dump)
+    src.close()
+    data = tmp_path / "data"
+    rng = random.Random(3)
+    for _ in range(3):
+        p = spawn("""
+            from memory_graph import Config, Engine
+            from conftest import HashEmbedder
+            eng = Engine(sys.argv[1], config=Config(), embedder=HashEmbedder())
+            print("ready", flush=True)
+            eng.import_(sys.argv[2])
+        """, str(data), str(dump))
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.1, 2.0))
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=30)
+        consistent(data).close()
+    eng = consistent(data)
+    eng.import_(dump)  # records already there are skipped: the rerun finishes the job
+    assert eng.lance.count("memories") == 3000
+    eng.close()
+    consistent(data)
