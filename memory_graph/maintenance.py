@@ -53,6 +53,7 @@ class MaintenanceMixin:
             log.warning("embedding model changed from %s to %s: re-embedding", meta.get("model"), self.embedder.name)
             self.reembed()
         self._load_graph()
+        self.text.collect_garbage()
         self._reconcile_text()
 
     # ---- the graph ------------------------------------------------------

@@ -56,6 +56,38 @@ class TextIndex:
             self.wipe_files()
             return tantivy.Index(self.schema, path=str(self.path), reuse=True)
 
+    def collect_garbage(self) -> int:
+        """Remove files no commit refers to: what a process killed mid-commit leaves behind.
+
+        A leftover ``<segment>.<opstamp>.del`` would otherwise make the next commit fail with
+        FileAlreadyExists. Call it under the write lock. Returns how many files were removed.
+        """
+        writer = self.index.writer(heap_size=_HEAP, num_threads=1)
+        try:
+            writer.garbage_collect_files()
+        finally:
+            writer.wait_merging_threads()
+        try:
+            meta = json.loads((self.path / "meta.json").read_text())
+        except (OSError, ValueError):
+            return 0
+        segments = {seg["segment_id"].replace("-", ""): seg for seg in meta.get("segments", [])}
+        removed = 0
+        for f in self.path.iterdir():
+            parts = f.name.split(".")
+            if f.name.startswith(".") or f.name == "meta.json" or len(parts) < 2:
+                continue
+            seg = segments.get(parts[0])
+            deletes = (seg or {}).get("deletes") or {}
+            live = seg is not None and (parts[-1] != "del" or (len(parts) == 3 and
+                                                                  parts[1] == str(deletes.get("opstamp"))))
+            if not live:
+                f.unlink(missing_ok=True)
+                removed += 1
+        if removed:
+            log.warning("removed %d orphaned text index files (left by an interrupted commit)", removed)
+        return removed
+
     def wipe_files(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
         self.path.mkdir(parents=True, exist_ok=True)
