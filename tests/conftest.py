@@ -63,3 +63,21 @@ def repo(tmp_path):
     dest = tmp_path / "repo"
     shutil.copytree(FIXTURE_REPO, dest)
     return dest
+
+
+@pytest.fixture
+def run(tmp_path):
+    """Invoke the `memory-graph` CLI in-process on a temporary data directory; ok=True asserts exit code 0."""
+    from typer.testing import CliRunner
+
+    from server.cli import app
+
+    runner = CliRunner()
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(app, ["--data-dir", str(tmp_path / "data"), *args])
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+
+    return invoke

@@ -5,22 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from memory_graph.cli import app
-
-
-@pytest.fixture
-def run(tmp_path):
-    runner = CliRunner()
-
-    def invoke(*args, ok=True):
-        result = runner.invoke(app, ["--data-dir", str(tmp_path / "data"), *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return invoke
 
 
 def test_store_search_get_list_invalidate_delete(run):

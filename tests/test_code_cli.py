@@ -5,23 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from server.cli import app
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.setenv("MEMORY_GRAPH_MODEL", "")
-    runner = CliRunner()
-
-    def invoke(*args, ok=True):
-        result = runner.invoke(app, ["--data-dir", str(tmp_path / "data"), *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return invoke
 
 
 def test_index_search_symbols_callers_callees(run, repo):
