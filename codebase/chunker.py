@@ -141,12 +141,11 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             if made is not None:
                 sym_here = made
                 start = node.start_point[0]
+                # decorators, `export`, `type (...)` and `const f = ...` belong to the definition's chunk
                 if node.parent is not None and node.parent.type in ("decorated_definition", "export_statement",
                                                                       "type_declaration", "lexical_declaration",
                                                                       "variable_declaration"):
                     start = node.parent.start_point[0]
-                    if node.type == "variable_declarator":
-                        start = node.parent.start_point[0]
                 end = min(node.end_point[0], nlines - 1)
                 defs.append((made, start, end))
                 in_func = not is_classy(out.symbols[made].kind)
@@ -466,10 +465,3 @@ def window(ch: Chunk, path: str, max_tokens: int, overlap_lines: int) -> list[Ch
         i = j - back
     return out
 
-
-def embed_text(path: str, ch: Chunk, index: int = 0) -> str:
-    """What the model reads for a chunk: path and breadcrumb, the signature for a later window, the code."""
-    head = f"{path} · {ch.breadcrumb}" if ch.breadcrumb else path
-    if ch.signature and not ch.content.lstrip().startswith(ch.signature[:20]):
-        head += f"\n{ch.signature}"
-    return f"{head}\n{ch.content}"
