@@ -168,10 +168,13 @@ def test_private_text_is_never_stored(live):
 
 
 CLI_CASES = st.tuples(st.sampled_from([["search"], ["store"], ["get"], ["search-code"], ["symbols"],
-                                       ["callers"], ["list", "--tags"], ["invalidate"], ["delete"]]), hostile_text)
+                                       ["callers"], ["callees"], ["list", "--tags"], ["list", "--project"],
+                                       ["invalidate"], ["delete"], ["import"], ["delete-project"],
+                                       ["search", "--mode"], ["search-code", "x", "--language"],
+                                       ["store", "x", "--type"], ["store", "x", "--entity"]]), hostile_text)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 @given(case=CLI_CASES)
 def test_hostile_cli_arguments_exit_cleanly(tmp_path_factory, case):
     from server.cli import app
