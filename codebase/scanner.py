@@ -67,9 +67,13 @@ class ScanResult:
 def check_root(path: str | os.PathLike) -> Path:
     """The resolved project folder. Raises ValidationError if it does not exist or is not a folder."""
     root = Path(path).expanduser()
-    if not root.exists():
-        raise ValidationError(f"{path} does not exist", hint="give the path of a project folder")
-    if not root.is_dir():
+    try:
+        exists, is_dir = root.exists(), root.is_dir()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        exists = is_dir = False
+    if not exists:
+        raise ValidationError(f"{str(path)[:200]} does not exist", hint="give the path of a project folder")
+    if not is_dir:
         raise ValidationError(f"{path} is a file, not a folder", hint="give the folder that contains it")
     return root.resolve()
 

@@ -23,7 +23,12 @@ class TransferMixin:
         total = sum(self.lance.count(k) for k in KINDS[1:])
         done = 0
         tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("w", encoding="utf-8") as f:
+        try:
+            f = tmp.open("w", encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            raise ValidationError(f"cannot write {str(path)[:200]}: {getattr(exc, 'strerror', None) or exc}",
+                                  hint="give a writable file path") from None
+        with f:
             f.write(json.dumps({"_table": "meta", "format": "memory-graph/1", "model": self.embedder.name,
                                 "dimension": self.embedder.dimension}) + "\n")
             for kind in KINDS[1:]:
@@ -41,8 +46,12 @@ class TransferMixin:
         """Load a file written by export. Records whose id exists are skipped. Vectors are reused when the
         file's model is this engine's model, else the texts are re-embedded."""
         path = Path(path)
-        if not path.is_file():
-            raise ValidationError(f"{path} is not a file")
+        try:
+            is_file = path.is_file()
+        except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+            is_file = False
+        if not is_file:
+            raise ValidationError(f"{str(path)[:200]} is not a file", hint="give the path of an export file")
         data: dict[str, list[dict]] = {k: [] for k in KINDS}
         with path.open(encoding="utf-8") as f:
             for n, line in enumerate(f, 1):

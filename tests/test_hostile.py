@@ -219,3 +219,15 @@ def test_text_no_store_can_hold_is_a_validation_error(engine, call):
     with pytest.raises(ValidationError):
         call(engine)
     assert snapshot(engine) == before
+
+
+@pytest.mark.parametrize("call", [
+    lambda e: e.import_("x" * 5000), lambda e: e.import_("a\x00b"), lambda e: e.export("/no/such/dir/" + "y" * 300),
+    lambda e: __import__("codebase").index_project(e, "z" * 5000),
+    lambda e: __import__("codebase").index_project(e, "a\x00b"),
+])
+def test_impossible_paths_are_validation_errors(engine, call):
+    from memory_graph.errors import ValidationError
+
+    with pytest.raises(ValidationError):
+        call(engine)
