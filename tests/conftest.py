@@ -10,7 +10,15 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from hypothesis import settings  # noqa: E402
+
 from memory_graph import Config, Engine  # noqa: E402
+
+# CI runs the same generated examples every time (a failure reproduces); HYPOTHESIS_PROFILE=explore draws
+# new ones, as a developer should now and then.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 from memory_graph.text import words  # noqa: E402
 
 
