@@ -130,8 +130,7 @@ class Indexer:
         self._index_files(changed, removed, report)
         self.engine.code_touch(self.project, touched)
         self._resolve(report, force or bool(changed) or bool(removed))
-        projects = {p["project"]: p for p in self.engine.code_projects()}
-        p = projects.get(self.project, {})
+        p = next(iter(self.engine.code_projects(self.project)), {})
         report.chunks, report.symbols = p.get("chunks", 0), p.get("symbols", 0)
         report.edges, report.unresolved_edges = p.get("edges", 0), p.get("unresolved_edges", 0)
         report.seconds = round(time.perf_counter() - t0, 3)

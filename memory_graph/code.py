@@ -200,9 +200,14 @@ class CodeMixin:
         return counts
 
     # ---- reads ------------------------------------------------------------
-    def code_projects(self) -> list[dict[str, Any]]:
-        """Indexed projects with their counts and the time of the last indexed file."""
-        rows = self.lance.query("files", None, ["project", "root", "indexed_at", "chunks"]).to_pylist()
+    def has_code(self, project: str | None) -> bool:
+        """Whether a project has a code index (one cheap count; for every search_code call)."""
+        return bool(project) and self.lance.count("files", f"project = {sql_quote(project)}") > 0
+
+    def code_projects(self, project: str | None = None) -> list[dict[str, Any]]:
+        """Indexed projects (or one) with their counts and the time of the last indexed file."""
+        where = f"project = {sql_quote(project)}" if project else None
+        rows = self.lance.query("files", where, ["project", "root", "indexed_at", "chunks"]).to_pylist()
         out: dict[str, dict] = {}
         for r in rows:
             p = out.setdefault(r["project"], {"project": r["project"], "root": r["root"], "files": 0,

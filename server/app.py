@@ -325,7 +325,7 @@ def build_server(state: ServerState) -> MCPServer:
         elif project:
             proj = project
         else:  # the current project when it is indexed, else every project
-            proj = state.project if any(p["project"] == state.project for p in eng.code_projects()) else None
+            proj = state.project if eng.has_code(state.project) else None
         hits = eng.search_code(query, limit=limit, mode=mode, project=proj, path_prefix=path_prefix,
                                languages=languages, chunk_types=chunk_types)
         full = {c["id"]: c for c in eng.get_chunks([h.id for h in hits])} if details and hits else {}
@@ -360,12 +360,10 @@ def build_server(state: ServerState) -> MCPServer:
     @_tool_errors
     def project_status(project: Project = None) -> dict[str, Any]:
         """Indexed projects (files, chunks, symbols, last run) and the progress of runs in progress."""
-        rows = state.engine().code_projects()
+        rows = state.engine().code_projects(project)
         for p in rows:
             p["last_indexed"] = iso(p["last_indexed"])
             p["watching"] = p["project"] in state.watchers
-        if project:
-            rows = [p for p in rows if p["project"] == project]
         return {"current_project": state.project, "projects": rows, "runs": state.runs()}
 
     @mcp.tool(annotations=DESTRUCTIVE)
