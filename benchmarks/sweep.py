@@ -1,9 +1,10 @@
 """python -m benchmarks.sweep: compare memory-graph Config variants on one data set (quality only).
 
 Example:
-    python -m benchmarks.sweep --dataset locomo --variant 'strength6={"adaptive_strength": 6}' \\
+    python -m benchmarks.sweep --dataset locomo --variant 'rrf={"fusion": "rrf"}' \\
         --variant 'beta.5={"ppr_beta": 0.5}'
-Each variant is NAME=JSON of Config fields; weights are given as lists [vector, bm25, graph].
+Each variant is NAME=JSON of Config fields; weights are given as lists [vector, bm25, graph]. The key "variant"
+starts from one of the benchmark's memory-graph systems instead of the full pipeline: '{"variant": "mg: bm25 only"}'.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def main(argv=None) -> int:
     for v in args.variant:
         name, _, raw = v.partition("=")
         changes = json.loads(raw)
-        for k in ("memory_weights", "code_weights"):
+        for k in ("memory_weights", "code_weights", "code_identifier_weights"):
             if k in changes:
                 changes[k] = LegWeights(*changes[k])
         variants[name] = changes
@@ -63,10 +64,14 @@ def main(argv=None) -> int:
     full = mg.ranker("memory-graph")
 
     def ranker(changes: dict):
+        changes = dict(changes)
+        # "variant" picks one of the benchmark's systems (e.g. "mg: bm25 only") as the starting point
+        run_variant = mg.ranker(changes.pop("variant")) if "variant" in changes else full
+
         def run(qi: int, k: int) -> list[str]:
             mg.engine.config = base.with_(**changes)
             try:
-                return full(qi, k)
+                return run_variant(qi, k)
             finally:
                 mg.engine.config = base
         return run

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -12,7 +13,6 @@ from typing import Callable
 import numpy as np
 
 from memory_graph import Config, Engine
-from memory_graph.config import LegWeights
 from memory_graph.retrieval.fusion import rrf
 
 from .data import Dataset
@@ -70,10 +70,8 @@ class MemoryGraphSystem:
         def run(qi: int, k: int) -> list[str]:
             q = self.ds.queries[qi]
             if graph_off:
-                self.engine.config = base.with_(memory_weights=LegWeights(base.memory_weights.vector,
-                                                                          base.memory_weights.bm25, 0.0),
-                                                code_weights=LegWeights(base.code_weights.vector,
-                                                                        base.code_weights.bm25, 0.0))
+                self.engine.config = base.with_(**{name: replace(getattr(base, name), graph=0.0) for name in
+                                                   ("memory_weights", "code_weights", "code_identifier_weights")})
             try:
                 if self.ds.kind == "code":
                     hits = self.engine.search_code(q.text, limit=k, mode=mode, **opts)

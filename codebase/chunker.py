@@ -425,7 +425,7 @@ def _markdown_chunks(lines: list[str], path: str) -> list[Chunk]:
 
 def window(ch: Chunk, path: str, max_tokens: int, overlap_lines: int) -> list[Chunk]:
     """Split a chunk whose text (with its header) exceeds ``max_tokens`` into overlapping windows."""
-    # every window may be led by the path, the breadcrumb and the signature (see chunk_embed_text)
+    # a window may be led by its scopes (or its path) and the signature (see chunk_embed_text): budget for both
     header = estimate_tokens(f"{path} {ch.breadcrumb}") + estimate_tokens(ch.signature) + 2
     lines = ch.content.split("\n")
     costs = [estimate_tokens(ln) + 1 for ln in lines]

@@ -103,7 +103,7 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
     if explain:
         for h in hits:
             e = h.explanation
-            out.print(f"{h.id}: ranks={e.ranks} rrf={e.rrf:.4f} ppr={e.ppr_factor:.3f} decay={e.decay_factor:.3f} "
+            out.print(f"{h.id}: ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} decay={e.decay_factor:.3f} "
                       f"mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}")
 
 

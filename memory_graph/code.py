@@ -18,7 +18,7 @@ from .linking import EntityIndex
 from .models import Filters, Hit
 from .retrieval import Candidate, LegResult, rank
 from .store.lance import sql_in, sql_quote
-from .text import code_mentions
+from .text import code_mentions, names_identifier
 from .validation import check_limit, check_name, check_query, check_text
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files")
@@ -57,13 +57,20 @@ def code_schemas(dim: int) -> dict[str, pa.Schema]:
     }
 
 
+#: changes whenever chunk_embed_text does: a data directory that recorded another one re-embeds its code at open.
+CODE_TEXT_VERSION = "2"
+
+
 def chunk_embed_text(path: str, breadcrumb: str, signature: str, content: str) -> str:
-    """What the model reads for a code chunk: path and breadcrumb, the signature when the window lacks it,
-    then the code."""
-    head = f"{path} · {breadcrumb}" if breadcrumb else path
+    """What the model reads for a code chunk: the scopes enclosing a nested definition ("class Foo" for a
+    method), the signature when the window lacks it, then the code; the path only for a chunk with no scope
+    (module-level code, plain text). A leading path and a breadcrumb repeating the def line cost 0.017 MRR on
+    CoSQA (all 500 dev queries, all-MiniLM-L6-v2); BM25 and the path filter still see the path."""
+    scopes = breadcrumb.split(" > ")
+    head = [" > ".join(scopes[:-1])] if len(scopes) > 1 else ([] if breadcrumb else [path])
     if signature and not content.lstrip().startswith(signature[:20]):
-        head += f"\n{signature}"
-    return f"{head}\n{content}"
+        head.append(signature)
+    return "\n".join([*head, content])
 
 
 def code_node_filter(filters: Filters):
@@ -255,7 +262,8 @@ class CodeMixin:
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c)
         legs = self._collect(jobs)
-        hits = rank(legs, config=self.config, weights=self.config.code_weights, limit=limit, now=now,
+        weights = self.config.code_identifier_weights if names_identifier(query) else self.config.code_weights
+        hits = rank(legs, config=self.config, weights=weights, limit=limit, now=now,
                     query_entities=list(seeds), local_edges=self._code_local_edges, describe=self._describe_code,
                     use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code")
         for h in hits:
@@ -279,7 +287,7 @@ class CodeMixin:
                           self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
         from .engine import graph_result
 
-        return graph_result(found, self.config.graph_specific_hits)
+        return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
 
     def _code_local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
         return self.code_graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,

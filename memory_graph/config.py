@@ -77,15 +77,18 @@ class Config:
     #: weight of the title field against the body (0: titles are not searched on their own).
     bm25_title_boost: float = 1.5
 
-    # --- fusion (Cormack et al. 2009, "Reciprocal rank fusion outperforms Condorcet") ---
+    # --- fusion ---
+    #: "convex": sum of w_L x score / max score per leg (Bruch, Gai & Ingber 2023); "rrf": reciprocal rank
+    #: fusion (Cormack, Clarke & Buettcher 2009) with k = rrf_k. Convex measured ahead of RRF at every k on
+    #: SciFact, LoCoMo and CoSQA (python -m benchmarks; README, Benchmarks).
+    fusion: str = "convex"
     rrf_k: int = 60
-    #: tuned with benchmarks/ on SciFact and LoCoMo (train/dev splits): see the README's Benchmarks section.
-    memory_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=1.0, graph=0.5))
-    #: on CoSQA dense search beats BM25 by far; any BM25 weight above a quarter reorders its top results.
-    code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.25, graph=0.3))
-    #: scale each leg's weight by how confident that leg is for the query (top-score margin).
-    adaptive_weights: bool = True
-    adaptive_strength: float = 1.0
+    #: leg weights; the graph leg's is further scaled by its specificity per query (graph_specific_hits).
+    memory_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=1.0, graph=0.2))
+    #: code searched in prose ("where is the retry logic"): on CoSQA's web queries BM25 lowers MRR at every weight.
+    code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.1, graph=0.3))
+    #: code searched by a name (snake_case, camelCase, dotted, `backticked`, or one word): exact matches lead.
+    code_identifier_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=0.5, bm25=1.0, graph=0.5))
 
     # --- graph leg ---
     graph_max_hops: int = 2
@@ -93,9 +96,11 @@ class Config:
     graph_hub_degree: int = 50
     #: neighbours read from one node at most, strongest first.
     graph_max_fanout: int = 500
-    #: the graph leg keeps its full weight while the query's entities reach at most this many records at the
-    #: first hop, and proportionally less beyond (measured on SciFact: unspecific entities are noise).
+    #: the graph leg's weight is scaled by min(graph_max_boost, graph_specific_hits / records at the first hop):
+    #: an entity only one memory names ("Orion") lifts what it reaches, one named by hundreds counts for little
+    #: (measured on SciFact and LoCoMo: unspecific entities are noise).
     graph_specific_hits: int = 5
+    graph_max_boost: float = 2.0
     #: minimum similarity (difflib ratio) for a fuzzy entity match of a query word.
     entity_fuzzy_cutoff: float = 0.88
 
@@ -114,17 +119,21 @@ class Config:
     evergreen_sources: tuple[str, ...] = ("*MEMORY.md", "*CLAUDE.md", "*AGENTS.md")
 
     # --- score floor ---
-    #: results scoring below this fraction of the top score are dropped.
-    min_score_relative: float = 0.1
+    #: results scoring below this fraction of the top score are dropped: with convex fusion a memory only the
+    #: graph leg reaches at two hops scores about a tenth of the top, and must stay.
+    min_score_relative: float = 0.05
     #: results scoring below this absolute [0, 1] score are dropped (callers may raise it).
     min_score_absolute: float = 0.0
 
     # --- MMR (Carbonell & Goldstein 1998) ---
     mmr_lambda: float = 0.9
+    #: a result whose cosine to one already picked reaches this is a near-duplicate: it goes after all others.
+    mmr_duplicate_similarity: float = 0.95
 
     def __post_init__(self) -> None:
         checks = [
             (self.rrf_k > 0, "rrf_k must be > 0"),
+            (self.fusion in ("convex", "rrf"), "fusion must be 'convex' or 'rrf'"),
             (0.0 <= self.ppr_beta <= 1.0, "ppr_beta must lie in [0, 1]"),
             (0.0 < self.ppr_alpha < 1.0, "ppr_alpha must lie in (0, 1)"),
             (0.0 <= self.mmr_lambda <= 1.0, "mmr_lambda must lie in [0, 1]"),

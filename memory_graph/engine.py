@@ -50,13 +50,12 @@ def _opt_text(value, name: str) -> str:
     return check_text(value.strip(), name)
 
 
-def graph_result(found, specific_hits: int) -> LegResult:
-    """The graph leg as a LegResult, its weight scaled by specificity = min(2, specific_hits / hop-1 records).
-
-    An entity named by one or two memories ("Orion") doubles the leg's weight; one named by hundreds of
-    abstracts ("DNA": ties in every order) makes it count for little. Tuned on SciFact and LoCoMo."""
+def graph_result(found, specific_hits: int, max_boost: float = 2.0) -> LegResult:
+    """The graph leg as a LegResult, its weight scaled by specificity = min(max_boost, specific_hits / hop-1
+    records): an entity named by one or two memories ("Orion") raises the leg's weight; one named by hundreds
+    of abstracts ("DNA") makes it count for little."""
     hop1 = sum(1 for h in found if h.hop == 1)
-    scale = min(2.0, specific_hits / hop1) if hop1 else 1.0
+    scale = min(max_boost, specific_hits / hop1) if hop1 else 1.0
     return LegResult([h.id for h in found], [1.0 / h.hop + 0.1 * len(h.seeds) for h in found],
                      {h.id: h.path for h in found}, weight_scale=scale)
 
@@ -461,7 +460,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             return LegResult()
         found = graph_leg(self.graph, seeds, node_filter(filters, now), c, self.config.graph_hub_degree,
                           self.config.graph_max_fanout, self.config.graph_max_hops, target=target)
-        return graph_result(found, self.config.graph_specific_hits)
+        return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
 
     def _local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
         return self.graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,

@@ -9,7 +9,7 @@ from typing import Callable
 
 from .errors import ConfigError
 from .graph import Graph
-from .code import code_schemas
+from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
 from .records import NODE_COLUMNS, node_attrs
 from .store.lance import SCHEMA_VERSION
@@ -48,10 +48,16 @@ class MaintenanceMixin:
         self.lance.ensure_tables(dim, extra=code_schemas(dim))
         if not meta:
             self.lance.set_meta({"schema_version": SCHEMA_VERSION, "model": self.embedder.name,
-                                 "dimension": str(dim)})
+                                 "dimension": str(dim), "code_text": CODE_TEXT_VERSION})
         elif meta.get("model") != self.embedder.name:
             log.warning("embedding model changed from %s to %s: re-embedding", meta.get("model"), self.embedder.name)
             self.reembed()
+        elif meta.get("code_text") != CODE_TEXT_VERSION:
+            if self.lance.count("code_chunks"):
+                log.warning("code chunks were embedded from an older text layout: re-embedding them")
+                self.reembed(tables=("code_chunks",))
+            else:
+                self.lance.set_meta({"code_text": CODE_TEXT_VERSION})
         self._load_graph()
         self.text.collect_garbage()
         self._reconcile_text()
@@ -168,8 +174,9 @@ class MaintenanceMixin:
             self.lance.optimize(ALL_TABLES, force=True)
             self._write_stamp()
 
-    def reembed(self, progress: Progress | None = None) -> int:
-        """Re-embed every memory and entity with the current model (after a model change)."""
+    def reembed(self, progress: Progress | None = None,
+                tables: tuple[str, ...] = ("memories", "entities", "code_chunks")) -> int:
+        """Re-embed every memory, entity and code chunk (or only ``tables``) with the current model."""
         import pyarrow as pa
 
         from .code import chunk_embed_text
@@ -185,6 +192,8 @@ class MaintenanceMixin:
                     ("entities", lambda r: f"{r['name']}: {r['description']}".rstrip(": ")),
                     ("code_chunks", lambda r: chunk_embed_text(r["path"], r["breadcrumb"], r["signature"],
                                                                r["content"]))):
+                if name not in tables:
+                    continue
                 rows = self.lance.query(name).to_pylist()
                 for start in range(0, len(rows), BATCH):
                     part = rows[start:start + BATCH]
@@ -195,7 +204,7 @@ class MaintenanceMixin:
                         progress(n, len(rows))
                 data = pa.Table.from_pylist(rows, schema=all_schemas[name])
                 self.lance._tables[name] = self.lance.db.create_table(name, data, mode="overwrite")
-            self.lance.set_meta({"model": self.embedder.name, "dimension": str(dim)})
+            self.lance.set_meta({"model": self.embedder.name, "dimension": str(dim), "code_text": CODE_TEXT_VERSION})
             return n
 
     def stats(self) -> dict:

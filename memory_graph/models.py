@@ -116,7 +116,9 @@ class Explanation:
     ranks: dict[str, int | None] = field(default_factory=dict)
     leg_scores: dict[str, float] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)
-    rrf: float = 0.0
+    #: how the legs were fused (convex or rrf) and the fused score in [0, 1]
+    fusion: str = "convex"
+    fused: float = 0.0
     ppr_factor: float = 1.0
     decay_factor: float = 1.0
     pre_mmr_rank: int | None = None

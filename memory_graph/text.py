@@ -33,6 +33,17 @@ def identifier_terms(text: str) -> str:
     return " ".join(out)
 
 
+_IDENT_SHAPE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|^[A-Z][a-z]+[A-Z]")
+
+
+def names_identifier(query: str) -> bool:
+    """Whether a code query names an identifier: one word, or a snake_case, camelCase, dotted or
+    ``backticked`` token. Such a query asks for exact matches; a prose query asks for meaning."""
+    if "`" in query or len(WORD_RE.findall(query)) == 1:
+        return True
+    return any("_" in t or "." in t or _IDENT_SHAPE.search(t) for t in IDENT_RE.findall(query))
+
+
 def code_mentions(query: str, short_query_words: int = 3) -> str:
     """The part of a query that may name a symbol: all of a short query, else only its identifier-shaped
     tokens (snake_case, camelCase, dotted, ``backticked``), so that prose such as "read the file" does not
@@ -41,7 +52,7 @@ def code_mentions(query: str, short_query_words: int = 3) -> str:
         return query
     found = re.findall(r"`([^`]{1,200})`", query)
     for tok in IDENT_RE.findall(query):
-        if "_" in tok or "." in tok or re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|^[A-Z][a-z]+[A-Z]", tok):
+        if "_" in tok or "." in tok or _IDENT_SHAPE.search(tok):
             found.append(tok)
     return " . ".join(found)
 

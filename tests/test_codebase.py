@@ -166,6 +166,39 @@ def test_changing_the_model_reembeds_code_too(tmp_path, repo):
     assert eng.search_code("checksum", limit=3, project="demo")[0].record["path"] == "csrc/checksum.c"
 
 
+def test_an_older_code_text_layout_is_reembedded_at_open(tmp_path, repo):
+    from memory_graph.code import CODE_TEXT_VERSION, chunk_embed_text
+
+    eng = Engine(tmp_path / "d", embedder=HashEmbedder())
+    idx(eng, repo)
+    n = eng.lance.count("code_chunks")
+    rows = eng.lance.query("code_chunks", None, ["path", "breadcrumb", "signature", "content", "vector"]).to_pylist()
+    eng.lance.set_meta({"code_text": "1"})
+    eng.close()
+    emb = HashEmbedder()
+    eng = Engine(tmp_path / "d", embedder=emb)
+    assert emb.texts_encoded == n
+    assert eng.lance.get_meta()["code_text"] == CODE_TEXT_VERSION
+    r = rows[0]
+    stored = eng.lance.query("code_chunks", None, ["path", "content", "vector"]).to_pylist()
+    again = {(x["path"], x["content"]): x["vector"] for x in stored}
+    expected = emb.encode([chunk_embed_text(r["path"], r["breadcrumb"], r["signature"], r["content"])])[0]
+    assert again[(r["path"], r["content"])] == pytest.approx(list(expected), abs=1e-6)
+    eng.close()
+    emb = HashEmbedder()
+    Engine(tmp_path / "d", embedder=emb).close()
+    assert emb.texts_encoded == 0  # the layout is recorded: the next open re-embeds nothing
+
+
+def test_chunk_embed_text_keeps_scopes_and_missing_signatures_but_not_the_path():
+    from memory_graph.code import chunk_embed_text
+
+    assert chunk_embed_text("a/b.py", "def f", "def f(x)", "def f(x):\n    return x") == "def f(x):\n    return x"
+    method = chunk_embed_text("a/b.py", "class C > def m", "def m(self)", "    y = 1")
+    assert method == "class C\ndef m(self)\n    y = 1"
+    assert chunk_embed_text("a/b.py", "", "", "X = 1") == "a/b.py\nX = 1"
+
+
 def test_search_code_by_identifier_and_by_a_callers_name(engine, repo):
     idx(engine, repo)
     top = engine.search_code("normalize_sku", limit=3)[0]
@@ -258,7 +291,7 @@ def test_hostile_files_are_skipped_counted_and_never_stop_the_run(engine, repo, 
     assert {"latin1.py", "broken.py"} <= paths
     assert not paths & {".env", "id_rsa", "server.pem", "blob.py", "huge.py", "debug.log", "docs/GUIDE.md",
                         "node_modules/lib/index.js", "generated/out.py", "locked.py"}
-    assert engine.search_code("café", limit=3)[0].record["path"] == "latin1.py"
+    assert engine.search_code("caf", limit=3)[0].record["path"] == "latin1.py"  # é was undecodable: replaced
 
 
 def test_empty_repository_missing_path_and_file_path(engine, tmp_path):

@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_graph.retrieval import (adapt_weights, decay_factor, decay_factors, is_evergreen, leg_confidence,
-                                    min_score_filter, mmr, personalized_pagerank, ppr_factors, rrf,
-                                    similarity_matrix)
+from memory_graph.retrieval import (convex, decay_factor, decay_factors, is_evergreen, min_score_filter, mmr,
+                                    personalized_pagerank, ppr_factors, rrf, similarity_matrix)
 
 ids = st.lists(st.sampled_from([f"d{i}" for i in range(30)]), unique=True, max_size=20)
 rankings = st.dictionaries(st.sampled_from(["vector", "bm25", "graph"]), ids, min_size=1)
@@ -46,20 +45,82 @@ def test_rrf_first_everywhere_scores_one():
     assert rrf({"a": ["x"], "b": ["x", "y"]}, {"a": 1, "b": 3})["x"] == pytest.approx(1.0)
 
 
-@given(st.lists(st.floats(0, 100), min_size=1, max_size=20))
-def test_leg_confidence_in_unit_interval(scores):
-    c = leg_confidence(sorted(scores, reverse=True))
-    assert 0.0 <= c <= 1.0
+@st.composite
+def scored_legs(draw):
+    """Legs as (ids, scores), scores in descending order as a leg returns them."""
+    legs = {}
+    for leg, ranked in draw(rankings).items():
+        scores = sorted(draw(st.lists(st.floats(-1, 50), min_size=len(ranked), max_size=len(ranked))), reverse=True)
+        legs[leg] = (ranked, scores)
+    return legs
 
 
-def test_leg_confidence_prefers_a_clear_winner():
-    assert leg_confidence([10, 1, 1, 1]) > leg_confidence([10, 9.5, 9.4, 9.3])
-    assert leg_confidence([]) == 0.0
+CONVEX_W = {"vector": 1.0, "bm25": 0.7, "graph": 0.4}
 
 
-def test_adapt_weights_moves_weight_to_the_confident_leg():
-    w = adapt_weights({"vector": 1.0, "bm25": 1.0}, {"vector": 0.1, "bm25": 0.9}, 1.0)
-    assert w["bm25"] > 1.0 > w["vector"] > 0
+def test_convex_small_example():
+    scores = convex({"a": (["x", "y"], [0.8, 0.4]), "b": (["y", "z"], [10.0, 5.0])}, {"a": 1.0, "b": 1.0})
+    # x: a 1.0, b absent -> b's lowest 0.5; y: a 0.5, b 1.0; z: a absent -> 0.5, b 0.5
+    assert scores["x"] == pytest.approx(0.75)
+    assert scores["y"] == pytest.approx(0.75)
+    assert scores["z"] == pytest.approx(0.5)
+
+
+def test_convex_gives_nothing_for_absence_from_a_complete_leg():
+    legs = {"a": (["x", "y", "z"], [1.0, 0.9, 0.8]), "g": (["y", "x"], [1.1, 0.6])}
+    truncated = convex(legs, {"a": 1.0, "g": 1.0})
+    complete = convex(legs, {"a": 1.0, "g": 1.0}, complete={"g"})
+    assert truncated["z"] == pytest.approx((0.8 + 0.6 / 1.1) / 2)
+    assert complete["z"] == pytest.approx(0.8 / 2)
+    assert complete["x"] == truncated["x"] and complete["y"] == truncated["y"]
+
+
+@given(scored_legs())
+def test_convex_is_independent_of_leg_order(legs):
+    forward = convex(legs, CONVEX_W)
+    backward = convex(dict(reversed(list(legs.items()))), CONVEX_W)
+    assert forward.keys() == backward.keys()
+    for d in forward:
+        assert forward[d] == pytest.approx(backward[d])
+
+
+@given(scored_legs())
+def test_convex_scores_lie_in_unit_interval(legs):
+    for s in convex(legs, CONVEX_W).values():
+        assert 0.0 <= s <= 1 + 1e-12
+
+
+@given(scored_legs())
+def test_convex_keeps_a_single_legs_order(legs):
+    leg, (ranked, scores) = next(iter(legs.items()))
+    fused = convex({leg: (ranked, scores)}, CONVEX_W)
+    order = sorted(fused, key=lambda d: -fused[d])
+    assert [fused[d] for d in order] == pytest.approx([fused[d] for d in ranked])
+
+
+@given(scored_legs(), st.floats(0.1, 10))
+def test_convex_is_invariant_to_a_legs_scale(legs, factor):
+    leg, (ranked, scores) = next(iter(legs.items()))
+    scaled = dict(legs, **{leg: (ranked, [s * factor for s in scores])})
+    a, b = convex(legs, CONVEX_W), convex(scaled, CONVEX_W)
+    assert a.keys() == b.keys()
+    for d in a:
+        assert a[d] == pytest.approx(b[d])
+
+
+def test_convex_first_everywhere_scores_one():
+    assert convex({"a": (["x"], [3.0]), "b": (["x", "y"], [0.9, 0.2])}, {"a": 1, "b": 3})["x"] == pytest.approx(1.0)
+
+
+def test_convex_a_flat_leg_does_not_outvote_a_clear_winner():
+    """Where RRF ranks a document two legs put in the middle above one leg's clear winner, convex does not."""
+    flat = (["m", "w", "a", "b"], [0.61, 0.60, 0.60, 0.59])
+    sharp = (["w2", "m", "c", "d"], [20.0, 6.0, 5.0, 4.0])
+    legs = {"vector": flat, "bm25": sharp}
+    fused = convex(legs, {"vector": 1.0, "bm25": 1.0})
+    assert max(fused, key=fused.get) == "w2"
+    ranked = rrf({k: v[0] for k, v in legs.items()}, {"vector": 1.0, "bm25": 1.0})
+    assert max(ranked, key=ranked.get) == "m"
 
 
 @given(st.floats(0, 3650), st.floats(0, 3650), st.floats(1, 365))
@@ -93,6 +154,14 @@ def test_mmr_demotes_a_near_duplicate():
     sim = similarity_matrix([a, a * 0.999 + 0.001, np.array([0.0, 1.0, 0.0])], [set(), set(), set()])
     out = mmr(["a", "a_copy", "b"], [1.0, 0.95, 0.6], sim, lam=0.7, limit=2)
     assert out == ["a", "b"]
+
+
+def test_mmr_puts_a_near_duplicate_after_everything_else():
+    sim = np.array([[1.0, 0.97, 0.2, 0.1], [0.97, 1.0, 0.2, 0.1], [0.2, 0.2, 1.0, 0.1], [0.1, 0.1, 0.1, 1.0]])
+    ids, scores = ["a", "a_copy", "b", "c"], [1.0, 0.99, 0.3, 0.2]
+    assert mmr(ids, scores, sim, lam=0.9, limit=4) == ["a", "a_copy", "b", "c"]
+    assert mmr(ids, scores, sim, lam=0.9, limit=4, duplicate=0.95) == ["a", "b", "c", "a_copy"]
+    assert mmr(ids, scores, sim, lam=1.0, limit=2, duplicate=0.98) == ["a", "a_copy"]
 
 
 def test_similarity_uses_jaccard_without_vectors():

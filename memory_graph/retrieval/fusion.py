@@ -1,8 +1,9 @@
-"""Reciprocal rank fusion and per-query leg confidence. Pure functions over ids and scores."""
+"""Fusion of the legs' rankings: a convex combination of normalised scores, or reciprocal rank fusion.
+Pure functions over ids and scores."""
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60) -> dict[str, float]:
@@ -25,29 +26,30 @@ def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: 
     return {doc: s / total for doc, s in scores.items()}
 
 
-def leg_confidence(scores: Sequence[float], depth: int = 10) -> float:
-    """How sure a leg is of its top result, in [0, 1]: the relative margin of the top score over the
-    mean of the next ``depth - 1`` scores. A leg that returned nothing has confidence 0."""
-    if not scores:
-        return 0.0
-    top = scores[0]
-    rest = list(scores[1:depth])
-    if not rest:
-        return 1.0
-    mean = sum(rest) / len(rest)
-    if top <= 0:
-        return 0.0
-    return max(0.0, min(1.0, (top - mean) / abs(top)))
+def convex(legs: Mapping[str, tuple[Sequence[str], Sequence[float]]], weights: Mapping[str, float],
+           complete: Collection[str] = ()) -> dict[str, float]:
+    """Weighted convex combination of max-normalised scores, in [0, 1].
 
-
-def adapt_weights(base: Mapping[str, float], confidence: Mapping[str, float], strength: float) -> dict[str, float]:
-    """Scale each leg's weight by its confidence relative to the others' mean: w * (1 + s * (c - mean c)),
-    floored at a tenth of the base weight so no leg is switched off entirely."""
-    legs = [leg for leg in base if leg in confidence]
-    if not legs or strength == 0:
-        return dict(base)
-    mean = sum(confidence[leg] for leg in legs) / len(legs)
-    out = dict(base)
-    for leg in legs:
-        out[leg] = max(base[leg] * 0.1, base[leg] * (1 + strength * (confidence[leg] - mean)))
-    return out
+    fused(d) = sum over legs L of w_L x s_L(d) / max s_L, divided by sum_L w_L (Bruch, Gai & Ingber 2023,
+    "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS: a convex combination of normalised scores
+    beats RRF in and out of domain). A document a leg did not return gets that leg's lowest normalised score
+    (it ranks below the leg's last result, never above it), or 0 if the leg is in ``complete``: it returned
+    everything it matched (fewer than it was asked for). Negative scores count as 0; a leg that returned
+    nothing adds 0 to every document but still counts toward the divisor. Unlike RRF, a leg whose scores are
+    flat (every candidate about as good as its top, as MiniLM's cosines are on chat turns) barely reorders
+    the others, and one leg's clear winner is not outvoted by documents two legs rank in the middle.
+    """
+    total = sum(weights.get(leg, 0.0) for leg in legs)
+    if total <= 0:
+        return {}
+    norm: dict[str, tuple[dict[str, float], float]] = {}
+    for leg, (ids, scores) in legs.items():
+        if weights.get(leg, 0.0) <= 0 or not ids:
+            continue
+        clipped = [max(0.0, float(s)) for s in scores[:len(ids)]]
+        top = max(clipped)
+        vals = {d: (s / top if top > 0 else 0.0) for d, s in zip(ids, clipped)}
+        norm[leg] = (vals, 0.0 if leg in complete else min(vals.values()))
+    docs = {d for vals, _ in norm.values() for d in vals}
+    return {d: sum(weights[leg] * vals.get(d, floor) for leg, (vals, floor) in norm.items()) / total
+            for d in docs}

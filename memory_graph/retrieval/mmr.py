@@ -16,18 +16,23 @@ def min_score_filter(scores: Mapping[str, float], relative: float, absolute: flo
 
 
 def mmr(ids: Sequence[str], scores: Sequence[float], similarity: np.ndarray, lam: float,
-        limit: int) -> list[str]:
+        limit: int, duplicate: float | None = None) -> list[str]:
     """Greedy MMR (Carbonell & Goldstein, SIGIR 1998): repeatedly pick the item maximising
-    lam * s(d) - (1 - lam) * max similarity to the items already picked. Ties keep input order."""
+    lam * s(d) - (1 - lam) * max similarity to the items already picked. Ties keep input order.
+
+    duplicate: an item at least this similar to one already picked is a near-duplicate, taken only after
+    every other item (MMR's penalty alone cannot demote it past a much less relevant item).
+    """
     chosen: list[int] = []
     left = list(range(len(ids)))
     max_sim = np.full(len(ids), -np.inf)
     while left and len(chosen) < limit:
-        def value(i: int) -> float:
+        def key(i: int) -> tuple[bool, float, int]:
             penalty = max_sim[i] if chosen else 0.0
-            return lam * scores[i] - (1 - lam) * penalty
+            is_copy = duplicate is not None and bool(chosen) and max_sim[i] >= duplicate
+            return (not is_copy, lam * scores[i] - (1 - lam) * penalty, -i)
 
-        best = max(left, key=lambda i: (value(i), -i))
+        best = max(left, key=key)
         chosen.append(best)
         left.remove(best)
         max_sim = np.maximum(max_sim, similarity[best])

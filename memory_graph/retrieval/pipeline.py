@@ -11,7 +11,7 @@ import numpy as np
 from ..config import Config, LegWeights
 from ..models import Explanation, Hit
 from .decay import decay_factors
-from .fusion import adapt_weights, leg_confidence, rrf
+from .fusion import convex, rrf
 from .mmr import min_score_filter, mmr, similarity_matrix
 from .ppr import ppr_factors, ppr_lift
 
@@ -52,13 +52,13 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     ``timings``, if given, receives the seconds each stage took (fusion, describe, ppr, decay, mmr).
     """
     clock = _Clock(timings)
-    base = {leg: getattr(weights, leg) * res.weight_scale for leg, res in legs.items()}
-    if config.adaptive_weights and len(legs) > 1:
-        conf = {leg: leg_confidence(res.scores) for leg, res in legs.items() if leg != "graph"}
-        w = adapt_weights(base, conf, config.adaptive_strength)
+    w = {leg: getattr(weights, leg) * res.weight_scale for leg, res in legs.items()}
+    if config.fusion == "rrf":
+        fused = rrf({leg: res.ids for leg, res in legs.items()}, w, config.rrf_k)
     else:
-        w = base
-    fused = rrf({leg: res.ids for leg, res in legs.items()}, w, config.rrf_k)
+        # a leg that returned fewer than the C it was asked for has nothing more to say about the rest
+        complete = {leg for leg, res in legs.items() if len(res.ids) < config.candidates(limit)}
+        fused = convex({leg: (res.ids, res.scores) for leg, res in legs.items()}, w, complete)
     if not fused:
         return []
     pool = sorted(fused, key=lambda d: (-fused[d], d))[:config.candidates(limit)]
@@ -95,7 +95,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     pre_rank = {d: i + 1 for i, d in enumerate(ordered)}
     if use_mmr and len(ordered) > 1:
         sim = similarity_matrix([info[d].vector for d in ordered], [info[d].words for d in ordered])
-        final = mmr(ordered, [scores[d] for d in ordered], sim, config.mmr_lambda, limit)
+        final = mmr(ordered, [scores[d] for d in ordered], sim, config.mmr_lambda, limit,
+                    config.mmr_duplicate_similarity)
     else:
         final = ordered[:limit]
     clock.lap("mmr")
@@ -106,7 +107,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         leg_scores = {leg: res.scores[ranks[leg] - 1] for leg, res in legs.items() if ranks[leg]}
         path = next((res.paths[d] for res in legs.values() if d in res.paths), [])
         exp = Explanation(ranks=ranks, leg_scores=leg_scores, weights={k: round(v, 4) for k, v in w.items()},
-                          rrf=fused[d], ppr_factor=factors_ppr[d], decay_factor=factors_decay[d],
+                          fusion=config.fusion, fused=fused[d], ppr_factor=factors_ppr[d], decay_factor=factors_decay[d],
                           pre_mmr_rank=pre_rank[d], final_rank=i, mmr_moved=pre_rank[d] - i, graph_path=path)
         hits.append(Hit(id=d, score=scores[d], explanation=exp, title=info[d].title, kind=kind,
                         record=dict(info[d].summary)))
