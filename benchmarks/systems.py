@@ -42,6 +42,7 @@ MG_VARIANTS = {
     "mg: graph leg off": {"graph_off": True},
     "mg: PPR off": {"use_ppr": False},
     "mg: MMR off": {"use_mmr": False},
+    "mg: RRF fusion": {"config": {"fusion": "rrf"}},
 }
 
 
@@ -65,13 +66,16 @@ class MemoryGraphSystem:
         opts = dict(MG_VARIANTS[variant])
         graph_off = opts.pop("graph_off", False)
         mode = opts.pop("mode", "hybrid")
+        changes = opts.pop("config", {})
         base = self.engine.config
 
         def run(qi: int, k: int) -> list[str]:
             q = self.ds.queries[qi]
+            config = self.engine.config.with_(**changes)
             if graph_off:
-                self.engine.config = base.with_(**{name: replace(getattr(base, name), graph=0.0) for name in
-                                                   ("memory_weights", "code_weights", "code_identifier_weights")})
+                config = config.with_(**{name: replace(getattr(config, name), graph=0.0) for name in
+                                         ("memory_weights", "code_weights", "code_identifier_weights")})
+            self.engine.config = config
             try:
                 if self.ds.kind == "code":
                     hits = self.engine.search_code(q.text, limit=k, mode=mode, **opts)

@@ -1,0 +1,104 @@
+"""The benchmark harness on tiny data: metrics, loaders in the public formats, and every memory-graph system."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from benchmarks import data, quality
+from benchmarks.metrics import score
+from benchmarks.systems import MG_VARIANTS, LanceHybrid, MemoryGraphSystem
+
+
+def test_metrics_on_a_small_ranking():
+    ranked, relevant = ["a", "b", "c", "d"], {"b", "d"}
+    assert score("recall@1", ranked, relevant) == 0.0
+    assert score("recall@2", ranked, relevant) == 0.5
+    assert score("mrr@10", ranked, relevant) == 0.5
+    assert score("mrr", ["x"] * 20 + ["b"], relevant) == pytest.approx(1 / 21)
+    assert score("mrr@10", ["x"] * 20 + ["b"], relevant) == 0.0
+    ideal = 1 + 1 / math.log2(3)
+    assert score("ndcg@10", ranked, relevant) == pytest.approx((1 / math.log2(3) + 1 / math.log2(5)) / ideal)
+    assert score("ndcg@10", ["b", "d"], relevant) == pytest.approx(1.0)
+
+
+def _locomo(tmp_path):
+    sample = {
+        "sample_id": "conv-1",
+        "conversation": {
+            "speaker_a": "Ann", "speaker_b": "Bob",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a puppy named Rex yesterday."},
+                {"speaker": "Bob", "dia_id": "D1:2", "text": "Lovely!", "blip_caption": "a small brown dog"},
+            ],
+            "session_2_date_time": "10:00 am on 9 June, 2023",
+            "session_2": [{"speaker": "Ann", "dia_id": "D2:1", "text": "Rex learned to sit at the park."}],
+        },
+        "qa": [
+            {"question": "What is the name of Ann's puppy?", "answer": "Rex", "evidence": ["D1:1"], "category": 4},
+            {"question": "Where did Rex learn to sit?", "evidence": ["D2:1; D1:1"], "category": 2},
+            {"question": "Unanswerable?", "evidence": ["D9:9"], "category": 5},
+        ],
+    }
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([sample]))
+    return data.load_locomo(path)
+
+
+def test_locomo_turns_become_dated_memories_and_evidence_becomes_qrels(tmp_path):
+    ds = _locomo(tmp_path)
+    assert [d.id for d in ds.docs] == ["conv-1:D1:1", "conv-1:D1:2", "conv-1:D2:1"]
+    assert ds.docs[0].text == "Ann: I adopted a puppy named Rex yesterday."
+    assert "[shares a photo of a small brown dog]" in ds.docs[1].text
+    assert ds.docs[2].created_at - ds.docs[0].created_at == pytest.approx((31 + 1) * 86400 - 3 * 3600 - 56 * 60)
+    assert {d.group for d in ds.docs} == {"conv-1"}
+    assert [(q.relevant, q.category) for q in ds.queries] == [
+        ({"conv-1:D1:1"}, "single-hop"), ({"conv-1:D2:1", "conv-1:D1:1"}, "temporal")]  # D9:9 resolves to nothing
+
+
+def test_scifact_keeps_judged_documents_and_samples_distractors(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(json.dumps({"_id": str(i), "title": f"T{i}", "text": f"abstract {i}"})
+                                for i in range(10)))
+    (tmp_path / "queries.jsonl").write_text("\n".join(json.dumps({"_id": q, "text": f"claim {q}"})
+                                                      for q in ("q1", "q2", "q3")))
+    (tmp_path / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\t3\t1\nq2\t5\t1\nq2\t6\t0\n")
+    ds = data.load_scifact(corpus, tmp_path / "queries.jsonl", tmp_path / "qrels.tsv", distractors=2)
+    assert [q.id for q in ds.queries] == ["q1", "q2"] and ds.queries[1].relevant == {"5"}
+    ids = {d.id for d in ds.docs}
+    assert {"3", "5"} <= ids and len(ids) == 4
+
+
+def test_cosqa_maps_queries_to_their_gold_function(tmp_path):
+    (tmp_path / "map.txt").write_text(json.dumps({"def a():\n    pass": 0, "def b():\n    return 1": 1}))
+    (tmp_path / "split.json").write_text(json.dumps([{"idx": "cosqa-1", "doc": "python return one",
+                                                      "retrieval_idx": 1}]))
+    ds = data.load_cosqa(tmp_path / "map.txt", tmp_path / "split.json")
+    assert ds.kind == "code" and [d.id for d in ds.docs] == ["0", "1"]
+    assert ds.queries[0].relevant == {"1"}
+
+
+def test_every_memory_graph_system_and_lancedb_hybrid_rank_a_tiny_locomo(tmp_path):
+    from conftest import HashEmbedder
+
+    ds = _locomo(tmp_path)
+    emb = HashEmbedder()
+    vectors = emb.encode([d.text for d in ds.docs])
+    mg = MemoryGraphSystem(ds, vectors, emb, tmp_path)
+    lance = LanceHybrid(ds, vectors, tmp_path)
+    rankers = {name: mg.ranker(name) for name in MG_VARIANTS}
+    rankers["lancedb"] = lance.ranker(emb.encode([q.text for q in ds.queries]))
+    try:
+        res = quality.evaluate(ds, rankers)
+    finally:
+        mg.close()
+        lance.close()
+    assert set(res) == set(rankers)
+    for name, r in res.items():
+        assert set(r["overall"]) == set(ds.metrics) and len(r["per_query"]) == len(ds.queries)
+    # "Rex" and "puppy" are words of the first question and of its evidence turn only
+    assert res["mg: bm25 only"]["per_query"][0] == pytest.approx(1.0)
+    assert res["memory-graph"]["overall"]["recall@5"] == pytest.approx(1.0)
