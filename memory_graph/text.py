@@ -36,10 +36,10 @@ def identifier_terms(text: str) -> str:
 _IDENT_SHAPE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|^[A-Z][a-z]+[A-Z]")
 
 
-def names_identifier(query: str) -> bool:
-    """Whether a code query names an identifier: one word, or a snake_case, camelCase, dotted or
-    ``backticked`` token. Such a query asks for exact matches; a prose query asks for meaning."""
-    if "`" in query or len(WORD_RE.findall(query)) == 1:
+def names_identifier(query: str, short_query_words: int = 3) -> bool:
+    """Whether a code query looks for names: a keyword query (at most ``short_query_words`` words) or one with
+    a snake_case, camelCase, dotted or ``backticked`` token. Longer prose asks for meaning instead."""
+    if "`" in query or len(WORD_RE.findall(query)) <= short_query_words:
         return True
     return any("_" in t or "." in t or _IDENT_SHAPE.search(t) for t in IDENT_RE.findall(query))
 

@@ -23,19 +23,24 @@ def mmr(ids: Sequence[str], scores: Sequence[float], similarity: np.ndarray, lam
     duplicate: an item at least this similar to one already picked is a near-duplicate, taken only after
     every other item (MMR's penalty alone cannot demote it past a much less relevant item).
     """
+    n = len(ids)
+    rel = lam * np.asarray(scores, dtype=np.float64)
+    max_sim = np.zeros(n)
+    taken = np.zeros(n, dtype=bool)
+    copies = np.zeros(n, dtype=bool)
     chosen: list[int] = []
-    left = list(range(len(ids)))
-    max_sim = np.full(len(ids), -np.inf)
-    while left and len(chosen) < limit:
-        def key(i: int) -> tuple[bool, float, int]:
-            penalty = max_sim[i] if chosen else 0.0
-            is_copy = duplicate is not None and bool(chosen) and max_sim[i] >= duplicate
-            return (not is_copy, lam * scores[i] - (1 - lam) * penalty, -i)
-
-        best = max(left, key=key)
+    while len(chosen) < min(limit, n):
+        value = rel - (1 - lam) * max_sim if chosen else rel.copy()
+        value[taken] = -np.inf
+        # near-duplicates only once nothing else is left; argmax keeps the first of equal values (input order)
+        value[copies & ~taken] -= 1e9
+        best = int(np.argmax(value))
         chosen.append(best)
-        left.remove(best)
-        max_sim = np.maximum(max_sim, similarity[best])
+        taken[best] = True
+        row = np.asarray(similarity[best], dtype=np.float64)
+        max_sim = row if len(chosen) == 1 else np.maximum(max_sim, row)
+        if duplicate is not None:
+            copies |= row >= duplicate
     return [ids[i] for i in chosen]
 
 

@@ -23,7 +23,7 @@ class LegResult:
     ids: list[str] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     paths: dict[str, list[str]] = field(default_factory=dict)
-    #: multiplies the leg's RRF weight for this query (the graph leg's specificity)
+    #: multiplies the leg's fusion weight for this query (the graph leg's specificity)
     weight_scale: float = 1.0
 
 
@@ -61,7 +61,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         fused = convex({leg: (res.ids, res.scores) for leg, res in legs.items()}, w, complete)
     if not fused:
         return []
-    pool = sorted(fused, key=lambda d: (-fused[d], d))[:config.candidates(limit)]
+    pool = sorted(fused, key=lambda d: (-fused[d], d))[:config.rerank_pool(limit)]
     clock.lap("fusion")
     info = describe(pool)
     clock.lap("describe")
@@ -95,7 +95,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     pre_rank = {d: i + 1 for i, d in enumerate(ordered)}
     if use_mmr and len(ordered) > 1:
         sim = similarity_matrix([info[d].vector for d in ordered], [info[d].words for d in ordered])
-        final = mmr(ordered, [scores[d] for d in ordered], sim, config.mmr_lambda, limit,
+        lam = config.mmr_lambda_code if kind == "code" else config.mmr_lambda
+        final = mmr(ordered, [scores[d] for d in ordered], sim, lam, limit,
                     config.mmr_duplicate_similarity)
     else:
         final = ordered[:limit]

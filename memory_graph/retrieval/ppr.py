@@ -52,7 +52,7 @@ def personalized_pagerank(edges: Iterable[tuple[str, str, float]], restart: Mapp
 
 def ppr_factors(candidates: Mapping[str, float], ppr: Mapping[str, float], beta: float,
                 has_edges: bool) -> dict[str, float]:
-    """s(d) = rrf(d) * ((1 - beta) + beta * p(d) / max p); returns the factor per candidate.
+    """s(d) = fused(d) * ((1 - beta) + beta * p(d) / max p); returns the factor per candidate.
 
     With no edges in the subgraph the graph says nothing: every factor is 1.
     """
