@@ -134,7 +134,7 @@ def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
 def _summary(results: dict) -> str:
     lines = [f"memory-graph benchmarks, {results['mode']} run, {results['seconds']} s"]
     for name, ds in results.get("quality", {}).items():
-        metric = {"scifact": "ndcg@10", "locomo": "ndcg@10", "cosqa": "mrr"}[name]
+        metric = ds["main_metric"]
         ranked = sorted(ds["systems"].items(), key=lambda kv: -kv[1]["overall"][metric])
         lines.append(f"  {name} {metric}: " + ", ".join(f"{n} {s['overall'][metric]:.3f}" for n, s in ranked[:5]))
     for n, r in results.get("latency", {}).items():

@@ -37,6 +37,11 @@ class Dataset:
     queries: list[Query]
     metrics: tuple[str, ...]
     notes: list[str] = field(default_factory=list)
+    #: the metric the systems are compared on
+    main_metric: str = ""
+
+    def __post_init__(self) -> None:
+        self.main_metric = self.main_metric or self.metrics[0]
 
 
 def load_scifact(corpus: Path, queries: Path, qrels: Path, max_queries: int | None = None,
@@ -103,7 +108,7 @@ def load_locomo(path: Path, max_queries: int | None = None, seed: int = 0) -> Da
                                      LOCOMO_CATEGORIES.get(qa.get("category"), str(qa.get("category")))))
     if max_queries and len(queries) > max_queries:
         queries = random.Random(seed).sample(queries, max_queries)
-    return Dataset("locomo", "memory", docs, queries, ("recall@5", "recall@10", "ndcg@10"))
+    return Dataset("locomo", "memory", docs, queries, ("recall@5", "recall@10", "ndcg@10"), main_metric="ndcg@10")
 
 
 def load_cosqa(code_map: Path, split: Path, max_queries: int | None = None, seed: int = 0) -> Dataset:

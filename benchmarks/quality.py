@@ -56,9 +56,30 @@ def evaluate(ds: Dataset, rankers: dict, k: int | None = None) -> dict:
         by_cat = {c: {m: statistics.fmean(p[m] for p in ps) for m in ds.metrics} | {"n": len(ps)}
                   for c, ps in sorted(cats.items())} if len(cats) > 1 else {}
         out[name] = {"overall": overall, "by_category": by_cat, "ms_per_query": 1000 * secs / len(ds.queries),
-                     "per_query": [round(p[ds.metrics[0]], 4) for p in per_query]}
+                     "per_query": {m: [round(p[m], 4) for p in per_query] for m in ds.metrics}}
         log.info("%-22s %s", name, "  ".join(f"{m} {v:.4f}" for m, v in overall.items()))
     return out
+
+
+def paired_difference(a: list[float], b: list[float], resamples: int = 2_000, seed: int = 0) -> dict:
+    """Mean of a - b over the same queries, with a 95% paired bootstrap interval (Efron & Tibshirani 1993):
+    if the interval holds 0, the two systems are not told apart by this many queries."""
+    diff = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    if diff.size == 0:
+        return {"mean": 0.0, "low": 0.0, "high": 0.0}
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, diff.size, size=(resamples, diff.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return {"mean": round(float(diff.mean()), 4), "low": round(float(low), 4), "high": round(float(high), 4)}
+
+
+def compare_to_full(ds: Dataset, systems: dict, full: str = "memory-graph") -> None:
+    """Add to every system its difference from the full pipeline on the data set's main metric."""
+    if full not in systems:
+        return
+    ref = systems[full]["per_query"][ds.main_metric]
+    for s in systems.values():
+        s["vs_full"] = paired_difference(ref, s["per_query"][ds.main_metric])
 
 
 def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:
@@ -84,6 +105,8 @@ def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:
     rankers.update(plain.rankers(qvecs))
     try:
         info["systems"] = evaluate(ds, rankers)
+        info["main_metric"] = ds.main_metric
+        compare_to_full(ds, info["systems"])
     finally:
         mg.close()
         lance.close()

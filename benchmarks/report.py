@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-MAIN_METRIC = {"scifact": "ndcg@10", "locomo": "ndcg@10", "cosqa": "mrr"}
-
 
 def markdown(results: dict) -> str:
     lines = [f"# memory-graph benchmarks ({results['mode']} run)", "",
@@ -16,12 +14,16 @@ def markdown(results: dict) -> str:
         metrics = list(next(iter(systems.values()))["overall"])
         lines += [f"## {name}: {ds['docs']} documents, {ds['queries']} queries", ""]
         lines += [f"- {n}" for n in ds.get("notes", [])] + ([""] if ds.get("notes") else [])
-        lines += ["| system | " + " | ".join(metrics) + " | ms/query |", "|---" * (len(metrics) + 2) + "|"]
+        main = ds.get("main_metric", metrics[0])
+        lines += [f"| system | " + " | ".join(metrics) + f" | {main}: full pipeline minus system [95% CI] | ms/query |",
+                  "|---" * (len(metrics) + 3) + "|"]
         best = {m: max(s["overall"][m] for s in systems.values()) for m in metrics}
         for sys_name, s in systems.items():
             cells = [(f"**{s['overall'][m]:.4f}**" if s["overall"][m] == best[m] else f"{s['overall'][m]:.4f}")
                      for m in metrics]
-            lines.append(f"| {sys_name} | " + " | ".join(cells) + f" | {s['ms_per_query']:.1f} |")
+            v = s.get("vs_full")
+            delta = "" if not v or sys_name == "memory-graph" else f"{v['mean']:+.4f} [{v['low']:+.4f}, {v['high']:+.4f}]"
+            lines.append(f"| {sys_name} | " + " | ".join(cells) + f" | {delta} | {s['ms_per_query']:.1f} |")
         cats = systems["memory-graph"]["by_category"]
         if cats:
             m = metrics[-1] if "ndcg@10" not in metrics else "ndcg@10"
@@ -72,7 +74,7 @@ def charts(results: dict, out: Path) -> list[str]:
     if quality:
         fig, axes = plt.subplots(1, len(quality), figsize=(5.5 * len(quality), 4.5), squeeze=False)
         for ax, (name, ds) in zip(axes[0], quality.items()):
-            metric = MAIN_METRIC.get(name, next(iter(next(iter(ds["systems"].values()))["overall"])))
+            metric = ds["main_metric"]
             names = list(ds["systems"])
             vals = [ds["systems"][n]["overall"][metric] for n in names]
             colors = ["#1f77b4" if n == "memory-graph" else "#9ecae1" if n.startswith("mg:") else "#bbbbbb"

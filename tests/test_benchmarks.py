@@ -98,7 +98,20 @@ def test_every_memory_graph_system_and_lancedb_hybrid_rank_a_tiny_locomo(tmp_pat
         lance.close()
     assert set(res) == set(rankers)
     for name, r in res.items():
-        assert set(r["overall"]) == set(ds.metrics) and len(r["per_query"]) == len(ds.queries)
+        assert set(r["overall"]) == set(r["per_query"]) == set(ds.metrics)
+        assert all(len(v) == len(ds.queries) for v in r["per_query"].values())
     # "Rex" and "puppy" are words of the first question and of its evidence turn only
-    assert res["mg: bm25 only"]["per_query"][0] == pytest.approx(1.0)
+    assert res["mg: bm25 only"]["per_query"]["ndcg@10"][0] == pytest.approx(1.0)
     assert res["memory-graph"]["overall"]["recall@5"] == pytest.approx(1.0)
+    quality.compare_to_full(ds, res)
+    assert res["memory-graph"]["vs_full"] == {"mean": 0.0, "low": 0.0, "high": 0.0}
+    assert set(res["mg: vector only"]["vs_full"]) == {"mean", "low", "high"}
+
+
+def test_paired_difference_interval_holds_the_mean_and_excludes_zero_for_a_clear_gap():
+    a = [1.0, 0.8, 0.9, 1.0, 0.7] * 20
+    b = [x - 0.2 for x in a]
+    d = quality.paired_difference(a, b)
+    assert d["mean"] == pytest.approx(0.2) and d["low"] == pytest.approx(0.2) and d["high"] == pytest.approx(0.2)
+    noisy = quality.paired_difference([1.0, 0.0] * 50, [0.0, 1.0] * 50)
+    assert noisy["low"] < 0 < noisy["high"]
