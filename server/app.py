@@ -384,4 +384,15 @@ def build_server(state: ServerState) -> MCPServer:
         return {"version": __version__, "current_project": state.project,
                 "allowed_roots": [str(r) for r in state.roots], **s}
 
+    _forbid_unknown_arguments(mcp)
     return mcp
+
+
+def _forbid_unknown_arguments(mcp: MCPServer) -> None:
+    """Reject arguments a tool does not declare. The SDK drops them silently, so a misspelt parameter
+    ("qeury") would run the call without it; the schema says so too (additionalProperties: false)."""
+    for tool in mcp._tool_manager.list_tools():  # no public hook for this in mcp 2.x
+        model = tool.fn_metadata.arg_model
+        model.model_config["extra"] = "forbid"
+        model.model_rebuild(force=True)
+        tool.parameters["additionalProperties"] = False

@@ -154,6 +154,17 @@ def test_paths_outside_the_allowed_roots_are_refused(live, path):
     assert snapshot(eng) == before
 
 
+def test_a_misspelt_argument_is_an_error_that_names_it(live):
+    c, eng, _ = live
+    before = snapshot(eng)
+    res = c.call("search_memory", {"qeury": "billing"})
+    assert res.is_error and "qeury" in res.content[0].text, res.content[0].text
+    res = c.call("store_memory", {"content": "valid text", "tag": ["x"]})
+    assert res.is_error and "tag" in res.content[0].text
+    assert snapshot(eng) == before
+    assert not c.call("search_memory", {"query": "billing"}).is_error
+
+
 def test_private_text_is_never_stored(live):
     c, eng, _ = live
     res = c.call("store_memory", {"content": "deploy key is <private>hunter2</private> rotate monthly",
