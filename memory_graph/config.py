@@ -87,7 +87,7 @@ class Config:
     fusion: str = "convex"
     rrf_k: int = 60
     #: leg weights; the graph leg's is further scaled by its specificity per query (graph_specific_hits).
-    memory_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=1.0, graph=0.2))
+    memory_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=1.0, graph=0.1))
     #: code searched in prose ("where do we retry failed uploads"): on CoSQA's 500 dev web queries any BM25 weight
     #: lowered MRR (0.1: -0.003, 0.25: -0.025, 1: -0.13, against the vector leg alone), so prose is left to it.
     code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.0, graph=0.3))
@@ -110,6 +110,8 @@ class Config:
 
     # --- personalized PageRank dampening (Haveliwala 2002, "Topic-sensitive PageRank") ---
     ppr_beta: float = 0.1
+    #: scale beta by the graph leg's specificity (at most 1), as the leg's weight is.
+    ppr_by_specificity: bool = True
     ppr_alpha: float = 0.85
     ppr_max_iter: int = 50
     ppr_tol: float = 1e-8
@@ -131,10 +133,10 @@ class Config:
 
     # --- MMR (Carbonell & Goldstein 1998) ---
     mmr_lambda: float = 0.9
-    #: code results are distinct places in a project: relevance order, near-duplicates last (MMR cost
-    #: CoSQA MRR at 0.9; python -m benchmarks, "mg: MMR off").
+    #: code results are distinct places in a project (two copies of a function are two answers): relevance
+    #: order by default (MMR at 0.9 cost CoSQA MRR; python -m benchmarks, "mg: MMR off").
     mmr_lambda_code: float = 1.0
-    #: a result whose cosine to one already picked reaches this is a near-duplicate: it goes after all others.
+    #: a memory whose cosine to one already picked reaches this is a near-duplicate: it goes after all others.
     mmr_duplicate_similarity: float = 0.95
 
     def __post_init__(self) -> None:

@@ -356,3 +356,12 @@ def test_the_watcher_reindexes_after_a_change_and_a_delete(engine, repo):
         assert not w.relevant(str(repo / "node_modules" / "x.js"))
     finally:
         w.stop()
+
+
+def test_a_single_leg_mode_ranks_by_that_leg_even_where_hybrid_gives_it_no_weight(engine, repo):
+    idx(engine, repo)
+    prose = "where do we load the application settings from"
+    assert engine.config.code_weights.bm25 == 0  # prose code queries are left to the vector leg in hybrid
+    hits = engine.search_code(prose, mode="bm25", limit=3)
+    assert hits and all(h.explanation.ranks["bm25"] for h in hits)
+    assert [h.explanation.ranks["bm25"] for h in hits] == sorted(h.explanation.ranks["bm25"] for h in hits)

@@ -53,6 +53,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     """
     clock = _Clock(timings)
     w = {leg: getattr(weights, leg) * res.weight_scale for leg, res in legs.items()}
+    if len(legs) == 1:  # one leg asked for by name (mode="bm25"): its own order, whatever its hybrid weight
+        w = {leg: 1.0 for leg in legs}
     if config.fusion == "rrf":
         fused = rrf({leg: res.ids for leg, res in legs.items()}, w, config.rrf_k)
     else:
@@ -73,12 +75,16 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     q_ents = list(query_entities)
     # PageRank is personalised by the query's entities: without any, it would only reward candidates that
     # are well connected to each other, which measured as noise on SciFact and LoCoMo (benchmarks/)
-    if use_ppr and config.ppr_beta > 0 and local_edges is not None and q_ents:
+    beta = config.ppr_beta
+    if config.ppr_by_specificity and "graph" in legs:
+        # the graph leg's specificity: entities that hundreds of records name make PageRank as noisy as the leg
+        beta *= min(1.0, legs["graph"].weight_scale)
+    if use_ppr and beta > 0 and local_edges is not None and q_ents:
         edges = local_edges(pool, q_ents)
         if any(u != v for u, v, _ in edges):
             lift = ppr_lift(edges, {d: fused[d] for d in pool}, q_ents, config.ppr_alpha, config.ppr_max_iter,
                             config.ppr_tol)
-            factors_ppr = ppr_factors({d: fused[d] for d in pool}, lift, config.ppr_beta, has_edges=True)
+            factors_ppr = ppr_factors({d: fused[d] for d in pool}, lift, beta, has_edges=True)
     clock.lap("ppr")
 
     if use_decay and kind == "memory":
@@ -95,9 +101,10 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     pre_rank = {d: i + 1 for i, d in enumerate(ordered)}
     if use_mmr and len(ordered) > 1:
         sim = similarity_matrix([info[d].vector for d in ordered], [info[d].words for d in ordered])
-        lam = config.mmr_lambda_code if kind == "code" else config.mmr_lambda
-        final = mmr(ordered, [scores[d] for d in ordered], sim, lam, limit,
-                    config.mmr_duplicate_similarity)
+        # code: copies of a function in two places are two answers, so only the lambda applies
+        lam, dup = ((config.mmr_lambda_code, None) if kind == "code"
+                    else (config.mmr_lambda, config.mmr_duplicate_similarity))
+        final = mmr(ordered, [scores[d] for d in ordered], sim, lam, limit, dup)
     else:
         final = ordered[:limit]
     clock.lap("mmr")
