@@ -36,12 +36,10 @@ def identifier_terms(text: str) -> str:
 _IDENT_SHAPE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|^[A-Z][a-z]+[A-Z]")
 
 
-def names_identifier(query: str, short_query_words: int = 3) -> bool:
-    """Whether a code query looks for names: a keyword query (at most ``short_query_words`` words) or one with
-    a snake_case, camelCase, dotted or ``backticked`` token. Longer prose asks for meaning instead."""
-    if "`" in query or len(WORD_RE.findall(query)) <= short_query_words:
-        return True
-    return any("_" in t or "." in t or _IDENT_SHAPE.search(t) for t in IDENT_RE.findall(query))
+def names_identifier(query: str) -> bool:
+    """Whether a code query looks for names rather than meaning: it has something ``code_mentions`` keeps
+    (a short keyword query, or a snake_case, camelCase, dotted or ``backticked`` token)."""
+    return bool(code_mentions(query).strip(" ."))
 
 
 def code_mentions(query: str, short_query_words: int = 3) -> str:
