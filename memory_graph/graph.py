@@ -70,7 +70,8 @@ class Graph:
         return self.g.nodes[node]
 
     def degree(self, node: str) -> int:
-        return self.g.degree(node) if node in self.g else 0
+        """Distinct neighbours, in and out: O(1), where networkx counts a multigraph's edges one by one."""
+        return len(self.g.succ[node]) + len(self.g.pred[node]) if node in self.g else 0
 
     def neighbors(self, node: str, direction: str = "both",
                   types: Iterable[str] | None = None) -> Iterator[tuple[str, str, float, str]]:
@@ -154,29 +155,28 @@ class Graph:
         cset, qset = set(cands), {q for q in query_nodes if q in self.g}
         edges: dict[tuple[str, str], float] = defaultdict(float)
         by_entity: dict[str, list[tuple[str, float]]] = defaultdict(list)
-        degrees: dict[str, int] = {}  # a multigraph's degree costs O(edges): once per node per call
-
-        def degree(node: str) -> int:
-            if node not in degrees:
-                degrees[node] = self.g.degree(node)
-            return degrees[node]
-
+        # a bridge's degree, or -1 for any other node: candidates share most of their entities
+        bridge_degree: dict[str, int] = {}
+        max_degree = hub_degree * 20
         for c in cands:
             edges[(c, c)] = 1.0
             for v, _t, w, _d in self.neighbors(c):
-                if v in qset:
-                    edges[tuple(sorted((c, v)))] += w
-                elif v in cset and v != c:
-                    edges[tuple(sorted((c, v)))] += w / 2  # seen from both ends
-                elif self.kind(v) == self.bridge and degree(v) <= hub_degree * 20:
-                    by_entity[v].append((c, w))
+                if v in qset or (v in cset and v != c):
+                    # a candidate-candidate relation is seen from both ends
+                    edges[(c, v) if c < v else (v, c)] += w if v in qset else w / 2
+                elif v not in cset:
+                    deg = bridge_degree.get(v)
+                    if deg is None:
+                        deg = bridge_degree[v] = self.degree(v) if self.kind(v) == self.bridge else -1
+                    if 0 <= deg <= max_degree:
+                        by_entity[v].append((c, w))
         for e, linked in by_entity.items():
             if len(linked) < 2:
                 continue
-            deg = max(1, degree(e))
+            deg = max(1, bridge_degree[e])
             for i, (a, wa) in enumerate(linked):
                 for b, wb in linked[i + 1:]:
-                    edges[tuple(sorted((a, b)))] += wa * wb / deg
+                    edges[(a, b) if a < b else (b, a)] += wa * wb / deg
             if len(edges) > max_edges:
                 break
         return [(a, b, w) for (a, b), w in edges.items()]

@@ -59,7 +59,8 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
                 reach(v, 1, seed, seed_w * w * damp, [seed, v])
             elif kind == graph.bridge and v not in seeds:
                 related.setdefault(v, (seed, seed_w * w * damp, [seed, v]))
-    if max_hops >= 2:
+    # hop-2 targets rank after every hop-1 one, so with `limit` hop-1 hits they could never be returned
+    if max_hops >= 2 and len(hits) < limit:
         first = sorted([*hits.values(), *bridges.values()], key=lambda h: -h.strength)[:max_fanout]
         for h in first:
             seed = next(iter(h.seeds))
