@@ -12,8 +12,8 @@ import numpy as np
 
 from .data import Dataset
 from .metrics import score
-from .systems import (MG_VARIANTS, BM25sDense, LanceHybrid, MemoryGraphSystem, build_code_engine,
-                      doc_vectors_from_code_engine)
+from .systems import (MG_VARIANTS, BM25sDense, LanceHybrid, MemoryGraphSystem, TxtaiHybrid, build_code_engine,
+                      doc_vectors_from_code_engine, txtai_available)
 
 log = logging.getLogger("benchmarks")
 DEPTH = 100  # documents retrieved per query (Recall@100 needs them)
@@ -99,9 +99,14 @@ def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:
     mg = MemoryGraphSystem(ds, vectors, embedder, workdir, code_engine)
     lance = LanceHybrid(ds, vectors, workdir)
     plain = BM25sDense(ds, vectors)
+    txtai = TxtaiHybrid(ds, vectors, qvecs, embedder) if txtai_available() else None
+    if txtai is None:
+        info["notes"] = [*info["notes"], "txtai is not installed (pip install -e '.[bench]'): no txtai row"]
     info["build_seconds"] = round(time.perf_counter() - t0, 1)
     rankers = {name: mg.ranker(name) for name in MG_VARIANTS}
     rankers["lancedb hybrid (RRF)"] = lance.ranker(qvecs)
+    if txtai is not None:
+        rankers["txtai hybrid"] = txtai.ranker()
     rankers.update(plain.rankers(qvecs))
     try:
         info["systems"] = evaluate(ds, rankers)

@@ -1,5 +1,6 @@
 """The systems compared, on the same embedding model: memory-graph (full and ablations) and the alternatives a
-user would pick instead (LanceDB's built-in hybrid search; bm25s + exact dense search fused with RRF)."""
+user would pick instead (LanceDB's built-in hybrid search; txtai's hybrid search when txtai is installed;
+bm25s + exact dense search fused with RRF)."""
 
 from __future__ import annotations
 
@@ -205,3 +206,54 @@ class BM25sDense:
 
         return {"bm25s + dense (RRF)": fused, "bm25s": self._bm25,
                 "dense (exact)": lambda qi, k: self._dense(qvecs, qi, k)}
+
+
+# ---- txtai hybrid -----------------------------------------------------------------
+class TxtaiHybrid:
+    """txtai's hybrid search (dense + its BM25 scoring, fused by a convex combination of normalised scores),
+    with its defaults except two: vectors come from the shared embeddings (txtai's "external" method) and
+    the dense index is exact (numpy backend), as every other system here searches exactly."""
+
+    def __init__(self, ds: Dataset, vectors: np.ndarray, qvecs: np.ndarray, embedder) -> None:
+        from txtai import Embeddings
+
+        self.ds = ds
+        known = {}
+        for d, v in zip(ds.docs, vectors):
+            known[_txtai_text(d)] = v
+        for q, v in zip(ds.queries, qvecs):
+            known.setdefault(q.text, v)
+
+        def transform(texts):
+            # a text not seen here (none in a benchmark) is embedded as a query would be
+            return np.stack([known[t] if t in known else embedder.encode_query(t) for t in texts]).astype(np.float32)
+
+        self.index: dict[str, Embeddings] = {}
+        groups: dict[str, list[int]] = {}
+        for i, d in enumerate(ds.docs):
+            groups.setdefault(d.group, []).append(i)
+        for g, idx in groups.items():
+            emb = Embeddings({"method": "external", "transform": transform, "hybrid": True, "content": False,
+                              "backend": "numpy"})
+            emb.index([(ds.docs[i].id, _txtai_text(ds.docs[i]), None) for i in idx])
+            self.index[g] = emb
+
+    def ranker(self) -> Ranker:
+        def run(qi: int, k: int) -> list[str]:
+            q = self.ds.queries[qi]
+            emb = self.index.get(q.group)
+            return [str(uid) for uid, _score in emb.search(q.text, k)] if emb is not None else []
+
+        return run
+
+
+def _txtai_text(d) -> str:
+    return f"{d.title}\n{d.text}" if d.title else d.text
+
+
+def txtai_available() -> bool:
+    try:
+        import txtai  # noqa: F401
+    except ImportError:
+        return False
+    return True

@@ -115,3 +115,24 @@ def test_paired_difference_interval_holds_the_mean_and_excludes_zero_for_a_clear
     assert d["mean"] == pytest.approx(0.2) and d["low"] == pytest.approx(0.2) and d["high"] == pytest.approx(0.2)
     noisy = quality.paired_difference([1.0, 0.0] * 50, [0.0, 1.0] * 50)
     assert noisy["low"] < 0 < noisy["high"]
+
+
+def test_txtai_hybrid_searches_the_shared_vectors_within_the_questions_conversation(tmp_path):
+    pytest.importorskip("txtai", reason="txtai is a bench extra: pip install -e '.[bench]'")
+    from conftest import HashEmbedder
+
+    from benchmarks.systems import TxtaiHybrid
+
+    ds = _locomo(tmp_path)
+    emb = HashEmbedder()
+    vectors = emb.encode([d.text for d in ds.docs])
+    qvecs = emb.encode([q.text for q in ds.queries])
+    gold = [i for i, d in enumerate(ds.docs) if d.id in ds.queries[0].relevant][0]
+    # the question's vector is its evidence turn's: txtai must be reading the vectors handed to it
+    qvecs[0] = vectors[gold]
+    run = TxtaiHybrid(ds, vectors, qvecs, emb).ranker()
+    ranked = run(0, 10)
+    assert ranked[0] == ds.docs[gold].id
+    assert sorted(ranked) == sorted(d.id for d in ds.docs if d.group == ds.queries[0].group)
+    res = quality.evaluate(ds, {"txtai hybrid": run})
+    assert res["txtai hybrid"]["per_query"]["ndcg@10"][0] == pytest.approx(1.0)
