@@ -63,3 +63,18 @@ def test_local_edges_fold_entities_into_weighted_links():
     assert edges[("m1", "m2")] == 1.0 / 2  # shared entity "billing" of degree 2
     assert edges[("m1", "orion")] == 1.0
     assert ("m2", "m4") not in edges
+
+
+def test_a_limit_filled_at_hop_one_returns_the_same_hits_as_a_deeper_search():
+    g = build()
+    deep = graph_leg(g, {"orion": 1.0}, accept_all, limit=10, hub_degree=50, max_fanout=100)
+    two = graph_leg(g, {"orion": 1.0}, accept_all, limit=2, hub_degree=50, max_fanout=100)
+    assert [h.id for h in two] == [h.id for h in deep[:2]] and all(h.hop == 1 for h in two)
+
+
+def test_degree_counts_distinct_neighbours_in_and_out():
+    g = build(hub_size=3)
+    assert g.degree("hub") == 4 and g.degree("m1") == 2 and g.degree("nowhere") == 0
+    g.add_relation("r1", "orion", "billing", "part_of")
+    g.add_relation("r2", "orion", "billing", "depends_on")
+    assert g.degree("orion") == 3  # m1, m3 and billing, however many relations join it to billing
