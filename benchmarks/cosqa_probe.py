@@ -10,6 +10,7 @@ Rows:
   name + docstring         the split function name and the docstring's first paragraph only
   max(code, name+doc)      the better of the two vectors per function
   code, query + PRF        Rocchio pseudo-relevance feedback: query + 0.5 x mean of the top 3 vectors
+  code, query - "python"   the query without the word "python" (every CoSQA query has it)
   code + w x BM25          convex fusion with bm25s over split identifiers (both max-normalised)
 """
 
@@ -90,6 +91,8 @@ def main(argv=None) -> int:
     top = np.argsort(-s_code, axis=1)[:, :3]
     prf = q + 0.5 * code[top].mean(axis=1)
     rows["code, query + PRF"] = (prf / np.linalg.norm(prf, axis=1, keepdims=True)) @ code.T
+    bare = [re.sub(r"\bpython\s*[23]?\b", " ", x.text, flags=re.I).strip() or x.text for x in ds.queries]
+    rows['code, query - "python"'] = vectors(bare, "queries-bare") @ code.T
 
     retriever = bm25s.BM25()
     split = [re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", c).replace("_", " ") for c in codes]
