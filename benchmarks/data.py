@@ -19,6 +19,11 @@ class Doc:
     group: str = ""            # LoCoMo: the conversation a turn belongs to (queries search only their own)
     created_at: float | None = None
 
+    @property
+    def full_text(self) -> str:
+        """Title and text, as every system embeds and indexes a document."""
+        return f"{self.title}\n{self.text}" if self.title else self.text
+
 
 @dataclass
 class Query:

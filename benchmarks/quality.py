@@ -93,7 +93,7 @@ def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:
         vectors = doc_vectors_from_code_engine(eng, ds)
         info["index_report"] = {k: v for k, v in report.to_dict().items() if k != "errors"}
     else:
-        vectors = cached_vectors([f"{d.title}\n{d.text}" if d.title else d.text for d in ds.docs], embedder,
+        vectors = cached_vectors([d.full_text for d in ds.docs], embedder,
                                  cache_dir, ds.name)
     qvecs = cached_vectors([q.text for q in ds.queries], embedder, cache_dir, f"{ds.name}-queries")
     mg = MemoryGraphSystem(ds, vectors, embedder, workdir, code_engine)

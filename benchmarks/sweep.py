@@ -57,7 +57,7 @@ def main(argv=None) -> int:
         eng, chunk_doc, _ = build_code_engine(ds, emb, work)
         mg = MemoryGraphSystem(ds, None, emb, work, (eng, chunk_doc))
     else:
-        vecs = quality.cached_vectors([f"{x.title}\n{x.text}" if x.title else x.text for x in ds.docs], emb,
+        vecs = quality.cached_vectors([x.full_text for x in ds.docs], emb,
                                       args.cache, ds.name)
         mg = MemoryGraphSystem(ds, vecs, emb, work)
     base = mg.engine.config

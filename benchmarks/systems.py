@@ -138,7 +138,7 @@ class LanceHybrid:
         self.dir = Path(tempfile.mkdtemp(dir=workdir))
         db = lancedb.connect(str(self.dir))
         data = pa.table({"id": [d.id for d in ds.docs], "group": [d.group for d in ds.docs],
-                         "text": [f"{d.title}\n{d.text}" if d.title else d.text for d in ds.docs],
+                         "text": [d.full_text for d in ds.docs],
                          "vector": pa.array(list(vectors), type=pa.list_(pa.float32(), vectors.shape[1]))})
         self.table = db.create_table("docs", data)
         self.table.create_fts_index("text")
@@ -218,9 +218,7 @@ class TxtaiHybrid:
         from txtai import Embeddings
 
         self.ds = ds
-        known = {}
-        for d, v in zip(ds.docs, vectors):
-            known[_txtai_text(d)] = v
+        known = {d.full_text: v for d, v in zip(ds.docs, vectors)}
         for q, v in zip(ds.queries, qvecs):
             known.setdefault(q.text, v)
 
@@ -235,7 +233,7 @@ class TxtaiHybrid:
         for g, idx in groups.items():
             emb = Embeddings({"method": "external", "transform": transform, "hybrid": True, "content": False,
                               "backend": "numpy"})
-            emb.index([(ds.docs[i].id, _txtai_text(ds.docs[i]), None) for i in idx])
+            emb.index([(ds.docs[i].id, ds.docs[i].full_text, None) for i in idx])
             self.index[g] = emb
 
     def ranker(self) -> Ranker:
@@ -245,10 +243,6 @@ class TxtaiHybrid:
             return [str(uid) for uid, _score in emb.search(q.text, k)] if emb is not None else []
 
         return run
-
-
-def _txtai_text(d) -> str:
-    return f"{d.title}\n{d.text}" if d.title else d.text
 
 
 def txtai_available() -> bool:

@@ -161,10 +161,12 @@ class Graph:
         for c in cands:
             edges[(c, c)] = 1.0
             for v, _t, w, _d in self.neighbors(c):
-                if v in qset or (v in cset and v != c):
-                    # a candidate-candidate relation is seen from both ends
-                    edges[(c, v) if c < v else (v, c)] += w if v in qset else w / 2
-                elif v not in cset:
+                if v in qset:
+                    edges[(c, v) if c < v else (v, c)] += w
+                elif v in cset:
+                    if v != c:
+                        edges[(c, v) if c < v else (v, c)] += w / 2  # seen from both ends
+                else:
                     deg = bridge_degree.get(v)
                     if deg is None:
                         deg = bridge_degree[v] = self.degree(v) if self.kind(v) == self.bridge else -1
