@@ -11,7 +11,7 @@ Rows:
   max(code, name+doc)      the better of the two vectors per function
   code, query + PRF        Rocchio pseudo-relevance feedback: query + 0.5 x mean of the top 3 vectors
   code, query - "python"   the query without the word "python" (every CoSQA query has it)
-  code + w x BM25          convex fusion with bm25s over split identifiers (both max-normalised)
+  code + w x BM25          convex fusion with bm25s over the code and its identifiers' parts (max-normalised)
 """
 
 from __future__ import annotations
@@ -26,18 +26,15 @@ from pathlib import Path
 
 import numpy as np
 
+from memory_graph.text import identifier_terms, split_identifier
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-def split_name(name: str) -> str:
-    """snake_case and camelCase to lower-case words."""
-    return " ".join(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ").split()).lower()
 
 
 def name_and_docstring(code: str) -> str:
     """The split function name and the first paragraph of its docstring."""
     m = re.match(r"\s*(?:async\s+)?def\s+(\w+)", code)
-    name = split_name(m.group(1)) if m else ""
+    name = " ".join(split_identifier(m.group(1))) if m else ""
     try:
         node = ast.parse(code).body[0]
         doc = ast.get_docstring(node) or "" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ""
@@ -95,7 +92,8 @@ def main(argv=None) -> int:
     rows['code, query - "python"'] = vectors(bare, "queries-bare") @ code.T
 
     retriever = bm25s.BM25()
-    split = [re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", c).replace("_", " ") for c in codes]
+    # the code plus its identifiers' parts, as the engine's BM25 identifier field has them
+    split = [f"{c}\n{identifier_terms(c)}" for c in codes]
     retriever.index(bm25s.tokenize(split, stopwords="en", show_progress=False), show_progress=False)
     bm = np.zeros_like(s_code)
     for i, query in enumerate(ds.queries):
