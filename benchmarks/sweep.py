@@ -28,6 +28,8 @@ def main(argv=None) -> int:
     p.add_argument("--variant", action="append", default=[], metavar="NAME=JSON",
                    help="Config overrides to evaluate (repeatable); the defaults always run as 'default'")
     p.add_argument("--cache", type=Path, default=Path("results/cache"), help="embedding cache folder")
+    p.add_argument("--whole-corpus", action="store_true",
+                   help="SciFact: search all 5,183 abstracts, as --full does (default: judged + 1,500 others)")
     args = p.parse_args(argv)
 
     from memory_graph.config import LegWeights
@@ -48,7 +50,7 @@ def main(argv=None) -> int:
     emb = SentenceTransformerEmbedder("", 64, 200_000, 4_096)
     if args.dataset == "scifact":
         ds = data.load_scifact(d / "scifact/corpus.jsonl", d / "scifact/queries.jsonl", d / "scifact/qrels/train.tsv",
-                               args.queries, 1500)
+                               args.queries, None if args.whole_corpus else 1500)
     elif args.dataset == "locomo":
         ds = data.load_locomo(d / "locomo/locomo_dev.json", args.queries)
     else:

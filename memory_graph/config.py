@@ -139,6 +139,8 @@ class Config:
     mmr_lambda_code: float = 1.0
     #: a memory whose cosine to one already picked reaches this is a near-duplicate: it goes after all others.
     mmr_duplicate_similarity: float = 0.95
+    #: memories less similar than this to every result above them are not redundant (mmr's ``floor``).
+    mmr_redundancy_floor: float = 0.0
 
     def __post_init__(self) -> None:
         checks = [
@@ -147,6 +149,7 @@ class Config:
             (0.0 <= self.ppr_beta <= 1.0, "ppr_beta must lie in [0, 1]"),
             (0.0 < self.ppr_alpha < 1.0, "ppr_alpha must lie in (0, 1)"),
             (0.0 <= self.mmr_lambda <= 1.0 and 0.0 <= self.mmr_lambda_code <= 1.0, "mmr_lambda must lie in [0, 1]"),
+            (0.0 <= self.mmr_redundancy_floor < 1.0, "mmr_redundancy_floor must lie in [0, 1)"),
             (self.half_life_days > 0, "half_life_days must be > 0"),
             (0.0 <= self.min_score_relative <= 1.0, "min_score_relative must lie in [0, 1]"),
             (self.candidates_min > 0 and self.candidates_factor > 0 and self.rerank_factor > 0,

@@ -164,6 +164,25 @@ def test_mmr_puts_a_near_duplicate_after_everything_else():
     assert mmr(ids, scores, sim, lam=1.0, limit=2, duplicate=0.98) == ["a", "a_copy"]
 
 
+@settings(max_examples=50)
+@given(st.lists(st.floats(0.01, 1.0), min_size=1, max_size=12), st.integers(1, 12), st.floats(0.0, 1.0))
+def test_mmr_ignores_similarity_below_the_floor(scores, limit, lam):
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    names = [f"d{i}" for i in order]
+    sim = 0.8 * np.random.default_rng(1).random((len(scores), len(scores)))  # every pair below 0.8
+    assert mmr(names, [scores[i] for i in order], sim, lam=lam, limit=limit, floor=0.8) == names[:limit]
+
+
+def test_mmr_floor_still_demotes_a_paraphrase_but_not_a_topic_neighbour():
+    # b is a paraphrase of a (0.9), c shares a's topic (0.6); both trail a by the same margin
+    sim = np.array([[1.0, 0.9, 0.6, 0.1], [0.9, 1.0, 0.6, 0.1], [0.6, 0.6, 1.0, 0.1], [0.1, 0.1, 0.1, 1.0]])
+    ids, scores = ["a", "b", "c", "d"], [1.0, 0.9, 0.88, 0.7]
+    assert mmr(ids, scores, sim, lam=0.7, limit=4) == ["a", "d", "c", "b"]
+    assert mmr(ids, scores, sim, lam=0.7, limit=4, floor=0.8) == ["a", "c", "d", "b"]
+    with pytest.raises(ValueError):
+        mmr(ids, scores, sim, lam=0.7, limit=4, floor=1.0)
+
+
 def test_similarity_uses_jaccard_without_vectors():
     sim = similarity_matrix([None, None], [{"x", "y"}, {"y", "z"}])
     assert sim[0, 1] == pytest.approx(1 / 3)

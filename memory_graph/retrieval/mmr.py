@@ -16,13 +16,17 @@ def min_score_filter(scores: Mapping[str, float], relative: float, absolute: flo
 
 
 def mmr(ids: Sequence[str], scores: Sequence[float], similarity: np.ndarray, lam: float,
-        limit: int, duplicate: float | None = None) -> list[str]:
+        limit: int, duplicate: float | None = None, floor: float = 0.0) -> list[str]:
     """Greedy MMR (Carbonell & Goldstein, SIGIR 1998): repeatedly pick the item maximising
-    lam * s(d) - (1 - lam) * max similarity to the items already picked. Ties keep input order.
+    lam * s(d) - (1 - lam) * r(d), r(d) = max similarity to the items already picked. Ties keep input order.
 
+    floor: similarity that is not yet redundancy. r(d) becomes max(0, r(d) - floor) / (1 - floor), so items on
+    the same topic (cosine below ``floor``) are not penalised and paraphrases are; 0 is Carbonell & Goldstein's.
     duplicate: an item at least this similar to one already picked is a near-duplicate, taken only after
     every other item (MMR's penalty alone cannot demote it past a much less relevant item).
     """
+    if not 0.0 <= floor < 1.0:
+        raise ValueError("floor must lie in [0, 1)")
     n = len(ids)
     rel = lam * np.asarray(scores, dtype=np.float64)
     max_sim = np.zeros(n)
@@ -30,7 +34,7 @@ def mmr(ids: Sequence[str], scores: Sequence[float], similarity: np.ndarray, lam
     copies = np.zeros(n, dtype=bool)
     chosen: list[int] = []
     while len(chosen) < min(limit, n):
-        value = rel - (1 - lam) * max_sim if chosen else rel.copy()
+        value = rel - (1 - lam) * np.maximum(max_sim - floor, 0.0) / (1 - floor) if chosen else rel.copy()
         value[taken] = -np.inf
         # near-duplicates only once nothing else is left; argmax keeps the first of equal values (input order)
         value[copies & ~taken] -= 1e9

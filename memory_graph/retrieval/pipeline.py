@@ -104,7 +104,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         # code: copies of a function in two places are two answers, so only the lambda applies
         lam, dup = ((config.mmr_lambda_code, None) if kind == "code"
                     else (config.mmr_lambda, config.mmr_duplicate_similarity))
-        final = mmr(ordered, [scores[d] for d in ordered], sim, lam, limit, dup)
+        final = mmr(ordered, [scores[d] for d in ordered], sim, lam, limit, dup, config.mmr_redundancy_floor)
     else:
         final = ordered[:limit]
     clock.lap("mmr")
