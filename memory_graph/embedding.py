@@ -20,8 +20,26 @@ _MODELS: dict[str, object] = {}
 _MODELS_LOCK = threading.Lock()
 
 
+def window_starts(n_tokens: int, seen: int, size: int, stride: int, limit: int) -> list[int]:
+    """Token offsets of the extra passages of a text of ``n_tokens``, when the model reads only the first
+    ``seen``: windows of ``size`` every ``stride`` (<= size) tokens, the first no later than ``seen``, until one
+    reaches the end or there are ``limit`` (none when the model reads the whole text)."""
+    starts: list[int] = []
+    start = min(stride, seen)
+    while n_tokens > seen and start < n_tokens and len(starts) < limit:
+        starts.append(start)
+        if start + size >= n_tokens:
+            break
+        start += stride
+    return starts
+
+
 class Embedder(Protocol):
-    """What the engine needs of an embedding model. Vectors are float32 and L2-normalised."""
+    """What the engine needs of an embedding model. Vectors are float32 and L2-normalised.
+
+    An embedder may also have ``passages(text, size, stride, limit) -> list[str]``: the parts of a text past
+    what one vector of it reads, which the engine embeds as extra passage vectors.
+    """
 
     name: str
     dimension: int
@@ -171,6 +189,16 @@ class SentenceTransformerEmbedder:
                 for i in missing[key]:
                     out[i] = vec
         return out
+
+    def passages(self, text: str, size: int, stride: int, limit: int) -> list[str]:
+        """The text's windows past the model's input length (max_seq_length word pieces), as text."""
+        model = self.model
+        seen = int(getattr(model, "max_seq_length", 0) or 0) - 2  # [CLS] and [SEP]
+        tokenizer = getattr(model, "tokenizer", None)
+        if seen <= 0 or tokenizer is None or len(text) < seen:  # a word piece holds at least one character
+            return []
+        ids = tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
+        return [tokenizer.decode(ids[s:s + size]) for s in window_starts(len(ids), seen, size, stride, limit)]
 
     def encode_query(self, text: str) -> np.ndarray:
         hit = self._queries.get(text)

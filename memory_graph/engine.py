@@ -25,7 +25,7 @@ from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Memory, content_hash, iso
 from .records import MEMORY_COLUMNS, memory_from_row, memory_to_row, node_attrs
 from .retrieval import Candidate, LegResult, graph_leg, is_evergreen, rank
-from .store import LanceStore, TextIndex, sql_filter, sql_quote
+from .store import LanceStore, TextIndex, sql_filter, sql_in, sql_quote
 from .text import derive_title
 from .transfer import TransferMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
@@ -73,6 +73,23 @@ def _timed(fn, timings: dict[str, float] | None, name: str, *args):
 def embed_text(title: str, content: str) -> str:
     """What the model reads for a memory: the content, led by its title when the title says something new."""
     return content if not title or title == derive_title(content) else f"{title}\n{content}"
+
+
+def passage_rows(embedder, config: Config, memories: list[tuple[str, str]]) -> list[dict]:
+    """Rows of the passages table for (memory id, embed text) pairs: one vector per window of a text past what
+    the model reads (none for short texts, or for an embedder without ``passages``)."""
+    split = getattr(embedder, "passages", None)
+    if split is None or config.max_passages <= 0:
+        return []
+    owners, texts = [], []
+    for memory_id, text in memories:
+        for n, part in enumerate(split(text, config.passage_tokens, config.passage_stride, config.max_passages), 1):
+            owners.append((f"{memory_id}#{n}", memory_id))
+            texts.append(part)
+    if not texts:
+        return []
+    vectors = embedder.encode(texts)
+    return [{"id": pid, "memory_id": mid, "vector": [float(x) for x in v]} for (pid, mid), v in zip(owners, vectors)]
 
 
 class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
@@ -181,8 +198,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         ids = [m.id for m, _ in prepared]
         if len(set(ids)) != len(ids):
             raise ValidationError("duplicate ids in one batch")
-        vectors = _vectors if _vectors is not None else self.embedder.encode(
-            [embed_text(m.title, m.content) for m, _ in prepared])
+        texts = [embed_text(m.title, m.content) for m, _ in prepared]
+        vectors = _vectors if _vectors is not None else self.embedder.encode(texts)
+        passages = passage_rows(self.embedder, self.config, list(zip(ids, texts)))
         with self._writing():
             taken = self.lance.by_ids("memories", ids, ["id"]).column("id").to_pylist()
             if taken:
@@ -190,8 +208,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                                       hint="use update to change a stored memory")
             rows = [memory_to_row(m, v) for (m, _), v in zip(prepared, vectors)]
             links, new_entities = self._link_many([(m, ents) for m, ents in prepared], now)
-            with self.lance.transaction(["memories", "entities", "mentions"]):
+            with self.lance.transaction(["memories", "passages", "entities", "mentions"]):
                 self.lance.add("memories", rows)
+                self.lance.add("passages", passages)
                 self.lance.add("entities", new_entities)
                 self.lance.add("mentions", links)
                 self.text.write(upserts=[(r, "memory") for r in rows])
@@ -238,15 +257,20 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             m.updated_at = max(self._now(), old.updated_at + 1e-6)
             relink = (m.content_hash, m.title, m.tags, m.project) != (old.content_hash, old.title, old.tags,
                                                                        old.project)
-            if embed_text(m.title, m.content) != embed_text(old.title, old.content):
+            reembed = embed_text(m.title, m.content) != embed_text(old.title, old.content)
+            if reembed:
                 vector = self.embedder.encode([embed_text(m.title, m.content)])[0]
+                passages = passage_rows(self.embedder, self.config, [(memory_id, embed_text(m.title, m.content))])
             else:
                 vector = self.lance.by_ids("memories", [memory_id], ["vector"]).column("vector")[0].as_py()
             row = memory_to_row(m, vector)
             explicit = self._explicit_entities(memory_id) if relink else []
             links, new_entities = self._link_many([(m, explicit)], self._now()) if relink else ([], [])
-            with self.lance.transaction(["memories", "entities", "mentions"]):
+            with self.lance.transaction(["memories", "passages", "entities", "mentions"]):
                 self.lance.upsert("memories", [row])
+                if reembed:
+                    self.lance.delete_ids("passages", [memory_id], column="memory_id")
+                    self.lance.add("passages", passages)
                 if relink:
                     self.lance.delete("mentions", f"memory_id = {sql_quote(memory_id)}")
                     self.lance.add("entities", new_entities)
@@ -297,8 +321,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         with self._writing():
             self.get(ids)
             where_rel = " OR ".join(f"source = {sql_quote(i)} OR target = {sql_quote(i)}" for i in ids)
-            with self.lance.transaction(["memories", "mentions", "relations"]):
+            with self.lance.transaction(["memories", "passages", "mentions", "relations"]):
                 self.lance.delete_ids("memories", ids)
+                self.lance.delete_ids("passages", ids, column="memory_id")
                 self.lance.delete_ids("mentions", ids, column="memory_id")
                 self.lance.delete("relations", where_rel)
                 self.text.write(deletes=ids)
@@ -451,8 +476,28 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         vec = self.embedder.encode_query(query[:4_000])
         if timings is not None:
             timings["embed"] = time.perf_counter() - t
-        ids, sims = self.lance.vector_search("memories", vec, sql_filter(filters, now), c, ["id"])
-        return LegResult(ids, sims)
+        where = sql_filter(filters, now)
+        ids, sims = self.lance.vector_search("memories", vec, where, c, ["id"])
+        if self.config.max_passages <= 0 or not self.lance.count("passages"):
+            return LegResult(ids, sims)
+        # a memory scores by its best passage (its beginning is the memory's own vector); passages carry no
+        # filter columns, so their memories are checked against the filters after the search
+        pids, psims = self.lance.vector_search("passages", vec, None, c * self.config.passage_candidates_factor,
+                                               ["id"])
+        best = dict(zip(ids, sims))
+        owners: dict[str, float] = {}
+        for pid, sim in zip(pids, psims):
+            mid = pid.rsplit("#", 1)[0]
+            owners[mid] = max(sim, owners.get(mid, -1.0))
+        new = [m for m in owners if m not in best]
+        if new:
+            scope = f"({sql_in('id', new)})" + (f" AND ({where})" if where else "")
+            allowed = set(self.lance.query("memories", scope, ["id"]).column("id").to_pylist())
+            new = [m for m in new if m in allowed]
+        for m in [*new, *(m for m in owners if m in best)]:
+            best[m] = max(best.get(m, -1.0), owners[m])
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
+        return LegResult([m for m, _ in ranked], [v for _, v in ranked])
 
     def _graph_leg(self, seeds: dict[str, float], filters: Filters, now: float, c: int,
                    target: str = "memory") -> LegResult:

@@ -21,7 +21,9 @@ Progress = Callable[[int, int], None]
 GRAPH_TABLES = ("memories", "entities", "relations", "mentions")
 CODE_GRAPH_TABLES = ("code_chunks", "symbols", "symbol_edges")
 DERIVED_FROM = GRAPH_TABLES + CODE_GRAPH_TABLES
-ALL_TABLES = DERIVED_FROM + ("files",)
+ALL_TABLES = DERIVED_FROM + ("files", "passages")
+#: meta "passages": memories stored before passage vectors existed get theirs when the engine opens
+PASSAGES_VERSION = "1"
 #: table of the BM25 documents of each kind, and the columns their revision stamp reads
 TEXT_KINDS = {
     "memory": ("memories", ["id", "content_hash", "title", "tags", "project", "memory_type", "created_at",
@@ -48,7 +50,8 @@ class MaintenanceMixin:
         self.lance.ensure_tables(dim, extra=code_schemas(dim))
         if not meta:
             self.lance.set_meta({"schema_version": SCHEMA_VERSION, "model": self.embedder.name,
-                                 "dimension": str(dim), "code_text": CODE_TEXT_VERSION})
+                                 "dimension": str(dim), "code_text": CODE_TEXT_VERSION,
+                                 "passages": PASSAGES_VERSION})
         elif meta.get("model") != self.embedder.name:
             log.warning("embedding model changed from %s to %s: re-embedding", meta.get("model"), self.embedder.name)
             self.reembed()
@@ -58,6 +61,8 @@ class MaintenanceMixin:
                 self.reembed(tables=("code_chunks",))
             else:
                 self.lance.set_meta({"code_text": CODE_TEXT_VERSION})
+        if meta and meta.get("passages") != PASSAGES_VERSION:
+            self._embed_passages()
         self._load_graph()
         self.text.collect_garbage()
         self._reconcile_text()
@@ -204,8 +209,27 @@ class MaintenanceMixin:
                         progress(n, len(rows))
                 data = pa.Table.from_pylist(rows, schema=all_schemas[name])
                 self.lance._tables[name] = self.lance.db.create_table(name, data, mode="overwrite")
+                if name == "memories":
+                    self._embed_passages()
             self.lance.set_meta({"model": self.embedder.name, "dimension": str(dim), "code_text": CODE_TEXT_VERSION})
             return n
+
+    def _embed_passages(self, progress: Progress | None = None) -> int:
+        """Replace every memory's passage vectors (for data written before them, or by another model)."""
+        from .engine import embed_text, passage_rows
+
+        rows = self.lance.query("memories", None, ["id", "title", "content"]).to_pylist()
+        with self.lance.transaction(["passages"]):
+            self.lance.delete("passages", "true")
+            for start in range(0, len(rows), BATCH):
+                part = rows[start:start + BATCH]
+                self.lance.add("passages", passage_rows(self.embedder, self.config,
+                                                        [(r["id"], embed_text(r["title"], r["content"]))
+                                                         for r in part]))
+                if progress:
+                    progress(start + len(part), len(rows))
+        self.lance.set_meta({"passages": PASSAGES_VERSION})
+        return self.lance.count("passages")
 
     def stats(self) -> dict:
         """Counts, health of the derived indexes, model and disk use."""

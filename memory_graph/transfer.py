@@ -84,8 +84,15 @@ class TransferMixin:
                         r["vector"] = [float(x) for x in v]
                 for start in range(0, len(rows), BATCH):
                     part = rows[start:start + BATCH]
-                    with self.lance.transaction([kind]):
+                    passages = []
+                    if kind == "memories":
+                        from .engine import embed_text, passage_rows
+
+                        passages = passage_rows(self.embedder, self.config,
+                                                [(r["id"], embed_text(r["title"], r["content"])) for r in part])
+                    with self.lance.transaction([kind, "passages"]):
                         self.lance.add(kind, part)
+                        self.lance.add("passages", passages)
                         if kind == "memories":
                             self.text.write(upserts=[(r, "memory") for r in part])
                     done += len(part)

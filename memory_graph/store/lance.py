@@ -44,6 +44,8 @@ def schemas(dim: int) -> dict[str, pa.Schema]:
         ]),
         "mentions": pa.schema([("id", s), ("memory_id", s), ("entity_id", s), ("weight", f), ("kind", s)]),
         "meta": pa.schema([("key", s), ("value", s)]),
+        # derived: the vectors of a long memory's later passages (Config.max_passages), id "<memory id>#<n>"
+        "passages": pa.schema([("id", s), ("memory_id", s), _vec(dim)]),
     }
 
 

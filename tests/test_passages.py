@@ -1,0 +1,131 @@
+"""Passage vectors: a long memory is found by words past what one vector of it reads."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memory_graph import Config, Engine
+from memory_graph.embedding import window_starts
+from memory_graph.errors import StoreError
+
+from conftest import HashEmbedder
+
+SEEN = 40  # words the fake model reads of a text
+
+
+class WindowEmbedder(HashEmbedder):
+    """HashEmbedder that, like a real model, reads only the first SEEN words of a text."""
+
+    def _one(self, text: str):
+        return super()._one(" ".join(text.split()[:SEEN]))
+
+    def passages(self, text: str, size: int, stride: int, limit: int) -> list[str]:
+        words = text.split()
+        return [" ".join(words[s:s + size]) for s in window_starts(len(words), SEEN, size, stride, limit)]
+
+
+FILLER = " ".join(f"routine{i} note{i} about the weekly sync" for i in range(12))  # 72 words
+LONG = f"{FILLER} zebra password rotates quarterly in vault"
+PASSAGE_CONFIG = dict(passage_tokens=20, passage_stride=15)
+
+
+@given(st.integers(0, 2_000), st.integers(1, 300), st.integers(1, 100), st.integers(0, 40))
+def test_window_starts_cover_the_text_past_what_the_model_reads(n, seen, stride, limit):
+    size = stride + 10
+    starts = window_starts(n, seen, size, stride, limit)
+    if n <= seen or limit == 0:
+        assert starts == []
+        return
+    assert starts[0] == min(stride, seen)  # nothing between what the model reads and the first window
+    assert all(b - a == stride for a, b in zip(starts, starts[1:]))  # stride < size: windows overlap
+    assert len(starts) <= limit and all(s < n for s in starts)
+    if len(starts) < limit:
+        assert starts[-1] + size >= n  # the last window reaches the end
+
+
+@pytest.fixture
+def eng(tmp_path):
+    e = Engine(tmp_path / "data", Config(**PASSAGE_CONFIG), WindowEmbedder())
+    yield e
+    e.close()
+
+
+def _vector_ids(e: Engine, query: str, **kw) -> list[str]:
+    return [h.id for h in e.search(query, mode="vector", limit=3, **kw)]
+
+
+def test_words_past_the_model_input_are_found_by_the_vector_leg(eng, tmp_path):
+    long_id = eng.store(LONG)
+    others = [eng.store(t) for t in ("vault password policy for laptops", "zebra crossing near the office",
+                                      "quarterly planning in the big room")]
+    assert eng.lance.count("passages") == len(eng.embedder.passages(LONG, 20, 15, 32)) > 0
+    assert _vector_ids(eng, "zebra password rotates quarterly in vault")[0] == long_id
+
+    plain = Engine(tmp_path / "plain", Config(max_passages=0), WindowEmbedder())
+    plain_long = plain.store(LONG)
+    for t in ("vault password policy for laptops", "zebra crossing near the office",
+              "quarterly planning in the big room"):
+        plain.store(t)
+    assert plain.lance.count("passages") == 0
+    assert _vector_ids(plain, "zebra password rotates quarterly in vault")[0] != plain_long
+    plain.close()
+    assert others
+
+
+def test_passages_respect_the_search_filters(eng):
+    long_id = eng.store(LONG, project="a")
+    short = eng.store("zebra vault", project="b")
+    assert long_id in _vector_ids(eng, "zebra password rotates quarterly in vault", project="a")
+    found = _vector_ids(eng, "zebra password rotates quarterly in vault", project="b", include_global=False)
+    assert found == [short]
+
+
+def test_update_and_delete_keep_passages_in_step(eng):
+    long_id = eng.store(LONG)
+    n = eng.lance.count("passages")
+    eng.update(long_id, tags=["kept"])  # no new text: the passages stay
+    assert eng.lance.count("passages") == n
+    eng.update(long_id, content="short now")
+    assert eng.lance.count("passages") == 0
+    eng.update(long_id, content=LONG)
+    assert eng.lance.count("passages") == n
+    eng.delete(long_id)
+    assert eng.lance.count("passages") == 0
+
+
+def test_a_failed_store_leaves_no_passages(eng, monkeypatch):
+    eng.store(LONG)
+    before = eng.lance.count("passages"), eng.lance.count("memories")
+    monkeypatch.setattr(eng.text, "write", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(StoreError):
+        eng.store(LONG + " again")
+    monkeypatch.undo()
+    assert (eng.lance.count("passages"), eng.lance.count("memories")) == before
+
+
+def test_opening_older_data_embeds_its_passages(tmp_path):
+    path = tmp_path / "data"
+    e = Engine(path, Config(**PASSAGE_CONFIG), WindowEmbedder())
+    long_id = e.store(LONG)
+    n = e.lance.count("passages")
+    e.lance.delete("passages", "true")
+    e.lance.set_meta({"passages": "0"})  # as written before passage vectors existed
+    e.close()
+    again = Engine(path, Config(**PASSAGE_CONFIG), WindowEmbedder())
+    assert again.lance.count("passages") == n
+    assert again.lance.get_meta()["passages"] == "1"
+    assert _vector_ids(again, "zebra password rotates quarterly in vault")[0] == long_id
+    again.close()
+
+
+def test_export_and_import_carry_long_memories_searchable(eng, tmp_path):
+    long_id = eng.store(LONG)
+    out = tmp_path / "dump.jsonl"
+    eng.export(out)
+    other = Engine(tmp_path / "other", Config(**PASSAGE_CONFIG), WindowEmbedder())
+    other.import_(out)
+    assert other.lance.count("passages") == eng.lance.count("passages")
+    assert _vector_ids(other, "zebra password rotates quarterly in vault")[0] == long_id
+    other.close()
