@@ -143,14 +143,18 @@ class Config:
     min_score_absolute: float = 0.0
 
     # --- MMR (Carbonell & Goldstein 1998) ---
-    mmr_lambda: float = 0.9
+    #: DESIGN.md's lambda, with a redundancy floor: on SciFact's 809 dev claims the relevant abstracts of one
+    #: claim have a median cosine of 0.68 to each other, so plain MMR demoted them (nDCG@10 0.718 at lambda 0.9,
+    #: 0.723 without MMR); penalising only cosine above 0.85 keeps them and still spreads paraphrases
+    #: (python -m benchmarks.sweep --dataset scifact --queries 809 --whole-corpus; LoCoMo unchanged).
+    mmr_lambda: float = 0.7
     #: code results are distinct places in a project (two copies of a function are two answers): relevance
     #: order by default (MMR at 0.9 cost CoSQA MRR; python -m benchmarks, "mg: MMR off").
     mmr_lambda_code: float = 1.0
     #: a memory whose cosine to one already picked reaches this is a near-duplicate: it goes after all others.
     mmr_duplicate_similarity: float = 0.95
     #: memories less similar than this to every result above them are not redundant (mmr's ``floor``).
-    mmr_redundancy_floor: float = 0.0
+    mmr_redundancy_floor: float = 0.85
 
     def __post_init__(self) -> None:
         checks = [

@@ -116,3 +116,21 @@ def test_no_chunk_is_longer_than_the_model_reads(tmp_path):
             text = chunk_embed_text(f.path, c.breadcrumb, c.signature, c.content)
             worst = max(worst, len(tok(text)["input_ids"]))
     assert 100 < worst <= 256
+
+
+def test_long_memory_is_found_by_a_passage_past_the_model_input(real):
+    eng, _ = real
+    cfg = eng.config
+    filler = " ".join(f"Meeting {i}: the team reviewed the sprint board and agreed on the next steps." for i in range(40))
+    text = f"{filler} Finally: the staging VPN certificate expires every ninety days and must be renewed by ops."
+    tok = eng.embedder.model.tokenizer
+    parts = eng.embedder.passages(text, cfg.passage_tokens, cfg.passage_stride, cfg.max_passages)
+    assert parts and eng.embedder.passages("short text", cfg.passage_tokens, cfg.passage_stride, 8) == []
+    assert all(len(tok(p, add_special_tokens=False)["input_ids"]) <= cfg.passage_tokens + 2 for p in parts)
+    assert parts[-1].endswith("renewed by ops.")
+    long_id = eng.store(text)
+    try:
+        hit = eng.search("when does the staging vpn certificate expire", mode="vector", limit=1)[0]
+        assert hit.id == long_id
+    finally:
+        eng.delete(long_id)
