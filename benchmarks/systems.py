@@ -34,6 +34,9 @@ class FixedEmbedder:
     def encode_query(self, text):
         return self.real.encode_query(text)
 
+    def __getattr__(self, name):  # passages(), and whatever else the engine may ask of a model
+        return getattr(self.real, name)
+
 
 # ---- memory-graph -------------------------------------------------------------
 MG_VARIANTS = {
