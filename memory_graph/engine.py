@@ -119,6 +119,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         self.code_graph = Graph(bridge="symbol")
         self.symbol_index = EntityIndex()
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
+        self._has_passages: bool | None = None  # unknown until counted; reset by every write and sync
         with self._writing():
             self._open_stores()
 
@@ -478,7 +479,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             timings["embed"] = time.perf_counter() - t
         where = sql_filter(filters, now)
         ids, sims = self.lance.vector_search("memories", vec, where, c, ["id"])
-        if self.config.max_passages <= 0 or not self.lance.count("passages"):
+        if self.config.max_passages <= 0 or not self._passages_exist():
             return LegResult(ids, sims)
         # a memory scores by its best passage (its beginning is the memory's own vector); passages carry no
         # filter columns, so their memories are checked against the filters after the search
@@ -498,6 +499,12 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             best[m] = max(best.get(m, -1.0), owners[m])
         ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
         return LegResult([m for m, _ in ranked], [v for _, v in ranked])
+
+    def _passages_exist(self) -> bool:
+        """Whether any memory has passage vectors; counted once per change of the data, not per search."""
+        if self._has_passages is None:
+            self._has_passages = self.lance.count("passages") > 0
+        return self._has_passages
 
     def _graph_leg(self, seeds: dict[str, float], filters: Filters, now: float, c: int,
                    target: str = "memory") -> LegResult:

@@ -100,6 +100,7 @@ class MaintenanceMixin:
         tmp.write_text(json.dumps(stamp))
         os.replace(tmp, self.data_dir / self.STAMP)
         self._known_versions = stamp["lance"]
+        self._has_passages = None
 
     def _sync_with_others(self, locked: bool) -> None:
         """Pick up other processes' writes: reload the graph and the BM25 reader when LanceDB moved on.
@@ -111,6 +112,7 @@ class MaintenanceMixin:
         if current == known:
             return
         log.info("data directory changed by another process; reloading the graph")
+        self._has_passages = None
         if any(current[t] != known.get(t) for t in GRAPH_TABLES):
             self._load_graph()
         else:
@@ -229,6 +231,7 @@ class MaintenanceMixin:
                 if progress:
                     progress(start + len(part), len(rows))
         self.lance.set_meta({"passages": PASSAGES_VERSION})
+        self._has_passages = None
         return self.lance.count("passages")
 
     def stats(self) -> dict:

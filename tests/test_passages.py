@@ -129,3 +129,14 @@ def test_export_and_import_carry_long_memories_searchable(eng, tmp_path):
     assert other.lance.count("passages") == eng.lance.count("passages")
     assert _vector_ids(other, "zebra password rotates quarterly in vault")[0] == long_id
     other.close()
+
+
+def test_another_process_sees_new_passages(tmp_path):
+    a = Engine(tmp_path / "data", Config(**PASSAGE_CONFIG), WindowEmbedder())
+    b = Engine(tmp_path / "data", Config(**PASSAGE_CONFIG), WindowEmbedder())
+    b.store("vault password policy for laptops")
+    assert _vector_ids(b, "zebra password rotates quarterly in vault")  # b has counted no passages yet
+    long_id = a.store(LONG)
+    assert _vector_ids(b, "zebra password rotates quarterly in vault")[0] == long_id
+    a.close()
+    b.close()
