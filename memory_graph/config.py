@@ -50,12 +50,15 @@ class Config:
 
     # --- passages: the parts of a long memory past the model's input (256 word pieces for MiniLM) ---
     #: extra vectors per memory at most (0: a memory is one vector of its beginning, as before); text past
-    #: them reaches BM25 only. On SciFact, where 71% of abstracts are longer than the model reads, exact dense
-    #: search scoring each abstract by its best passage has nDCG@10 0.671 against 0.660 for the first vector
-    #: (python -m benchmarks.passage_probe); the hybrid, whose BM25 reads everything, did not gain.
+    #: them reaches BM25 only.
     max_passages: int = 32
     passage_tokens: int = 180
     passage_stride: int = 130
+    #: how much a memory's best passage may add to its own vector's similarity: s_first + gain x max(0,
+    #: s_passage - s_first); 1 scores it by its best vector. On SciFact, where 71% of abstracts are longer than
+    #: the model reads, exact dense search has nDCG@10 0.660 with the first vector, 0.671 with the best and
+    #: 0.675 at gain 0.5 (python -m benchmarks.passage_probe).
+    passage_gain: float = 0.5
     #: passage hits read per vector search, as a multiple of C (they are filtered after the search).
     passage_candidates_factor: int = 4
 
@@ -167,6 +170,7 @@ class Config:
             (0.0 <= self.mmr_redundancy_floor < 1.0, "mmr_redundancy_floor must lie in [0, 1)"),
             (self.max_passages >= 0 and 0 < self.passage_stride <= self.passage_tokens,
              "max_passages must be >= 0 and passage_stride in (0, passage_tokens]"),
+            (0.0 <= self.passage_gain <= 1.0, "passage_gain must lie in [0, 1]"),
             (self.half_life_days > 0, "half_life_days must be > 0"),
             (0.0 <= self.min_score_relative <= 1.0, "min_score_relative must lie in [0, 1]"),
             (self.candidates_min > 0 and self.candidates_factor > 0 and self.rerank_factor > 0,

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import numpy as np
 from filelock import FileLock
 
 from .code import CodeMixin
@@ -24,7 +25,7 @@ from .linking import EntityIndex
 from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Memory, content_hash, iso
 from .records import MEMORY_COLUMNS, memory_from_row, memory_to_row, node_attrs
-from .retrieval import Candidate, LegResult, graph_leg, is_evergreen, rank
+from .retrieval import Candidate, LegResult, graph_leg, is_evergreen, passage_scores, rank
 from .store import LanceStore, TextIndex, sql_filter, sql_in, sql_quote
 from .text import derive_title
 from .transfer import TransferMixin
@@ -481,23 +482,27 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         ids, sims = self.lance.vector_search("memories", vec, where, c, ["id"])
         if self.config.max_passages <= 0 or not self._passages_exist():
             return LegResult(ids, sims)
-        # a memory scores by its best passage (its beginning is the memory's own vector); passages carry no
-        # filter columns, so their memories are checked against the filters after the search
+        # passages carry no filter columns, so the memories found only through them are checked against the
+        # filters after the search, and their own vectors read for passage_scores
         pids, psims = self.lance.vector_search("passages", vec, None, c * self.config.passage_candidates_factor,
                                                ["id"])
-        best = dict(zip(ids, sims))
-        owners: dict[str, float] = {}
+        first = dict(zip(ids, sims))
+        best_passage: dict[str, float] = {}
         for pid, sim in zip(pids, psims):
             mid = pid.rsplit("#", 1)[0]
-            owners[mid] = max(sim, owners.get(mid, -1.0))
-        new = [m for m in owners if m not in best]
+            best_passage[mid] = max(sim, best_passage.get(mid, -1.0))
+        new = [m for m in best_passage if m not in first]
         if new:
             scope = f"({sql_in('id', new)})" + (f" AND ({where})" if where else "")
-            allowed = set(self.lance.query("memories", scope, ["id"]).column("id").to_pylist())
-            new = [m for m in new if m in allowed]
-        for m in [*new, *(m for m in owners if m in best)]:
-            best[m] = max(best.get(m, -1.0), owners[m])
-        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
+            rows = self.lance.query("memories", scope, ["id", "vector"])
+            if rows.num_rows:
+                flat = rows.column("vector").combine_chunks().flatten().to_numpy()
+                mat = flat.astype(np.float32, copy=False).reshape(rows.num_rows, -1)
+                own = mat @ vec / (np.linalg.norm(mat, axis=1) * np.linalg.norm(vec)).clip(1e-12)
+                first.update(zip(rows.column("id").to_pylist(), own.tolist()))
+        scored = passage_scores(first, {m: s for m, s in best_passage.items() if m in first},
+                                self.config.passage_gain)
+        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
         return LegResult([m for m, _ in ranked], [v for _, v in ranked])
 
     def _passages_exist(self) -> bool:

@@ -140,3 +140,27 @@ def test_another_process_sees_new_passages(tmp_path):
     assert _vector_ids(b, "zebra password rotates quarterly in vault")[0] == long_id
     a.close()
     b.close()
+
+
+@pytest.mark.parametrize("gain", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("found_by_own_vector", [True, False])
+def test_the_vector_leg_adds_passage_gain_times_what_the_best_passage_adds(tmp_path, gain, found_by_own_vector):
+    # with C = 1 the memories' own search returns only the closest short one, so the long memory comes in
+    # through its passages alone and its own vector is read back
+    cand = {} if found_by_own_vector else {"candidates_min": 1, "candidates_factor": 1}
+    emb = WindowEmbedder()
+    e = Engine(tmp_path / "data", Config(**PASSAGE_CONFIG, passage_gain=gain, **cand), emb)
+    long_id = e.store(LONG)
+    short = "vault password policy for laptops"
+    short_id = e.store(short)
+    query = "zebra password rotates quarterly in vault"
+    q = emb.encode_query(query)
+    own = float(emb.encode([LONG])[0] @ q)
+    best = max(float(v @ q) for v in emb.encode(emb.passages(LONG, 20, 15, 32)))
+    assert best > own  # the query's words lie past what the long memory's own vector reads
+    expected = {long_id: own + gain * (best - own), short_id: float(emb.encode([short])[0] @ q)}
+    ranked = sorted(expected, key=lambda m: -expected[m])[:e.config.candidates(1)]
+    legs = e._run_legs(query, e._filters(None, None, None, None, None, None, False), e._now(), 1, "vector")
+    assert legs["vector"].ids == ranked
+    assert legs["vector"].scores == pytest.approx([expected[m] for m in ranked], abs=1e-5)
+    e.close()

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_graph.retrieval import (convex, decay_factor, decay_factors, is_evergreen, min_score_filter, mmr,
-                                    personalized_pagerank, ppr_factors, rrf, similarity_matrix)
+                                    passage_scores, personalized_pagerank, ppr_factors, rrf, similarity_matrix)
 
 ids = st.lists(st.sampled_from([f"d{i}" for i in range(30)]), unique=True, max_size=20)
 rankings = st.dictionaries(st.sampled_from(["vector", "bm25", "graph"]), ids, min_size=1)
@@ -186,6 +186,32 @@ def test_mmr_floor_still_demotes_a_paraphrase_but_not_a_topic_neighbour():
 def test_similarity_uses_jaccard_without_vectors():
     sim = similarity_matrix([None, None], [{"x", "y"}, {"y", "z"}])
     assert sim[0, 1] == pytest.approx(1 / 3)
+
+
+sims = st.floats(-1.0, 1.0, allow_nan=False)
+first_and_passages = st.dictionaries(st.sampled_from([f"m{i}" for i in range(20)]), st.tuples(sims, sims),
+                                     min_size=1)
+
+
+@given(first_and_passages, st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_passage_scores_lie_between_first_and_best_and_grow_with_gain(pairs, g1, g2):
+    first = {m: f for m, (f, _) in pairs.items()}
+    best = {m: p for m, (_, p) in list(pairs.items())[::2]}  # some memories have no passage hit
+    lo, hi = sorted((g1, g2))
+    low, high = passage_scores(first, best, lo), passage_scores(first, best, hi)
+    assert passage_scores(first, best, 0.0) == first
+    assert passage_scores(first, best, 1.0) == pytest.approx({m: max(f, best.get(m, f)) for m, f in first.items()},
+                                                             abs=1e-12)
+    for m, f in first.items():
+        assert f <= low[m] <= high[m] + 1e-12 and high[m] <= max(f, best.get(m, f)) + 1e-12
+
+
+def test_passage_gain_ranks_a_match_in_the_beginning_above_an_equal_one_deep_inside():
+    first = {"short": 0.8, "long": 0.2, "other": 0.5}
+    scores = passage_scores(first, {"long": 0.8}, 0.5)
+    assert scores["long"] == pytest.approx(0.5)
+    assert sorted(scores, key=lambda m: -scores[m]) == ["short", "long", "other"]
+    assert scores["short"] > scores["long"] > passage_scores(first, {"long": 0.7}, 0.5)["long"]
 
 
 def test_min_score_relative_and_absolute():
