@@ -6,7 +6,8 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from typing import Protocol, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Protocol, Sequence, TypeVar
 
 import numpy as np
 
@@ -18,6 +19,21 @@ log = logging.getLogger("memory_graph")
 
 _MODELS: dict[str, object] = {}
 _MODELS_LOCK = threading.Lock()
+_MODEL_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mg-model")
+_T = TypeVar("_T")
+
+
+def on_model_thread(fn: Callable[[], _T]) -> _T:
+    """Run ``fn`` on the process's one model thread and return its result.
+
+    Why one thread: PyTorch's OpenMP runtime keeps a team of worker threads per calling thread, and an idle
+    team spins for a while. When searches and writes embed from whichever thread called them, two teams spin
+    against each other on a small machine: a query took about 14 ms here that way, and 8 ms from one thread
+    (the model alone; `python -m benchmarks --only latency` shows the effect on the embed stage).
+    """
+    if threading.current_thread().name.startswith("mg-model"):
+        return fn()
+    return _MODEL_THREAD.submit(fn).result()
 
 
 def window_starts(n_tokens: int, seen: int, size: int, stride: int, limit: int) -> list[int]:
@@ -179,10 +195,11 @@ class SentenceTransformerEmbedder:
         if missing:
             keys = list(missing)
             batch = [texts[missing[k][0]] for k in keys]
-            vectors = self.model.encode(
+            model = self.model
+            vectors = on_model_thread(lambda: model.encode(
                 batch, batch_size=self.batch_size, normalize_embeddings=True,
                 convert_to_numpy=True, show_progress_bar=False,
-            ).astype(np.float32)
+            )).astype(np.float32)
             self.texts_encoded += len(batch)
             for key, vec in zip(keys, vectors):
                 self._cache.put(key, vec)
