@@ -35,6 +35,9 @@ class Config:
     #: vectors kept in memory by content hash, so re-storing or re-indexing the same text is free.
     embedding_cache_size: int = 20_000
     query_cache_size: int = 1_024
+    #: memories whose ranking fields (dates, type, title, vector) searches keep in memory between writes, so
+    #: the late stages need not read them again (about 1.6 KB each at 384 dimensions; 0 turns it off).
+    describe_cache_size: int = 20_000
 
     # --- limits (a bad call must not hurt the machine) ---
     max_content_chars: int = 100_000
@@ -176,6 +179,8 @@ class Config:
             (self.candidates_min > 0 and self.candidates_factor > 0 and self.rerank_factor > 0,
              "candidate counts must be > 0"),
             (self.max_limit > 0 and self.max_content_chars > 0, "limits must be > 0"),
+            (min(self.embedding_cache_size, self.query_cache_size, self.describe_cache_size) >= 0,
+             "cache sizes must be >= 0"),
         ]
         for ok, message in checks:
             if not ok:

@@ -17,7 +17,7 @@ from filelock import FileLock
 
 from .code import CodeMixin
 from .config import Config, default_data_dir
-from .embedding import Embedder, SentenceTransformerEmbedder
+from .embedding import LRU, Embedder, SentenceTransformerEmbedder
 from .entities import EntitiesMixin
 from .errors import NotFoundError, ValidationError
 from .graph import Graph, node_filter
@@ -121,6 +121,8 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         self.symbol_index = EntityIndex()
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
         self._has_passages: bool | None = None  # unknown until counted; reset by every write and sync
+        self._described = LRU(self.config.describe_cache_size)
+        self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
         with self._writing():
             self._open_stores()
 
@@ -131,7 +133,16 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         with self._lock, self._file_lock:
             if getattr(self, "_known_versions", None) is not None:
                 self._sync_with_others(locked=True)
-            yield
+            self._forget_reads()
+            try:
+                yield
+            finally:
+                self._forget_reads()
+
+    def _forget_reads(self) -> None:
+        """Drop what searches keep between writes (called when this or another process changes the data)."""
+        self._generation += 1
+        self._described.clear()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
@@ -524,17 +535,33 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                                       self.config.ppr_max_edges)
 
     def _describe(self, ids: list[str]) -> dict[str, Candidate]:
+        """The late stages' view of each memory still in the store, from the cache or LanceDB."""
+        out: dict[str, Candidate] = {}
+        missing = []
+        for i in ids:
+            hit = self._described.get(i)
+            if hit is None:
+                missing.append(i)
+            else:
+                out[i] = hit
+        if not missing:
+            return out
+        generation = self._generation
         cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "vector"]
-        out = {}
         c = self.config
-        for r in self.lance.by_ids("memories", ids, cols).to_pylist():
-            out[r["id"]] = Candidate(
+        read = {}
+        for r in self.lance.by_ids("memories", missing, cols).to_pylist():
+            read[r["id"]] = Candidate(
                 created_at=r["created_at"],
                 evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], c.evergreen_types,
                                        c.evergreen_tags, c.evergreen_sources),
-                vector=r["vector"], words=set(), title=r["title"],
+                vector=None if r["vector"] is None else np.asarray(r["vector"], dtype=np.float32), words=set(), title=r["title"],
                 summary={"memory_type": r["memory_type"], "project": r["project"],
                          "created_at": iso(r["created_at"])})
+        if generation == self._generation:  # no write began or ended while reading
+            for i, cand in read.items():
+                self._described.put(i, cand)
+        out.update(read)
         return out
 
     def _node_label(self, node: str) -> str:

@@ -113,6 +113,7 @@ class MaintenanceMixin:
             return
         log.info("data directory changed by another process; reloading the graph")
         self._has_passages = None
+        self._forget_reads()
         if any(current[t] != known.get(t) for t in GRAPH_TABLES):
             self._load_graph()
         else:

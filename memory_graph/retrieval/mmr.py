@@ -60,7 +60,7 @@ def similarity_matrix(vectors: Sequence[np.ndarray | None], word_sets: Sequence[
         cos = mat @ mat.T
         for a, i in enumerate(have):
             sim[i, have] = cos[a]
-    for i in range(n):
+    for i in range(n) if len(have) < n else ():
         for j in range(n):
             if vectors[i] is None or vectors[j] is None:
                 a, b = word_sets[i], word_sets[j]

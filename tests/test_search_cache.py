@@ -1,0 +1,73 @@
+"""What searches keep in memory between writes: read once, dropped by every write of this or another engine."""
+
+from __future__ import annotations
+
+from memory_graph import Config, Engine
+
+CORPUS = ["Orion is the codename for the billing-api rewrite", "billing-api times out when the cache is cold",
+          "Lunch on Fridays is pizza", "The billing dashboard loads slowly"]
+
+
+def memory_reads(engine):
+    """Count the engine's row lookups in the memories table."""
+    calls = []
+    real = engine.lance.by_ids
+
+    def counting(name, ids, *args, **kwargs):
+        if name == "memories":
+            calls.append(list(ids))
+        return real(name, ids, *args, **kwargs)
+
+    engine.lance.by_ids = counting
+    return calls
+
+
+def test_a_repeated_search_reads_no_rows_until_a_write(engine):
+    ids = engine.store_many([{"content": c} for c in CORPUS])
+    reads = memory_reads(engine)
+    first = engine.search("billing-api")
+    assert reads and first
+    reads.clear()
+    assert [(h.id, h.title) for h in engine.search("billing-api")] == [(h.id, h.title) for h in first]
+    assert reads == []
+    engine.update(ids[1], title="Cold cache timeouts")
+    titles = {h.id: h.title for h in engine.search("billing-api")}
+    assert reads and titles[ids[1]] == "Cold cache timeouts"
+
+
+def test_a_write_by_another_engine_reaches_the_next_search(tmp_path, embedder):
+    a = Engine(tmp_path, Config(), embedder)
+    b = Engine(tmp_path, Config(), embedder)
+    ids = a.store_many([{"content": c} for c in CORPUS])
+    assert {h.id: h.title for h in a.search("billing-api")}[ids[0]] != "Project Orion"
+    b.update(ids[0], title="Project Orion")
+    b.invalidate(ids[1])
+    after = {h.id: h.title for h in a.search("billing-api")}
+    assert after[ids[0]] == "Project Orion" and ids[1] not in after
+
+
+def test_rows_read_while_a_write_began_are_not_kept(engine):
+    engine.store_many([{"content": c} for c in CORPUS])
+    reads = memory_reads(engine)
+    counting = engine.lance.by_ids
+
+    def racing(name, ids, *args, **kwargs):
+        out = counting(name, ids, *args, **kwargs)
+        engine._forget_reads()  # as a write starting in another thread does
+        return out
+
+    engine.lance.by_ids = racing
+    engine.search("billing-api")
+    engine.lance.by_ids = counting
+    reads.clear()
+    engine.search("billing-api")
+    assert reads
+
+
+def test_a_cache_size_of_zero_reads_every_time(tmp_path, embedder):
+    eng = Engine(tmp_path, Config(describe_cache_size=0), embedder)
+    eng.store_many([{"content": c} for c in CORPUS])
+    reads = memory_reads(eng)
+    eng.search("billing-api")
+    eng.search("billing-api")
+    assert len(reads) == 2
