@@ -55,7 +55,7 @@ def main(argv=None) -> int:
         logging.getLogger(noisy).setLevel(logging.WARNING)
     from memory_graph.embedding import SentenceTransformerEmbedder
 
-    from . import data, quality, report, speed
+    from . import data, report, speed
 
     d = args.data
     embedder = SentenceTransformerEmbedder(args.model, 64, 200_000, 4_096)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import re
 import sys

@@ -15,7 +15,7 @@ def markdown(results: dict) -> str:
         lines += [f"## {name}: {ds['docs']} documents, {ds['queries']} queries", ""]
         lines += [f"- {n}" for n in ds.get("notes", [])] + ([""] if ds.get("notes") else [])
         main = ds.get("main_metric", metrics[0])
-        lines += [f"| system | " + " | ".join(metrics) + f" | {main}: full pipeline minus system [95% CI] | ms/query |",
+        lines += ["| system | " + " | ".join(metrics) + f" | {main}: full pipeline minus system [95% CI] | ms/query |",
                   "|---" * (len(metrics) + 3) + "|"]
         best = {m: max(s["overall"][m] for s in systems.values()) for m in metrics}
         for sys_name, s in systems.items():
