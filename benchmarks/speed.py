@@ -82,6 +82,7 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
             totals.append(1000 * (time.perf_counter() - t))
             for k, v in timings.items():
                 stages.setdefault(k, []).append(1000 * v)
+        recall = vector_recall(eng, embedder, qs[:100])
         disk = sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
         out[str(n)] = {
             "memories": n, "load_seconds": round(load_s, 2), "load_per_s": round(n / load_s, 1),
@@ -89,7 +90,8 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
             "search_ms": {"p50": pct(totals, 50), "p95": pct(totals, 95), "p99": pct(totals, 99)},
             "stages_ms_p50": {k: round(pct(v, 50), 3) for k, v in sorted(stages.items())},
             "stages_ms_p95": {k: round(pct(v, 95), 3) for k, v in sorted(stages.items())},
-            "vector_index": eng.stats()["vector_index"], "rss_mb": round(rss_mb(), 1),
+            "vector_index": eng.stats()["vector_index"], "vector_recall_at_10": recall,
+            "rss_mb": round(rss_mb(), 1),
             "peak_rss_mb": round(peak_rss_mb(), 1), "disk_mb": round(disk / 2**20, 1),
         }
         log.info("%d memories: search p50 %.1f ms, p95 %.1f ms", n, out[str(n)]["search_ms"]["p50"],
@@ -97,6 +99,20 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
         eng.close()
         shutil.rmtree(d, ignore_errors=True)
     return out
+
+
+def vector_recall(eng, embedder, queries: list[str], k: int = 10) -> float:
+    """Mean share of the exact top ``k`` (flat search) that the vector search the engine runs returns:
+    1.0 below ``ann_min_rows``, the ANN index's recall above."""
+    table = eng.lance.table("memories")
+    found = []
+    for q in queries:
+        vec = embedder.encode_query(q)
+        got = set(eng.lance.vector_search("memories", vec, None, k, ["id"])[0])
+        exact = table.search(vec).metric("cosine").bypass_vector_index().limit(k).select(["id"]).to_arrow()
+        truth = set(exact.column("id").to_pylist())
+        found.append(len(got & truth) / max(1, len(truth)))
+    return round(float(np.mean(found)), 4) if found else 1.0
 
 
 def store_throughput(texts: list[str], embedder, workdir: Path, single: int, batch: int) -> dict:

@@ -136,3 +136,16 @@ def test_txtai_hybrid_searches_the_shared_vectors_within_the_questions_conversat
     assert sorted(ranked) == sorted(d.id for d in ds.docs if d.group == ds.queries[0].group)
     res = quality.evaluate(ds, {"txtai hybrid": run})
     assert res["txtai hybrid"]["per_query"]["ndcg@10"][0] == pytest.approx(1.0)
+
+
+def test_vector_recall_is_one_for_flat_search_and_a_share_with_an_ann_index(tmp_path, embedder):
+    from benchmarks.speed import vector_recall
+    from memory_graph import Config, Engine
+
+    eng = Engine(tmp_path, Config(ann_min_rows=200, optimize_every_rows=1_000_000), embedder)
+    eng.store_many([{"content": f"note {i} on topic {i % 13} and subject {i % 7}"} for i in range(300)])
+    queries = [f"topic {i} subject {i % 5}" for i in range(20)]
+    assert vector_recall(eng, embedder, queries) == 1.0
+    eng.optimize()
+    assert eng.stats()["vector_index"] == "ann"
+    assert 0.0 < vector_recall(eng, embedder, queries) <= 1.0

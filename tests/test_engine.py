@@ -315,6 +315,50 @@ def test_ann_index_switches_on_and_stays_fresh(tmp_path, embedder):
     assert [h.id for h in eng.search("quokka photographed Rottnest", mode="vector", limit=1)] == [late]
 
 
+def test_ann_index_is_rebuilt_once_its_table_has_grown_twofold(tmp_path, embedder):
+    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000), embedder)
+
+    def index_uuid():
+        return next(ix.index_uuid for ix in eng.lance.table("memories").list_indices() if "vector" in ix.columns)
+
+    def add(n, start):
+        eng.store_many([{"content": f"filler memory number {i} about topic {i % 7}"} for i in range(start, start + n)])
+        eng.optimize()
+
+    add(50, 0)
+    first = index_uuid()
+    assert eng.lance.get_meta()["ann_rows:memories"] == "50"
+    add(49, 50)
+    assert index_uuid() == first  # 99 rows: grown less than twofold, the index is only refreshed
+    add(1, 99)
+    assert index_uuid() != first and eng.lance.get_meta()["ann_rows:memories"] == "100"
+    late = eng.store("a quokka photographed at Rottnest island")
+    assert [h.id for h in eng.search("quokka photographed Rottnest", mode="vector", limit=1)] == [late]
+
+
+@pytest.mark.parametrize("invalid", [3, 150])  # few: filtered after the search; most: filtered before it
+def test_the_vector_leg_returns_the_nearest_valid_memories(engine, embedder, invalid):
+    texts = [f"quokka {'island ' * (i % 5)}photo number {i} of topic {i % 9}" for i in range(240)]
+    ids = engine.store_many([{"content": t} for t in texts])
+    query = "quokka island photo"
+    qv = embedder.encode_query(query)
+    sims = {i: float(embedder.encode([t])[0] @ qv) for i, t in zip(ids, texts)}
+    by_sim = sorted(ids, key=lambda i: -sims[i])
+    for mid in by_sim[:invalid]:
+        engine.invalidate(mid)
+    searches = []
+    real = engine.lance.vector_search
+    engine.lance.vector_search = lambda *a, **kw: searches.append(kw.get("prefilter", True)) or real(*a, **kw)
+    c = engine.config.candidates(10)
+    leg = engine._vector_leg(query, engine._filters(None, None, None, None, None, None, False, True),
+                             engine._now(), c)
+    valid = by_sim[invalid:]
+    assert len(leg.ids) == c
+    assert set(leg.ids).isdisjoint(by_sim[:invalid])
+    assert sorted(sims[i] for i in leg.ids) == pytest.approx(sorted(sims[i] for i in valid[:c]), abs=1e-5)
+    assert searches == ([False] if invalid < c else [False, True])
+
+
 def test_mmr_removes_a_near_duplicate(engine):
     a = engine.store("the staging database password rotates every Monday")
     dup = engine.store("The staging database password rotates every Monday!")

@@ -215,11 +215,14 @@ class LanceStore:
         return self.table(name).count_rows(where) if where else self.table(name).count_rows()
 
     def vector_search(self, name: str, vector: np.ndarray, where: str | None, limit: int,
-                      columns: list[str]) -> tuple[list[str], list[float]]:
-        """Cosine nearest neighbours; returns ids and similarities (1 - cosine distance)."""
+                      columns: list[str], prefilter: bool = True) -> tuple[list[str], list[float]]:
+        """Cosine nearest neighbours; returns ids and similarities (1 - cosine distance).
+
+        prefilter=False filters the ``limit`` nearest afterwards, so fewer may come back.
+        """
         q = self.table(name).search(vector.astype(np.float32)).metric("cosine")
         if where:
-            q = q.where(where, prefilter=True)
+            q = q.where(where, prefilter=prefilter)
         rows = q.limit(limit).select([*columns, "_distance"]).to_arrow()
         ids = rows.column("id").to_pylist()
         sims = [1.0 - float(d) for d in rows.column("_distance").to_pylist()]
@@ -244,15 +247,27 @@ class LanceStore:
         self.rows_since_optimize = 0
 
     def ensure_ann_index(self, name: str) -> bool:
-        """Create the ANN index (and a B-tree on id, for the lookups of each search) once the table is
-        large enough for flat search to be slow."""
+        """Create the ANN index (and a B-tree on id, for the lookups of each search) once the table is large
+        enough for flat search to be slow; rebuild it once the table has grown ``ann_rebuild_growth`` times
+        since (meta ``ann_rows:<table>`` holds the rows at the last build). Returns whether it built."""
         tbl = self.table(name)
-        if self.has_vector_index(name) or tbl.count_rows() < self.config.ann_min_rows:
+        rows = tbl.count_rows()
+        key = f"ann_rows:{name}"
+        if self.has_vector_index(name):
+            built = self.get_meta().get(key)
+            if built is None:  # an index from before this rule: count from now
+                self.set_meta({key: rows})
+                return False
+            if rows < self.config.ann_rebuild_growth * int(built):
+                return False
+        elif rows < self.config.ann_min_rows:
             return False
         if not any(list(ix.columns) == ["id"] for ix in tbl.list_indices()):
             tbl.create_scalar_index("id")
-        log.info("building %s vector index on %s (%d rows)", self.config.ann_index_type, name, tbl.count_rows())
-        tbl.create_index(metric="cosine", index_type=self.config.ann_index_type, vector_column_name="vector")
+        log.info("building %s vector index on %s (%d rows)", self.config.ann_index_type, name, rows)
+        tbl.create_index(metric="cosine", index_type=self.config.ann_index_type, vector_column_name="vector",
+                         replace=True)
+        self.set_meta({key: rows})
         return True
 
     def disk_bytes(self) -> int:
