@@ -28,8 +28,8 @@ def on_model_thread(fn: Callable[[], _T]) -> _T:
 
     Why one thread: PyTorch's OpenMP runtime keeps a team of worker threads per calling thread, and an idle
     team spins for a while. When searches and writes embed from whichever thread called them, two teams spin
-    against each other on a small machine: a query took about 14 ms here that way, and 8 ms from one thread
-    (the model alone; `python -m benchmarks --only latency` shows the effect on the embed stage).
+    against each other on a small machine: a query took 13.9 ms here that way, and 7.0 ms through this
+    thread (``python -m benchmarks.search_probe``).
     """
     if threading.current_thread().name.startswith("mg-model"):
         return fn()

@@ -522,9 +522,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         """The ``c`` memories nearest to ``vec`` that pass the filters.
 
         When only validity filters (few rows fail them), the nearest ``postfilter_factor`` x c are read and
-        filtered afterwards, which an ANN index answers without scanning the validity columns of every row
-        (measured by the full latency benchmark's vector leg at 100,000 memories); if that leaves fewer than
-        ``c``, the search is repeated with the filter applied first, so the result is the same either way.
+        filtered afterwards, which spares LanceDB evaluating the filter on every row (``python -m
+        benchmarks.search_probe``); if that leaves fewer than ``c``, the search is repeated with the filter
+        applied first, so the result is the same either way (exactly so for flat search).
         """
         factor = self.config.postfilter_factor
         if where and factor > 1 and sql_filter(replace(filters, include_invalid=True), now) is None:
