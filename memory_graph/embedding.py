@@ -19,8 +19,17 @@ log = logging.getLogger("memory_graph")
 
 _MODELS: dict[str, object] = {}
 _MODELS_LOCK = threading.Lock()
-_MODEL_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mg-model")
+_MODEL_THREAD: tuple[int, ThreadPoolExecutor] | None = None  # (pid, executor): a forked child starts its own
+_MODEL_THREAD_LOCK = threading.Lock()
 _T = TypeVar("_T")
+
+
+def _model_executor() -> ThreadPoolExecutor:
+    global _MODEL_THREAD
+    with _MODEL_THREAD_LOCK:
+        if _MODEL_THREAD is None or _MODEL_THREAD[0] != os.getpid():
+            _MODEL_THREAD = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="mg-model"))
+        return _MODEL_THREAD[1]
 
 
 def on_model_thread(fn: Callable[[], _T]) -> _T:
@@ -33,7 +42,7 @@ def on_model_thread(fn: Callable[[], _T]) -> _T:
     """
     if threading.current_thread().name.startswith("mg-model"):
         return fn()
-    return _MODEL_THREAD.submit(fn).result()
+    return _model_executor().submit(fn).result()
 
 
 def window_starts(n_tokens: int, seen: int, size: int, stride: int, limit: int) -> list[int]:
