@@ -215,8 +215,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         texts = [embed_text(m.title, m.content) for m, _ in prepared]
         vectors = _vectors if _vectors is not None else self.embedder.encode(texts)
         passages = passage_rows(self.embedder, self.config, list(zip(ids, texts)))
+        given = [i for i, item in zip(ids, items) if item.get("id")]  # the others are fresh uuids
         with self._writing():
-            taken = self.lance.by_ids("memories", ids, ["id"]).column("id").to_pylist()
+            taken = self.lance.by_ids("memories", given, ["id"]).column("id").to_pylist() if given else []
             if taken:
                 raise ValidationError(f"memory id(s) already exist: {', '.join(taken[:5])}",
                                       hint="use update to change a stored memory")

@@ -71,3 +71,18 @@ def test_a_cache_size_of_zero_reads_every_time(tmp_path, embedder):
     eng.search("billing-api")
     eng.search("billing-api")
     assert len(reads) == 2
+
+
+def test_a_store_looks_up_only_the_ids_its_caller_gave(engine):
+    from memory_graph.errors import ValidationError
+
+    reads = memory_reads(engine)
+    first = engine.store_many([{"content": c} for c in CORPUS])
+    assert reads == []  # generated ids are fresh: nothing to look up
+    try:
+        engine.store_many([{"content": "a copy", "id": first[0]}, {"content": "new"}])
+    except ValidationError as exc:
+        assert first[0] in str(exc)
+    else:
+        raise AssertionError("a memory id given twice was stored")
+    assert reads == [[first[0]]] and engine.lance.count("memories") == len(CORPUS)
