@@ -569,11 +569,12 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         c = self.config
         read = {}
         for r in self.lance.by_ids("memories", missing, cols).to_pylist():
+            vector = None if r["vector"] is None else np.asarray(r["vector"], dtype=np.float32)
             read[r["id"]] = Candidate(
                 created_at=r["created_at"],
                 evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], c.evergreen_types,
                                        c.evergreen_tags, c.evergreen_sources),
-                vector=None if r["vector"] is None else np.asarray(r["vector"], dtype=np.float32), words=set(), title=r["title"],
+                vector=vector, words=set(), title=r["title"],
                 summary={"memory_type": r["memory_type"], "project": r["project"],
                          "created_at": iso(r["created_at"])})
         if generation == self._generation:  # no write began or ended while reading
