@@ -27,7 +27,7 @@ from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Memory, content_hash, iso
 from .records import MEMORY_COLUMNS, memory_from_row, memory_to_row, node_attrs
 from .retrieval import Candidate, LegResult, graph_leg, is_evergreen, passage_scores, rank
-from .store import LanceStore, TextIndex, sql_filter, sql_in, sql_quote
+from .store import LanceStore, TextIndex, sql_filter, sql_in, sql_quote, vector_matrix
 from .text import derive_title
 from .transfer import TransferMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
@@ -509,8 +509,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             scope = f"({sql_in('id', new)})" + (f" AND ({where})" if where else "")
             rows = self.lance.query("memories", scope, ["id", "vector"])
             if rows.num_rows:
-                flat = rows.column("vector").combine_chunks().flatten().to_numpy()
-                mat = flat.astype(np.float32, copy=False).reshape(rows.num_rows, -1)
+                mat = vector_matrix(rows)
                 own = mat @ vec / (np.linalg.norm(mat, axis=1) * np.linalg.norm(vec)).clip(1e-12)
                 first.update(zip(rows.column("id").to_pylist(), own.tolist()))
         scored = passage_scores(first, {m: s for m, s in best_passage.items() if m in first},
@@ -568,8 +567,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "vector"]
         c = self.config
         read = {}
-        for r in self.lance.by_ids("memories", missing, cols).to_pylist():
-            vector = None if r["vector"] is None else np.asarray(r["vector"], dtype=np.float32)
+        rows = self.lance.by_ids("memories", missing, cols)
+        vectors = vector_matrix(rows) if rows.num_rows else []
+        for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
             read[r["id"]] = Candidate(
                 created_at=r["created_at"],
                 evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], c.evergreen_types,

@@ -256,3 +256,16 @@ def test_ppr_favours_nodes_near_the_restart():
     edges = [("q", "a", 1.0), ("a", "b", 1.0), ("c", "d", 1.0)]
     p = personalized_pagerank(edges, {"q": 1.0, "c": 0.01})
     assert p["a"] > p["d"] and math.isclose(sum(p.values()), 1.0, rel_tol=1e-6)
+
+
+def test_vector_matrix_reads_a_vector_column_and_refuses_missing_vectors():
+    import pyarrow as pa
+
+    from memory_graph.errors import StoreError
+    from memory_graph.store import vector_matrix
+
+    vecs = pa.array([[1.0, 2.0], [3.0, 4.0]], type=pa.list_(pa.float32(), 2))
+    mat = vector_matrix(pa.table({"vector": vecs}))
+    assert mat.dtype == np.float32 and mat.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(StoreError, match="no vector"):
+        vector_matrix(pa.table({"vector": pa.array([[1.0, 2.0], None], type=pa.list_(pa.float32(), 2))}))

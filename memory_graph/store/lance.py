@@ -61,6 +61,14 @@ def sql_in(column: str, values: Iterable[str]) -> str:
     return f"{column} IN ({', '.join(sql_quote(v) for v in values)})"
 
 
+def vector_matrix(rows: pa.Table, column: str = "vector") -> np.ndarray:
+    """A float32 (rows, dim) matrix of a fixed-size vector column, without a Python list per row."""
+    col = rows.column(column).combine_chunks()
+    if col.null_count:
+        raise StoreError(f"{col.null_count} row(s) have no {column}", hint="re-embed them with Engine.reembed()")
+    return col.flatten().to_numpy().astype(np.float32, copy=False).reshape(rows.num_rows, -1)
+
+
 def sql_filter(filters: Filters, now: float, kind: str = "memory") -> str | None:
     """Translate Filters into a LanceDB (DataFusion) where clause; None when nothing filters."""
     parts: list[str] = []
