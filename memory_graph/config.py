@@ -87,6 +87,10 @@ class Config:
     ann_rebuild_growth: float = 2.0
     #: writes (rows) after which tables are compacted, old versions pruned and the ANN index refreshed.
     optimize_every_rows: int = 500
+    #: changes kept in the change log (pruned at each optimize): another process that is further behind, or
+    #: one whose backlog touches more than ``sync_max_ids`` ids, reloads its graph whole instead of by id.
+    change_log_rows: int = 10_000
+    sync_max_ids: int = 20_000
 
     # --- code indexing ---
     #: files larger than this are skipped (counted as too_large).
@@ -186,6 +190,7 @@ class Config:
             (self.half_life_days > 0, "half_life_days must be > 0"),
             (self.ann_rebuild_growth > 1.0, "ann_rebuild_growth must be > 1"),
             (self.postfilter_factor >= 1, "postfilter_factor must be >= 1"),
+            (self.change_log_rows >= 1 and self.sync_max_ids >= 1, "change_log_rows and sync_max_ids must be >= 1"),
             (0.0 <= self.min_score_relative <= 1.0, "min_score_relative must lie in [0, 1]"),
             (self.candidates_min > 0 and self.candidates_factor > 0 and self.rerank_factor > 0,
              "candidate counts must be > 0"),

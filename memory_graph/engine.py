@@ -229,6 +229,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                 self.lance.add("entities", new_entities)
                 self.lance.add("mentions", links)
                 self.text.write(upserts=[(r, "memory") for r in rows])
+                self._log_change(memories=ids, entities=[e["id"] for e in new_entities])
             self._graph_add(rows, new_entities, links)
             self._after_write()
         return ids
@@ -291,6 +292,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                     self.lance.add("entities", new_entities)
                     self.lance.add("mentions", links)
                 self.text.write(upserts=[(row, "memory")])
+                self._log_change(memories=[memory_id], entities=[e["id"] for e in new_entities])
             if relink:
                 self.graph.remove_mentions_of(memory_id)
             self._graph_add([row], new_entities, links)
@@ -323,6 +325,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                 if rel:
                     self.lance.add("relations", [rel])
                 self.text.write(upserts=[(row, "memory")])
+                self._log_change(memories=[memory_id], relations=[rel["id"]] if rel else [])
             if memory_id in self.graph:
                 self.graph.attrs(memory_id).update(node_attrs(row))
             if rel:
@@ -342,6 +345,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                 self.lance.delete_ids("mentions", ids, column="memory_id")
                 self.lance.delete("relations", where_rel)
                 self.text.write(deletes=ids)
+                self._log_change(memories=ids)  # dropping a node drops the relations at it
             for i in ids:
                 self.graph.remove_node(i)
             self._after_write()

@@ -114,6 +114,7 @@ class EntitiesMixin:
             row["vector"] = [float(x) for x in self.embedder.encode([text])[0]]
             with self.lance.transaction(["entities"]):
                 self.lance.upsert("entities", [row])
+                self._log_change(entities=[row["id"]])
             if row["id"] not in self.graph:
                 self.graph.add_entity(row["id"], row["name"], row["entity_type"])
             self.entity_index.add(row["id"], row["name"], row["entity_type"], row["aliases"])
@@ -162,6 +163,7 @@ class EntitiesMixin:
                        weight=float(weight), valid_from=vf, valid_until=vu, created_at=self._now())
             with self.lance.transaction(["relations"]):
                 self.lance.add("relations", [row])
+                self._log_change(relations=[row["id"]])
             self.graph.add_relation(row["id"], src, dst, relation_type, float(weight))
             self._after_write()
             return relation_from_row(row)
@@ -190,6 +192,7 @@ class EntitiesMixin:
                     raise NotFoundError("relation", [ref])
                 with self.lance.transaction(["relations"]):
                     self.lance.delete("relations", f"id = {sql_quote(ref)}")
+                    self._log_change(relations=[ref])
                 self.graph.remove_relation(ref)
                 self._after_write()
                 return {"deleted": ref, "kind": "relation"}
@@ -201,6 +204,7 @@ class EntitiesMixin:
                 self.lance.delete("entities", f"id = {q}")
                 self.lance.delete("mentions", f"entity_id = {q}")
                 self.lance.delete("relations", f"source = {q} OR target = {q}")
+                self._log_change(entities=[eid])
             self.graph.remove_node(eid)
             self.entity_index.remove(eid)
             self._after_write()

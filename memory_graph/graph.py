@@ -23,6 +23,7 @@ class Graph:
     def __init__(self, bridge: str = ENTITY) -> None:
         self.g = nx.MultiDiGraph()
         self.bridge = bridge
+        self._relation_ends: dict[str, tuple[str, str]] = {}  # so removing a relation is not a scan of edges
 
     def add_node(self, node: str, kind: str, **attrs) -> None:
         self.g.add_node(node, kind=kind, **attrs)
@@ -33,10 +34,19 @@ class Graph:
 
     # ---- building -------------------------------------------------------
     def add_memory(self, mid: str, attrs: dict) -> None:
-        self.g.add_node(mid, kind=MEMORY, **attrs)
+        """Add a memory node, or replace the attributes of the one there."""
+        self._set_node(mid, {"kind": MEMORY, **attrs})
 
     def add_entity(self, eid: str, name: str, entity_type: str) -> None:
-        self.g.add_node(eid, kind=ENTITY, name=name, entity_type=entity_type)
+        self._set_node(eid, {"kind": ENTITY, "name": name, "entity_type": entity_type})
+
+    def _set_node(self, node: str, attrs: dict) -> None:
+        if node in self.g:
+            data = self.g.nodes[node]
+            data.clear()
+            data.update(attrs)
+        else:
+            self.g.add_node(node, **attrs)
 
     def add_mention(self, mid: str, eid: str, weight: float = 1.0) -> None:
         if mid in self.g and eid in self.g:
@@ -45,10 +55,12 @@ class Graph:
     def add_relation(self, rid: str, source: str, target: str, relation_type: str, weight: float = 1.0) -> None:
         if source in self.g and target in self.g:
             self.g.add_edge(source, target, key=rid, type=relation_type, weight=float(weight), id=rid)
+            self._relation_ends[rid] = (source, target)
 
     def remove_relation(self, rid: str) -> None:
-        for u, v, k in [(u, v, k) for u, v, k in self.g.edges(keys=True) if k == rid]:
-            self.g.remove_edge(u, v, k)
+        ends = self._relation_ends.pop(rid, None)
+        if ends and self.g.has_edge(*ends, key=rid):
+            self.g.remove_edge(*ends, key=rid)
 
     def remove_node(self, node: str) -> None:
         if node in self.g:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-from typing import Callable
+from typing import Callable, Iterable
 
 from .errors import ConfigError
 from .graph import Graph
 from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
 from .records import NODE_COLUMNS, node_attrs
-from .store.lance import SCHEMA_VERSION
+from .store.lance import CHANGES, SCHEMA_VERSION
 from .store.text_index import rev_of
 
 log = logging.getLogger("memory_graph")
@@ -21,7 +21,9 @@ Progress = Callable[[int, int], None]
 GRAPH_TABLES = ("memories", "entities", "relations", "mentions")
 CODE_GRAPH_TABLES = ("code_chunks", "symbols", "symbol_edges")
 DERIVED_FROM = GRAPH_TABLES + CODE_GRAPH_TABLES
-ALL_TABLES = DERIVED_FROM + ("files", "passages")
+#: the tables whose versions tell that another process wrote something the derived stores must follow
+WATCHED = DERIVED_FROM + (CHANGES,)
+ALL_TABLES = WATCHED + ("files", "passages")
 #: meta "passages": memories stored before passage vectors existed get theirs when the engine opens
 PASSAGES_VERSION = "1"
 #: table of the BM25 documents of each kind, and the columns their revision stamp reads
@@ -69,7 +71,13 @@ class MaintenanceMixin:
 
     # ---- the graph ------------------------------------------------------
     def _load_graph(self) -> None:
-        """Build the graph and the entity name index from LanceDB."""
+        """Build the memory graph, the entity name index and the code graph from LanceDB."""
+        self._load_memory_graph()
+        self._load_code_graph()
+
+    def _load_memory_graph(self) -> None:
+        # changes logged from here on are applied again by the next catch-up (applying one twice is harmless)
+        self._seen_change = self.lance.last_change()
         graph, index = Graph(), EntityIndex()
         for r in self.lance.query("entities", None, ["id", "name", "entity_type", "aliases"]).to_pylist():
             graph.add_entity(r["id"], r["name"], r["entity_type"])
@@ -82,11 +90,61 @@ class MaintenanceMixin:
         for r in self.lance.query("relations", None, ["id", "source", "target", "relation_type", "weight"]).to_pylist():
             graph.add_relation(r["id"], r["source"], r["target"], r["relation_type"], r["weight"])
         self.graph, self.entity_index = graph, index
-        self._load_code_graph()
+
+    def _log_change(self, memories: Iterable[str] = (), entities: Iterable[str] = (),
+                    relations: Iterable[str] = (), full: bool = False) -> None:
+        """Record what a write touched, as its transaction's last step, for other processes' graphs."""
+        self._seen_change = self.lance.log_change(memories, entities, relations, full)
+
+    def _catch_up_graph(self) -> None:
+        """Apply the changes other processes logged since this one's graph was built, by id; reload the graph
+        whole after a gap in the log, a ``full`` change or more than ``sync_max_ids`` ids."""
+        changes = self.lance.changes_since(self._seen_change)
+        if not changes:
+            if self.lance.last_change() < self._seen_change:  # the log was cleared: nothing to go by
+                self._load_memory_graph()
+            return
+        ids = {k: set().union(*(c[k] or () for c in changes)) for k in ("memories", "entities", "relations")}
+        if changes[0]["seq"] != self._seen_change + 1 or any(c["full"] for c in changes) or \
+                sum(map(len, ids.values())) > self.config.sync_max_ids:
+            self._load_memory_graph()
+            return
+        self._refresh_graph(ids["memories"], ids["entities"], ids["relations"])
+        self._seen_change = changes[-1]["seq"]
+
+    def _refresh_graph(self, memories: set[str], entities: set[str], relations: set[str]) -> None:
+        """Make these nodes and relations of the graph (and the entity index) what LanceDB holds now."""
+        graph, index = self.graph, self.entity_index
+        rows = {r["id"]: r for r in self.lance.by_ids("entities", entities,
+                                                       ["id", "name", "entity_type", "aliases"]).to_pylist()}
+        for eid in entities:
+            if eid in index.names:
+                index.remove(eid)
+            r = rows.get(eid)
+            if r is None:
+                graph.remove_node(eid)
+                continue
+            graph.add_entity(eid, r["name"], r["entity_type"])
+            index.add(eid, r["name"], r["entity_type"], r["aliases"] or [])
+        rows = {r["id"]: r for r in self.lance.by_ids("memories", memories, NODE_COLUMNS).to_pylist()}
+        for mid in memories:
+            if mid not in rows:
+                graph.remove_node(mid)
+                continue
+            graph.remove_mentions_of(mid)
+            graph.add_memory(mid, node_attrs(rows[mid]))
+        mentions = self.lance.by_ids("mentions", list(rows), ["memory_id", "entity_id", "weight"], column="memory_id")
+        for mid, eid, w in zip(*(mentions.column(c).to_pylist() for c in ("memory_id", "entity_id", "weight"))):
+            graph.add_mention(mid, eid, w)
+        for rid in relations:
+            graph.remove_relation(rid)
+        for r in self.lance.by_ids("relations", relations,
+                                   ["id", "source", "target", "relation_type", "weight"]).to_pylist():
+            graph.add_relation(r["id"], r["source"], r["target"], r["relation_type"], r["weight"])
 
     # ---- the text index -------------------------------------------------
     def _stamp(self) -> dict:
-        return {"lance": self.lance.versions(DERIVED_FROM)}
+        return {"lance": self.lance.versions(WATCHED)}
 
     def _read_stamp(self) -> dict | None:
         try:
@@ -107,16 +165,16 @@ class MaintenanceMixin:
 
         Under the write lock the BM25 index is reconciled too; without it, only read.
         """
-        current = self.lance.versions(DERIVED_FROM)
+        current = self.lance.versions(WATCHED)
         known = getattr(self, "_known_versions", None) or {}
         if current == known:
             return
-        log.info("data directory changed by another process; reloading the graph")
+        log.info("data directory changed by another process; catching up")
         self._has_passages = None
         self._forget_reads()
-        if any(current[t] != known.get(t) for t in GRAPH_TABLES):
-            self._load_graph()
-        else:
+        if any(current[t] != known.get(t) for t in (*GRAPH_TABLES, CHANGES)):
+            self._catch_up_graph()
+        if any(current[t] != known.get(t) for t in CODE_GRAPH_TABLES):
             self._load_code_graph()
         self.text.reload()
         if locked:

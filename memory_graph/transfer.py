@@ -100,6 +100,8 @@ class TransferMixin:
                         progress(done, total)
                 done += len(data[kind]) - len(rows)
                 counts[kind] = len(rows)
+            with self.lance.transaction([]):
+                self._log_change(full=True)  # other processes reload their graph whole
             self._load_graph()
             self.lance.optimize(("memories", "entities", "relations", "mentions"), force=True)
             self._write_stamp()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -18,6 +19,9 @@ from ..models import Filters
 log = logging.getLogger("memory_graph")
 
 SCHEMA_VERSION = "1"
+#: the change log: one row per write of memories, entities, mentions or relations, so that another process
+#: brings its graph up to date by the ids a write touched instead of reloading it whole
+CHANGES = "changes"
 
 
 def _vec(dim: int) -> pa.Field:
@@ -46,6 +50,8 @@ def schemas(dim: int) -> dict[str, pa.Schema]:
         "meta": pa.schema([("key", s), ("value", s)]),
         # derived: the vectors of a long memory's later passages (Config.max_passages), id "<memory id>#<n>"
         "passages": pa.schema([("id", s), ("memory_id", s), _vec(dim)]),
+        CHANGES: pa.schema([("seq", pa.int64()), ("at", ts), ("memories", pa.list_(s)), ("entities", pa.list_(s)),
+                            ("relations", pa.list_(s)), ("full", pa.bool_())]),
     }
 
 
@@ -154,8 +160,8 @@ class LanceStore:
     # ---- writes -------------------------------------------------------
     @contextmanager
     def transaction(self, names: Iterable[str]) -> Iterator[None]:
-        """Restore the named tables to their versions before the block if the block raises."""
-        names = list(names)
+        """Restore the named tables (and the change log) to their versions before the block if it raises."""
+        names = list(dict.fromkeys([*names, CHANGES]))
         for n in names:
             self.table(n).checkout_latest()
         before = self.versions(names)
@@ -200,6 +206,30 @@ class LanceStore:
         ids = list(ids)
         for i in range(0, len(ids), 500):
             self.delete(name, sql_in(column, ids[i:i + 500]))
+
+    # ---- the change log -------------------------------------------------
+    def last_change(self) -> int:
+        """The sequence number of the newest change (0 for none)."""
+        seqs = self.query(CHANGES, None, ["seq"]).column("seq").to_pylist()
+        return max(seqs, default=0)
+
+    def log_change(self, memories: Iterable[str] = (), entities: Iterable[str] = (),
+                   relations: Iterable[str] = (), full: bool = False) -> int:
+        """Append one change (under the write lock, as the last step of a transaction); returns its number."""
+        seq = self.last_change() + 1
+        self.add(CHANGES, [dict(seq=seq, at=time.time(), memories=sorted(set(memories)),
+                                entities=sorted(set(entities)), relations=sorted(set(relations)), full=full)])
+        return seq
+
+    def changes_since(self, seq: int) -> list[dict]:
+        """The changes numbered after ``seq``, oldest first."""
+        return sorted(self.query(CHANGES, f"seq > {int(seq)}").to_pylist(), key=lambda r: r["seq"])
+
+    def prune_changes(self, keep: int) -> None:
+        """Keep only the newest ``keep`` changes (a process further behind reloads its graph whole)."""
+        last = self.last_change()
+        if last > keep:
+            self.table(CHANGES).delete(f"seq <= {last - keep}")
 
     # ---- reads --------------------------------------------------------
     def query(self, name: str, where: str | None = None, columns: list[str] | None = None,
@@ -247,6 +277,8 @@ class LanceStore:
         for name in names:
             tbl = self.table(name)
             try:
+                if name == CHANGES:
+                    self.prune_changes(self.config.change_log_rows)
                 if "vector" in tbl.schema.names:
                     self.ensure_ann_index(name)
                 tbl.optimize(cleanup_older_than=timedelta(seconds=60))

@@ -1,0 +1,147 @@
+"""Another process's writes reach this engine's graph by the ids its change log names, not by a reload."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import HashEmbedder
+
+from memory_graph import Config, Engine
+
+
+def snapshot(eng: Engine):
+    """The memory graph and the entity index, comparable across engines."""
+    g = eng.graph.g
+    nodes = {n: dict(d) for n, d in g.nodes(data=True)}
+    edges = sorted((u, v, k, tuple(sorted(d.items()))) for u, v, k, d in g.edges(keys=True, data=True))
+    index = (dict(eng.entity_index.names), {k: set(v) for k, v in eng.entity_index.by_norm.items() if v})
+    return nodes, edges, index
+
+
+def fresh(data) -> tuple:
+    """What an engine that opens the directory now builds from LanceDB."""
+    eng = Engine(data, config=Config(), embedder=HashEmbedder())
+    try:
+        return snapshot(eng)
+    finally:
+        eng.close()
+
+
+class Counting:
+    """Counts the calls of an engine's method and lets them through."""
+
+    def __init__(self, eng: Engine, name: str) -> None:
+        self.calls, self._inner = 0, getattr(eng, name)
+        setattr(eng, name, self)
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self._inner(*args, **kwargs)
+
+
+@pytest.fixture
+def pair(tmp_path):
+    data = tmp_path / "data"
+    reader = Engine(data, config=Config(), embedder=HashEmbedder())
+    writer = Engine(data, config=Config(), embedder=HashEmbedder())
+    yield data, reader, writer
+    reader.close()
+    writer.close()
+
+
+def test_each_kind_of_write_is_applied_by_id_and_matches_a_fresh_load(pair):
+    data, reader, writer = pair
+    reloads = Counting(reader, "_load_memory_graph")
+    refreshes = Counting(reader, "_refresh_graph")
+    state: dict = {}
+
+    def store():
+        state["m1"], state["m2"] = writer.store_many([
+            {"content": "Alice reviewed the billing_service rollout with Dana", "entities": ["Project Atlas"]},
+            {"content": "Dana moved `payments/api.py` to the Atlas repo", "tags": ["infra"]}])
+
+    def relation():
+        state["rel"] = writer.create_relation("Alice", "Bob Stone", "works_with").id
+
+    steps = [
+        store,
+        lambda: writer.create_entity("Alice", "person", description="tech lead", aliases=["Al"]),
+        relation,
+        lambda: writer.update(state["m1"], content="Carol now owns the ledger_service migration"),
+        lambda: writer.update(state["m2"], importance=9, tags=["infra", "moved"]),
+        lambda: writer.invalidate(state["m2"], reason="moved again", superseded_by=state["m1"]),
+        lambda: writer.delete_entity(state["rel"]),
+        lambda: writer.delete_entity("Bob Stone"),
+        lambda: writer.delete([state["m1"]]),
+    ]
+    for n, step in enumerate(steps, 1):
+        step()
+        reader.search("Alice billing")
+        assert snapshot(reader) == fresh(data), f"after step {n}"
+        assert refreshes.calls == n
+    assert reloads.calls == 0
+
+
+def test_the_writer_does_not_replay_its_own_changes(pair):
+    _, _, writer = pair
+    refreshes = Counting(writer, "_refresh_graph")
+    writer.store("Erin set up the staging cluster")
+    writer.store("Erin tore down the staging cluster")
+    writer.search("staging")
+    assert refreshes.calls == 0
+
+
+def test_a_reader_behind_the_pruned_log_reloads_whole(tmp_path):
+    data = tmp_path / "data"
+    reader = Engine(data, config=Config(), embedder=HashEmbedder())
+    writer = Engine(data, config=Config(change_log_rows=2), embedder=HashEmbedder())
+    reloads = Counting(reader, "_load_memory_graph")
+    for i in range(4):
+        writer.store(f"Frank deployed release {i} of the Orion service")
+    writer.optimize()
+    assert len(writer.lance.changes_since(0)) == 2
+    reader.search("Orion")
+    assert reloads.calls == 1
+    assert snapshot(reader) == fresh(data)
+
+
+def test_a_backlog_of_more_than_sync_max_ids_reloads_whole(tmp_path):
+    data = tmp_path / "data"
+    reader = Engine(data, config=Config(sync_max_ids=4), embedder=HashEmbedder())
+    writer = Engine(data, config=Config(), embedder=HashEmbedder())
+    reloads = Counting(reader, "_load_memory_graph")
+    writer.store_many([{"content": f"a quiet note number {i}"} for i in range(4)])
+    reader.search("note")
+    assert reloads.calls == 0
+    writer.store_many([{"content": f"another quiet note {i}"} for i in range(5)])
+    reader.search("note")
+    assert reloads.calls == 1
+    assert snapshot(reader) == fresh(data)
+
+
+def test_an_import_makes_other_processes_reload_whole(tmp_path):
+    source = Engine(tmp_path / "source", config=Config(), embedder=HashEmbedder())
+    source.store("Judy wrote the Kepler design doc", entities=["Kepler"])
+    source.export(tmp_path / "dump.jsonl")
+    data = tmp_path / "data"
+    reader = Engine(data, config=Config(), embedder=HashEmbedder())
+    writer = Engine(data, config=Config(), embedder=HashEmbedder())
+    reloads = Counting(reader, "_load_memory_graph")
+    writer.import_(tmp_path / "dump.jsonl")
+    reader.search("Kepler")
+    assert reloads.calls == 1
+    assert snapshot(reader) == fresh(data)
+    assert any(d.get("name") == "Kepler" for _, d in reader.graph.g.nodes(data=True))
+
+
+def test_a_failed_write_logs_no_change(pair, monkeypatch):
+    _, reader, writer = pair
+    before = writer.lance.last_change()
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(writer.text, "write", broken)
+    with pytest.raises(Exception):
+        writer.store("Mallory tried to store this")
+    assert writer.lance.last_change() == before
+    assert reader.search("Mallory", mode="bm25") == []
