@@ -144,17 +144,18 @@ class CodeMixin:
                 new_ids = {c["id"] for c in chunks}
                 self.text.write(upserts=[(c, "code") for c in chunks],
                                 deletes=[i for i in old_chunks if i not in new_ids])
-            for node in old_chunks + old_symbols:
-                self.code_graph.remove_node(node)
-                self.symbol_index.remove(node)
-            for s in symbols:
-                self.code_graph.add_node(s["id"], SYMBOL, name=s["qualname"] or s["name"], project=project,
-                                         path=s["path"], symbol_kind=s["kind"])
-                if s["kind"] != "module" and len(s["name"]) >= 3:
-                    self.symbol_index.add(s["id"], s["name"], s["kind"],
-                                          [s["qualname"]] if s["qualname"] != s["name"] else [])
-            for c in chunks:
-                self._add_chunk_node(self.code_graph, c)
+            with self._graph_lock:
+                for node in old_chunks + old_symbols:
+                    self.code_graph.remove_node(node)
+                    self.symbol_index.remove(node)
+                for s in symbols:
+                    self.code_graph.add_node(s["id"], SYMBOL, name=s["qualname"] or s["name"], project=project,
+                                             path=s["path"], symbol_kind=s["kind"])
+                    if s["kind"] != "module" and len(s["name"]) >= 3:
+                        self.symbol_index.add(s["id"], s["name"], s["kind"],
+                                              [s["qualname"]] if s["qualname"] != s["name"] else [])
+                for c in chunks:
+                    self._add_chunk_node(self.code_graph, c)
             self._after_write()
 
     def code_touch(self, project: str, stats: dict[str, tuple[int, float]]) -> None:
@@ -252,7 +253,8 @@ class CodeMixin:
             self._sync_with_others(locked=False)
         now = time.time()
         c = self.config.candidates(limit)
-        seeds = self.symbol_index.mentioned_in(code_mentions(query[:2_000]))
+        with self._graph_lock:
+            seeds = self.symbol_index.mentioned_in(code_mentions(query[:2_000]))
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
         jobs = {}
@@ -284,15 +286,17 @@ class CodeMixin:
 
         if not seeds:
             return LegResult()
-        found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c, self.config.graph_hub_degree,
-                          self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
+        with self._graph_lock:
+            found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c, self.config.graph_hub_degree,
+                              self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
         from .engine import graph_result
 
         return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
 
     def _code_local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
-        return self.code_graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
-                                           self.config.ppr_max_edges)
+        with self._graph_lock:
+            return self.code_graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
+                                               self.config.ppr_max_edges)
 
     def _describe_code(self, ids: list[str]) -> dict[str, Candidate]:
         cols = ["id", "project", "path", "language", "start_line", "end_line", "chunk_type", "name", "breadcrumb",
@@ -375,8 +379,9 @@ class CodeMixin:
             self._sync_with_others(locked=False)
         start = self._symbol_id(symbol, project)
         kinds, direction = SYMBOL_RELATIONS[relation]
-        found = self.code_graph.related(start, depth=depth, direction=direction, types=kinds.split("|"),
-                                        limit=limit)
+        with self._graph_lock:
+            found = self.code_graph.related(start, depth=depth, direction=direction, types=kinds.split("|"),
+                                            limit=limit)
         ids = [f["id"] for f in found]
         info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + [start], [
             "id", "name", "qualname", "kind", "path", "start_line", "signature"]).to_pylist()}

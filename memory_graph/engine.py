@@ -113,6 +113,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         if load_model_in_background and hasattr(self.embedder, "start_loading"):
             self.embedder.start_loading()
         self._lock = threading.RLock()
+        # held while the graphs or entity indexes change in place and while a search walks them: a write or
+        # a catch-up in one thread must not change a dict another thread is iterating
+        self._graph_lock = threading.RLock()
         self._file_lock = FileLock(str(self.data_dir / ".write.lock"))
         self.lance = LanceStore(self.data_dir / "lance", self.config)
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms, self.config.bm25_title_boost)
@@ -293,9 +296,10 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                     self.lance.add("mentions", links)
                 self.text.write(upserts=[(row, "memory")])
                 self._log_change(memories=[memory_id], entities=[e["id"] for e in new_entities])
-            if relink:
-                self.graph.remove_mentions_of(memory_id)
-            self._graph_add([row], new_entities, links)
+            with self._graph_lock:
+                if relink:
+                    self.graph.remove_mentions_of(memory_id)
+                self._graph_add([row], new_entities, links)
             self._after_write()
             return m
 
@@ -326,10 +330,11 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                     self.lance.add("relations", [rel])
                 self.text.write(upserts=[(row, "memory")])
                 self._log_change(memories=[memory_id], relations=[rel["id"]] if rel else [])
-            if memory_id in self.graph:
-                self.graph.attrs(memory_id).update(node_attrs(row))
-            if rel:
-                self.graph.add_relation(rel["id"], superseded_by, memory_id, "supersedes", 1.0)
+            with self._graph_lock:
+                if memory_id in self.graph:
+                    self.graph.attrs(memory_id).update(node_attrs(row))
+                if rel:
+                    self.graph.add_relation(rel["id"], superseded_by, memory_id, "supersedes", 1.0)
             self._after_write()
             return m
 
@@ -346,8 +351,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                 self.lance.delete("relations", where_rel)
                 self.text.write(deletes=ids)
                 self._log_change(memories=ids)  # dropping a node drops the relations at it
-            for i in ids:
-                self.graph.remove_node(i)
+            with self._graph_lock:
+                for i in ids:
+                    self.graph.remove_node(i)
             self._after_write()
         return len(ids)
 
@@ -457,8 +463,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
     def _run_legs(self, query: str, filters: Filters, now: float, limit: int, mode: str,
                   timings: dict[str, float] | None = None) -> dict[str, LegResult]:
         c = self.config.candidates(limit)
-        seeds = self.entity_index.mentioned_in(query[:2_000], fuzzy_cutoff=self.config.entity_fuzzy_cutoff,
-                                               skip_types=("project",))
+        with self._graph_lock:
+            seeds = self.entity_index.mentioned_in(query[:2_000], fuzzy_cutoff=self.config.entity_fuzzy_cutoff,
+                                                   skip_types=("project",))
         jobs = {}
         if mode in ("hybrid", "vector"):
             jobs["vector"] = self._pool.submit(_timed, self._vector_leg, timings, "vector", query, filters, now, c,
@@ -547,13 +554,15 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                    target: str = "memory") -> LegResult:
         if not seeds:
             return LegResult()
-        found = graph_leg(self.graph, seeds, node_filter(filters, now), c, self.config.graph_hub_degree,
-                          self.config.graph_max_fanout, self.config.graph_max_hops, target=target)
+        with self._graph_lock:
+            found = graph_leg(self.graph, seeds, node_filter(filters, now), c, self.config.graph_hub_degree,
+                              self.config.graph_max_fanout, self.config.graph_max_hops, target=target)
         return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
 
     def _local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
-        return self.graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
-                                      self.config.ppr_max_edges)
+        with self._graph_lock:
+            return self.graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
+                                          self.config.ppr_max_edges)
 
     def _describe(self, ids: list[str]) -> dict[str, Candidate]:
         """The late stages' view of each memory still in the store, from the cache or LanceDB."""

@@ -81,13 +81,14 @@ class EntitiesMixin:
         return [r["entity_id"] for r in rows]
 
     def _graph_add(self, memory_rows: list[dict], entity_rows: list[dict], mentions: list[dict]) -> None:
-        for e in entity_rows:
-            self.graph.add_entity(e["id"], e["name"], e["entity_type"])
-            self.entity_index.add(e["id"], e["name"], e["entity_type"], e.get("aliases") or [])
-        for r in memory_rows:
-            self.graph.add_memory(r["id"], node_attrs(r))
-        for mn in mentions:
-            self.graph.add_mention(mn["memory_id"], mn["entity_id"], mn["weight"])
+        with self._graph_lock:
+            for e in entity_rows:
+                self.graph.add_entity(e["id"], e["name"], e["entity_type"])
+                self.entity_index.add(e["id"], e["name"], e["entity_type"], e.get("aliases") or [])
+            for r in memory_rows:
+                self.graph.add_memory(r["id"], node_attrs(r))
+            for mn in mentions:
+                self.graph.add_mention(mn["memory_id"], mn["entity_id"], mn["weight"])
 
     # ---- entities -------------------------------------------------------
     def create_entity(self, name: str, entity_type: str = "concept", description: str = "",
@@ -115,9 +116,10 @@ class EntitiesMixin:
             with self.lance.transaction(["entities"]):
                 self.lance.upsert("entities", [row])
                 self._log_change(entities=[row["id"]])
-            if row["id"] not in self.graph:
-                self.graph.add_entity(row["id"], row["name"], row["entity_type"])
-            self.entity_index.add(row["id"], row["name"], row["entity_type"], row["aliases"])
+            with self._graph_lock:
+                if row["id"] not in self.graph:
+                    self.graph.add_entity(row["id"], row["name"], row["entity_type"])
+                self.entity_index.add(row["id"], row["name"], row["entity_type"], row["aliases"])
             self._after_write()
             return entity_from_row(row)
 
@@ -164,7 +166,8 @@ class EntitiesMixin:
             with self.lance.transaction(["relations"]):
                 self.lance.add("relations", [row])
                 self._log_change(relations=[row["id"]])
-            self.graph.add_relation(row["id"], src, dst, relation_type, float(weight))
+            with self._graph_lock:
+                self.graph.add_relation(row["id"], src, dst, relation_type, float(weight))
             self._after_write()
             return relation_from_row(row)
 
@@ -176,7 +179,8 @@ class EntitiesMixin:
         if direction not in DIRECTIONS:
             raise ValidationError(f"direction must be one of {', '.join(DIRECTIONS)}")
         node = self._resolve(ref, create=False)
-        out = self.graph.related(node, depth, direction, relation_types, limit=limit)
+        with self._graph_lock:
+            out = self.graph.related(node, depth, direction, relation_types, limit=limit)
         for r in out:
             a = self.graph.attrs(r["id"])
             r["name"] = a.get("name") or a.get("title", "")
@@ -193,7 +197,8 @@ class EntitiesMixin:
                 with self.lance.transaction(["relations"]):
                     self.lance.delete("relations", f"id = {sql_quote(ref)}")
                     self._log_change(relations=[ref])
-                self.graph.remove_relation(ref)
+                with self._graph_lock:
+                    self.graph.remove_relation(ref)
                 self._after_write()
                 return {"deleted": ref, "kind": "relation"}
             eid = self._resolve(ref, create=False)
@@ -205,14 +210,16 @@ class EntitiesMixin:
                 self.lance.delete("mentions", f"entity_id = {q}")
                 self.lance.delete("relations", f"source = {q} OR target = {q}")
                 self._log_change(entities=[eid])
-            self.graph.remove_node(eid)
-            self.entity_index.remove(eid)
+            with self._graph_lock:
+                self.graph.remove_node(eid)
+                self.entity_index.remove(eid)
             self._after_write()
             return {"deleted": eid, "kind": "entity"}
 
     def communities(self, min_size: int = 2, top: int = 5) -> list[dict]:
         """Louvain communities of the entity graph, each with its best-connected members by name."""
-        out = self.graph.communities(min_size=min_size, top=top)
+        with self._graph_lock:
+            out = self.graph.communities(min_size=min_size, top=top)
         for c in out:
             c["members"] = [{"id": e, "name": self._node_label(e)} for e in c["members"]]
         return out

@@ -114,6 +114,10 @@ class MaintenanceMixin:
 
     def _refresh_graph(self, memories: set[str], entities: set[str], relations: set[str]) -> None:
         """Make these nodes and relations of the graph (and the entity index) what LanceDB holds now."""
+        with self._graph_lock:
+            self._refresh_graph_locked(memories, entities, relations)
+
+    def _refresh_graph_locked(self, memories: set[str], entities: set[str], relations: set[str]) -> None:
         graph, index = self.graph, self.entity_index
         rows = {r["id"]: r for r in self.lance.by_ids("entities", entities,
                                                        ["id", "name", "entity_type", "aliases"]).to_pylist()}

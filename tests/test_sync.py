@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from conftest import HashEmbedder
 
@@ -145,3 +147,19 @@ def test_a_failed_write_logs_no_change(pair, monkeypatch):
         writer.store("Mallory tried to store this")
     assert writer.lance.last_change() == before
     assert reader.search("Mallory", mode="bm25") == []
+
+
+@pytest.mark.parametrize("action", ["write", "graph search"])
+def test_graph_changes_and_graph_walks_take_turns(engine, action):
+    """A write (or another process's change applied by a search) changes the graph in place, so it waits for
+    a walk of the graph in another thread to end, and a walk waits for it."""
+    engine.store("Alice met Bob at the Orion kickoff")
+    run = {"write": lambda: engine.store("Alice met Carol"),
+           "graph search": lambda: engine.search("Alice", mode="graph")}[action]
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (run(), done.set()))
+    with engine._graph_lock:  # what a walk of the graph (or a change to it) holds
+        worker.start()
+        assert not done.wait(1.0)
+    worker.join(30)
+    assert done.is_set()
