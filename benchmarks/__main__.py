@@ -139,7 +139,8 @@ def _summary(results: dict) -> str:
         lines.append(f"  {name} {metric}: " + ", ".join(f"{n} {s['overall'][metric]:.3f}" for n, s in ranked[:5]))
     for n, r in results.get("latency", {}).items():
         lines.append(f"  search at {int(n):,} memories: p50 {r['search_ms']['p50']:.1f} ms, "
-                     f"p95 {r['search_ms']['p95']:.1f} ms")
+                     f"p95 {r['search_ms']['p95']:.1f} ms; after another process's write "
+                     f"{r['search_after_foreign_write_ms']['p50']:.1f} ms")
     for r in results.get("indexing", []):
         lines.append(f"  indexed {r['files']} files / {r['chunks']} chunks in {r['seconds']} s "
                      f"({r['embedding_share']:.0%} in the model); "

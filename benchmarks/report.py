@@ -48,6 +48,15 @@ def markdown(results: dict) -> str:
                   "| memories | " + " | ".join(stages) + " |", "|---" * (len(stages) + 1) + "|"]
         for n, r in results["latency"].items():
             lines.append(f"| {int(n):,} | " + " | ".join(f"{r['stages_ms_p50'].get(k, 0):.2f}" for k in stages) + " |")
+        if any("search_after_foreign_write_ms" in r for r in results["latency"].values()):
+            lines += ["", "After another process stores a memory, the next search catches up through the change "
+                      "log; a whole reload of the memory graph is what that would cost without it:", "",
+                      "| memories | search after another process's write, p50 ms | max ms | whole graph reload ms |",
+                      "|---|---|---|---|"]
+            for n, r in results["latency"].items():
+                if "search_after_foreign_write_ms" in r:
+                    f = r["search_after_foreign_write_ms"]
+                    lines.append(f"| {int(n):,} | {f['p50']:.1f} | {f['max']:.1f} | {r['graph_reload_ms']:.0f} |")
         lines.append("")
     if results.get("store"):
         s = results["store"]

@@ -84,6 +84,7 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
             for k, v in timings.items():
                 stages.setdefault(k, []).append(1000 * v)
         recall = vector_recall(eng, embedder, qs[:100])
+        foreign = after_foreign_writes(eng, d, texts, vectors, embedder, qs)
         disk = sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
         out[str(n)] = {
             "memories": n, "load_seconds": round(load_s, 2), "load_per_s": round(n / load_s, 1),
@@ -91,7 +92,7 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
             "search_ms": {"p50": pct(totals, 50), "p95": pct(totals, 95), "p99": pct(totals, 99)},
             "stages_ms_p50": {k: round(pct(v, 50), 3) for k, v in sorted(stages.items())},
             "stages_ms_p95": {k: round(pct(v, 95), 3) for k, v in sorted(stages.items())},
-            "vector_index": eng.stats()["vector_index"], "vector_recall_at_10": recall,
+            "vector_index": eng.stats()["vector_index"], "vector_recall_at_10": recall, **foreign,
             "rss_mb": round(rss_mb(), 1),
             "peak_rss_mb": round(peak_rss_mb(), 1), "disk_mb": round(disk / 2**20, 1),
         }
@@ -100,6 +101,27 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
         eng.close()
         shutil.rmtree(d, ignore_errors=True)
     return out
+
+
+def after_foreign_writes(eng, data_dir: Path, texts: list[str], vectors: np.ndarray, embedder, queries: list[str],
+                         rounds: int = 10) -> dict:
+    """A second engine on the same directory (another process, as far as the engine can tell) stores one
+    memory, then ``eng`` searches: the search includes catching up with that write. Also the time a whole
+    reload of the memory graph takes, which is what a catch-up would cost without the change log."""
+    t = time.perf_counter()
+    eng._load_memory_graph()
+    reload_ms = 1000 * (time.perf_counter() - t)
+    other = Engine(data_dir, config=Config(), embedder=FixedEmbedder(embedder))
+    times = []
+    for i in range(rounds):
+        other.store_many([{"content": f"{texts[i % len(texts)]} (written elsewhere {i})"}],
+                         _vectors=vectors[i % len(texts)][None, :])
+        t = time.perf_counter()
+        eng.search(queries[i % len(queries)], limit=10)
+        times.append(1000 * (time.perf_counter() - t))
+    other.close()
+    return {"search_after_foreign_write_ms": {"p50": pct(times, 50), "max": max(times)},
+            "graph_reload_ms": round(reload_ms, 1)}
 
 
 def vector_recall(eng, embedder, queries: list[str], k: int = 10) -> float:

@@ -149,3 +149,18 @@ def test_vector_recall_is_one_for_flat_search_and_a_share_with_an_ann_index(tmp_
     eng.optimize()
     assert eng.stats()["vector_index"] == "ann"
     assert 0.0 < vector_recall(eng, embedder, queries) <= 1.0
+
+
+def test_the_search_after_another_process_write_catches_that_write_up(tmp_path, embedder):
+    from benchmarks.speed import after_foreign_writes
+    from memory_graph import Config, Engine
+
+    texts = [f"Olivia filed ticket {i} about the Vega pipeline" for i in range(30)]
+    vectors = embedder.encode(texts)
+    eng = Engine(tmp_path, Config(), embedder)
+    eng.store_many([{"content": t} for t in texts], _vectors=vectors)
+    out = after_foreign_writes(eng, tmp_path, texts, vectors, embedder, ["Vega pipeline"], rounds=4)
+    memories = [n for n, d in eng.graph.g.nodes(data=True) if d["kind"] == "memory"]
+    assert len(memories) == 34
+    assert out["search_after_foreign_write_ms"]["p50"] <= out["search_after_foreign_write_ms"]["max"]
+    assert out["graph_reload_ms"] > 0
