@@ -25,7 +25,7 @@ from .graph import Graph, node_filter
 from .linking import EntityIndex
 from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Memory, content_hash, iso
-from .records import MEMORY_COLUMNS, memory_from_row, memory_to_row, node_attrs
+from .records import MEMORY_COLUMNS, entity_text, memory_from_row, memory_to_row, node_attrs
 from .retrieval import Candidate, LegResult, graph_leg, is_evergreen, passage_scores, rank
 from .store import LanceStore, TextIndex, sql_filter, sql_in, sql_quote, vector_matrix
 from .text import derive_title
@@ -216,7 +216,14 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         if len(set(ids)) != len(ids):
             raise ValidationError("duplicate ids in one batch")
         texts = [embed_text(m.title, m.content) for m, _ in prepared]
-        vectors = _vectors if _vectors is not None else self.embedder.encode(texts)
+        if _vectors is None:
+            # the entities these memories will probably create are embedded in the same model call, so the
+            # link step under the write lock finds their vectors in the embedder's cache
+            with self._graph_lock:
+                _, likely = self._link_many([(m, ents) for m, ents in prepared], now, embed=False)
+            vectors = self.embedder.encode(texts + [entity_text(r) for r in likely])[:len(texts)]
+        else:
+            vectors = _vectors
         passages = passage_rows(self.embedder, self.config, list(zip(ids, texts)))
         given = [i for i, item in zip(ids, items) if item.get("id")]  # the others are fresh uuids
         with self._writing():

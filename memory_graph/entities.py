@@ -7,7 +7,7 @@ from typing import Iterable
 from .errors import NotFoundError, ValidationError
 from .linking import extract, norm
 from .models import Entity, Memory, Relation
-from .records import entity_from_row, node_attrs, relation_from_row
+from .records import entity_from_row, entity_text, node_attrs, relation_from_row
 from .store import sql_quote
 from .validation import check_name, parse_time
 
@@ -27,8 +27,10 @@ class EntitiesMixin:
         return {"id": new_id("ent"), "name": name, "name_norm": norm(name), "entity_type": entity_type,
                 "description": description, "aliases": list(aliases), "created_at": now, "vector": None}
 
-    def _link_many(self, items: list[tuple[Memory, list[str]]], now: float) -> tuple[list[dict], list[dict]]:
-        """Mentions for each memory, and the entities they need that do not exist yet (with vectors).
+    def _link_many(self, items: list[tuple[Memory, list[str]]], now: float,
+                   embed: bool = True) -> tuple[list[dict], list[dict]]:
+        """Mentions for each memory, and the entities they need that do not exist yet (with vectors, unless
+        ``embed`` is false).
 
         A memory links to: entities named explicitly, entities whose name or alias its text contains,
         names extracted from its text (identifiers, paths, proper names), its tags and its project.
@@ -69,8 +71,8 @@ class EntitiesMixin:
                 mentions[f"{m.id}|{eid}"] = {"id": f"{m.id}|{eid}", "memory_id": m.id, "entity_id": eid,
                                              "weight": float(w), "kind": kind}
         rows = list(new.values())
-        if rows:
-            vectors = self.embedder.encode([f"{r['name']}: {r['description']}".rstrip(": ") for r in rows])
+        if rows and embed:
+            vectors = self.embedder.encode([entity_text(r) for r in rows])
             for r, v in zip(rows, vectors):
                 r["vector"] = [float(x) for x in v]
         return list(mentions.values()), rows
@@ -111,8 +113,7 @@ class EntitiesMixin:
                 row.update(aliases=merged, description=description or old.description)
             else:
                 row = self._new_entity_row(name, entity_type, now, description, aliases)
-            text = f"{row['name']}: {row['description']}".rstrip(": ")
-            row["vector"] = [float(x) for x in self.embedder.encode([text])[0]]
+            row["vector"] = [float(x) for x in self.embedder.encode([entity_text(row)])[0]]
             with self.lance.transaction(["entities"]):
                 self.lance.upsert("entities", [row])
                 self._log_change(entities=[row["id"]])

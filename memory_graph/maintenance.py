@@ -11,7 +11,7 @@ from .errors import ConfigError
 from .graph import Graph
 from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
-from .records import NODE_COLUMNS, node_attrs
+from .records import NODE_COLUMNS, entity_text, node_attrs
 from .store.lance import CHANGES, SCHEMA_VERSION
 from .store.text_index import rev_of
 
@@ -259,7 +259,7 @@ class MaintenanceMixin:
             all_schemas = {**schemas(dim), **code_schemas(dim)}
             for name, text_of in (
                     ("memories", lambda r: embed_text(r["title"], r["content"])),
-                    ("entities", lambda r: f"{r['name']}: {r['description']}".rstrip(": ")),
+                    ("entities", entity_text),
                     ("code_chunks", lambda r: chunk_embed_text(r["path"], r["breadcrumb"], r["signature"],
                                                                r["content"]))):
                 if name not in tables:

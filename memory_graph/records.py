@@ -42,6 +42,11 @@ def node_attrs(row: dict) -> dict:
             "title": row.get("title", "")}
 
 
+def entity_text(row: dict) -> str:
+    """What an entity's vector embeds: its name, and its description when it has one."""
+    return f"{row['name']}: {row['description']}".rstrip(": ")
+
+
 def entity_from_row(row: dict) -> Entity:
     return Entity(id=row["id"], name=row["name"], entity_type=row["entity_type"],
                   description=row["description"], aliases=list(row.get("aliases") or []),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import ValidationError
+from .records import entity_text
 
 Progress = Callable[[int, int], None]
 KINDS = ("meta", "memories", "entities", "relations", "mentions")
@@ -79,7 +80,7 @@ class TransferMixin:
                     from .engine import embed_text
 
                     texts = [embed_text(r["title"], r["content"]) if kind == "memories"
-                             else f"{r['name']}: {r['description']}".rstrip(": ") for r in rows]
+                             else entity_text(r) for r in rows]
                     for r, v in zip(rows, self.embedder.encode(texts)):
                         r["vector"] = [float(x) for x in v]
                 for start in range(0, len(rows), BATCH):

@@ -50,3 +50,31 @@ def test_a_forked_process_gets_a_model_thread_of_its_own(monkeypatch):
     monkeypatch.setattr(os, "getpid", lambda: pid + 1)  # as a child of fork sees it: the parent's thread is gone
     emb.encode(["after"])
     assert len(model.idents) == 2 and all(name.startswith("mg-model") for name in model.threads)
+
+
+class CountingModel(RecordingModel):
+    """A distinct vector per text; records the texts of each call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts, **_):
+        self.calls.append(list(texts))
+        return np.stack([np.roll(np.array([1.0, 0.5, 0.25, 0.0], dtype=np.float32), len(t) % 4) for t in texts])
+
+
+def test_a_store_embeds_its_memory_and_its_new_entities_in_one_model_call(tmp_path):
+    from memory_graph import Config, Engine
+
+    emb = SentenceTransformerEmbedder("stand-in", cache_size=100, query_cache_size=0)
+    model = emb._model = CountingModel()
+    eng = Engine(tmp_path, Config(), emb)
+    model.calls.clear()
+    eng.store("Alice Walker moved `billing_service` to Kubernetes", tags=["infra"])
+    assert len(model.calls) == 1
+    entities = eng.lance.query("entities", None, ["name", "vector"]).to_pylist()
+    assert {"Alice Walker", "billing_service", "infra"} <= {e["name"] for e in entities}
+    assert set(model.calls[0][1:]) == {e["name"] for e in entities}
+    for e in entities:  # each entity got the vector of its own name
+        assert np.allclose(e["vector"], model.encode([e["name"]])[0])
