@@ -93,8 +93,13 @@ class MaintenanceMixin:
 
     def _log_change(self, memories: Iterable[str] = (), entities: Iterable[str] = (),
                     relations: Iterable[str] = (), full: bool = False) -> None:
-        """Record what a write touched, as its transaction's last step, for other processes' graphs."""
-        self._seen_change = self.lance.log_change(memories, entities, relations, full)
+        """Record what a write touched, as its transaction's last step, for other processes' graphs.
+
+        Under the write lock the sync at its start has read every change there is, so the next number is
+        known without reading the log (a scan of it cost 20 ms a write, growing until compaction).
+        """
+        self.lance.log_change(self._seen_change + 1, memories, entities, relations, full)
+        self._seen_change += 1
 
     def _catch_up_graph(self) -> None:
         """Apply the changes other processes logged since this one's graph was built, by id; reload the graph

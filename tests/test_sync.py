@@ -163,3 +163,15 @@ def test_graph_changes_and_graph_walks_take_turns(engine, action):
         assert not done.wait(1.0)
     worker.join(30)
     assert done.is_set()
+
+
+def test_two_writers_number_their_changes_one_after_another(pair):
+    data, first, second = pair
+    for i in range(3):
+        first.store(f"Peggy wrote draft {i} of the Lyra spec")
+        second.store(f"Quentin reviewed draft {i} of the Lyra spec")
+    second.create_relation("Peggy", "Quentin", "reviews")
+    first.search("Lyra")
+    second.search("Lyra")
+    assert [c["seq"] for c in first.lance.changes_since(0)] == list(range(1, 8))
+    assert snapshot(first) == snapshot(second) == fresh(data)

@@ -213,13 +213,11 @@ class LanceStore:
         seqs = self.query(CHANGES, None, ["seq"]).column("seq").to_pylist()
         return max(seqs, default=0)
 
-    def log_change(self, memories: Iterable[str] = (), entities: Iterable[str] = (),
-                   relations: Iterable[str] = (), full: bool = False) -> int:
-        """Append one change (under the write lock, as the last step of a transaction); returns its number."""
-        seq = self.last_change() + 1
+    def log_change(self, seq: int, memories: Iterable[str] = (), entities: Iterable[str] = (),
+                   relations: Iterable[str] = (), full: bool = False) -> None:
+        """Append change number ``seq`` (under the write lock, as the last step of a transaction)."""
         self.add(CHANGES, [dict(seq=seq, at=time.time(), memories=sorted(set(memories)),
                                 entities=sorted(set(entities)), relations=sorted(set(relations)), full=full)])
-        return seq
 
     def changes_since(self, seq: int) -> list[dict]:
         """The changes numbered after ``seq``, oldest first."""
