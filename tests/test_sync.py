@@ -175,3 +175,17 @@ def test_two_writers_number_their_changes_one_after_another(pair):
     second.search("Lyra")
     assert [c["seq"] for c in first.lance.changes_since(0)] == list(range(1, 8))
     assert snapshot(first) == snapshot(second) == fresh(data)
+
+
+def test_lookups_by_memory_id_use_an_index_past_ann_min_rows_and_still_see_later_rows(tmp_path):
+    data = tmp_path / "data"
+    reader = Engine(data, config=Config(ann_min_rows=8), embedder=HashEmbedder())
+    writer = Engine(data, config=Config(ann_min_rows=8), embedder=HashEmbedder())
+    writer.store_many([{"content": f"Rupert fixed bug {i} in the Sirius scheduler"} for i in range(6)])
+    writer.optimize()
+    assert writer.lance.count("mentions") >= 8
+    assert [list(ix.columns) for ix in writer.lance.table("mentions").list_indices()] == [["memory_id"]]
+    ids = writer.store_many([{"content": f"Sybil closed bug {i} in the Sirius scheduler"} for i in range(3)])
+    reader.search("Sirius")
+    assert snapshot(reader) == fresh(data)
+    assert all(reader.graph.degree(i) > 0 for i in ids)

@@ -55,6 +55,11 @@ def schemas(dim: int) -> dict[str, pa.Schema]:
     }
 
 
+#: columns that lookups by id filter on, outside the vector tables (whose id index comes with the ANN index):
+#: another process's catch-up reads a memory's mentions by memory_id, which scanned 500,000 rows at 100,000
+LOOKUP_COLUMNS = {"mentions": ("memory_id",), "relations": ("id",)}
+
+
 def sql_quote(value: str) -> str:
     """A SQL string literal."""
     return "'" + str(value).replace("'", "''") + "'"
@@ -279,10 +284,22 @@ class LanceStore:
                     self.prune_changes(self.config.change_log_rows)
                 if "vector" in tbl.schema.names:
                     self.ensure_ann_index(name)
+                for column in LOOKUP_COLUMNS.get(name, ()):
+                    self.ensure_scalar_index(name, column)
                 tbl.optimize(cleanup_older_than=timedelta(seconds=60))
             except Exception as exc:
                 raise StoreError(f"optimizing table {name} failed: {exc}") from exc
         self.rows_since_optimize = 0
+
+    def ensure_scalar_index(self, name: str, column: str) -> bool:
+        """A B-tree on a column that lookups filter by, once the table has ``ann_min_rows`` rows (below
+        that a scan is as fast). ``optimize`` folds later rows into it. Returns whether it built."""
+        tbl = self.table(name)
+        if any(list(ix.columns) == [column] for ix in tbl.list_indices()) or \
+                tbl.count_rows() < self.config.ann_min_rows:
+            return False
+        tbl.create_scalar_index(column)
+        return True
 
     def ensure_ann_index(self, name: str) -> bool:
         """Create the ANN index (and a B-tree on id, for the lookups of each search) once the table is large
