@@ -187,7 +187,8 @@ class MaintenanceMixin:
             self._load_code_graph()
         self.text.reload()
         if locked:
-            self._reconcile_text()
+            if not self._reconcile_text()["in_sync"]:
+                self._load_graph()
         else:
             self._known_versions = current
 
@@ -196,11 +197,11 @@ class MaintenanceMixin:
 
     def _reconcile_text(self, force: bool = False) -> dict:
         """Make Tantivy hold exactly LanceDB's memories and code chunks (after a crash or another process)."""
-        stamp = self._stamp()
-        in_sync = self._read_stamp() == stamp and self.text.num_docs() == self._text_docs_expected()
+        stamp, previous = self._stamp(), self._read_stamp()
+        in_sync = previous == stamp and self.text.num_docs() == self._text_docs_expected()
         if in_sync and not force:
             self._known_versions = stamp["lance"]
-            return {"added": 0, "removed": 0}
+            return {"added": 0, "removed": 0, "in_sync": True}
         added = removed = 0
         for kind, (table, columns) in TEXT_KINDS.items():
             truth = {r["id"]: rev_of(r) for r in self.lance.query(table, None, columns).to_pylist()}
@@ -214,8 +215,13 @@ class MaintenanceMixin:
             added, removed = added + len(stale), removed + len(extra)
         if added or removed:
             log.warning("text index reconciled with LanceDB: %d added or updated, %d removed", added, removed)
+        # every finished write leaves the stamp of the versions it wrote, so another stamp can mean a writer
+        # died mid-write, perhaps before logging its change: every process reloads its graph whole
+        if previous is not None:  # (a new directory has no stamp yet)
+            with self.lance.transaction([]):
+                self._log_change(full=True)
         self._write_stamp()
-        return {"added": added, "removed": removed}
+        return {"added": added, "removed": removed, "in_sync": False}
 
     def _after_write(self) -> None:
         self.lance.optimize(ALL_TABLES)

@@ -43,6 +43,12 @@ def consistent(data_dir: Path) -> Engine:
     return eng
 
 
+def graph_of(eng: Engine) -> tuple:
+    """The memory graph's nodes and edges, comparable across engines."""
+    g = eng.graph.g
+    return dict(g.nodes(data=True)), sorted((u, v, k) for u, v, k in g.edges(keys=True))
+
+
 WRITER = """
 from memory_graph import Config, Engine
 from conftest import HashEmbedder
@@ -124,6 +130,7 @@ while True:
 def test_sigkill_at_random_points_of_writes_leaves_consistent_stores(tmp_path):
     data = tmp_path / "data"
     rng = random.Random(7)
+    reader = Engine(data, config=Config(), embedder=HashEmbedder())  # open all along, as a server would be
     for round_ in range(8):
         p = spawn(KILLED_WRITER, str(data), str(round_))
         assert p.stdout.readline().strip() == "ready"
@@ -137,6 +144,8 @@ def test_sigkill_at_random_points_of_writes_leaves_consistent_stores(tmp_path):
         for r in rng.sample(rows, min(5, len(rows))):
             assert r["id"] in [h.id for h in eng.search(r["content"], mode="bm25", limit=50)]
         eng.close()
+        reader.store(f"the reader writes after round {round_}")  # its write syncs under the lock
+        assert graph_of(reader) == graph_of(consistent(data)), f"round {round_}"
 
 
 def test_a_killed_index_run_resumes(tmp_path, repo):
