@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import HashEmbedder
 
 from memory_graph import Config, Engine
@@ -189,3 +191,49 @@ def test_lookups_by_memory_id_use_an_index_past_ann_min_rows_and_still_see_later
     reader.search("Sirius")
     assert snapshot(reader) == fresh(data)
     assert all(reader.graph.degree(i) > 0 for i in ids)
+
+
+NAMES = ["Alice", "Bob Stone", "Orion", "ledger_service", "Vega"]
+OPS = st.lists(st.tuples(st.sampled_from(["store", "update", "invalidate", "delete", "relate", "unrelate",
+                                          "enrich", "drop_entity", "sync"]),
+                         st.integers(0, 1), st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(ops=OPS)
+def test_any_interleaving_of_two_writers_leaves_every_graph_equal_to_a_fresh_load(tmp_path_factory, ops):
+    data = tmp_path_factory.mktemp("interleaved") / "data"
+    engines = [Engine(data, config=Config(), embedder=HashEmbedder()) for _ in range(2)]
+    memories: list[str] = []
+    relations: list[str] = []
+    for op, who, a, b in ops:
+        eng = engines[who]
+        live = [m for m in memories if eng.lance.count("memories", f"id = '{m}'")]
+        if op == "store" or not live and op in ("update", "invalidate", "delete"):
+            memories += eng.store_many([{"content": f"{NAMES[a]} talked to {NAMES[b]} about item {len(memories)}",
+                                         "tags": [f"t{b}"]}])
+        elif op == "update":
+            eng.update(live[a % len(live)], content=f"{NAMES[b]} now owns item {a}")
+        elif op == "invalidate":
+            eng.invalidate(live[a % len(live)], superseded_by=live[b % len(live)] if len(live) > 1 and
+                           a % len(live) != b % len(live) else None)
+        elif op == "delete":
+            eng.delete([live[a % len(live)]])
+        elif op == "relate" and a != b:
+            relations.append(eng.create_relation(NAMES[a], NAMES[b], "knows").id)
+        elif op == "unrelate" and relations:
+            rel = relations.pop(a % len(relations))
+            if eng.lance.count("relations", f"id = '{rel}'"):
+                eng.delete_entity(rel)
+        elif op == "enrich":
+            eng.create_entity(NAMES[a], "concept", description=f"note {b}", aliases=[f"alias{b}"])
+        elif op == "drop_entity" and eng.entity_index.find(NAMES[a]):
+            eng.delete_entity(NAMES[a])
+        else:
+            eng.search(NAMES[a])
+    for eng in engines:
+        eng.search("anything")
+    expected = fresh(data)
+    assert [snapshot(eng) for eng in engines] == [expected, expected]
+    for eng in engines:
+        eng.close()
