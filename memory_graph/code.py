@@ -282,15 +282,13 @@ class CodeMixin:
         return LegResult(ids, sims)
 
     def _code_graph_leg(self, seeds: dict[str, float], filters: Filters, c: int) -> LegResult:
-        from .retrieval import graph_leg
+        from .retrieval import graph_leg, graph_result
 
         if not seeds:
             return LegResult()
         with self._graph_lock:
             found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c, self.config.graph_hub_degree,
                               self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
-        from .engine import graph_result
-
         return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
 
     def _code_local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:

@@ -25,8 +25,9 @@ from .graph import Graph, node_filter
 from .linking import EntityIndex
 from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Memory, content_hash, iso
-from .records import MEMORY_COLUMNS, entity_text, memory_from_row, memory_to_row, node_attrs
-from .retrieval import Candidate, LegResult, graph_leg, is_evergreen, passage_scores, rank
+from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
+                      passage_rows)
+from .retrieval import Candidate, LegResult, graph_leg, graph_result, is_evergreen, passage_scores, rank
 from .store import LanceStore, TextIndex, sql_filter, sql_in, sql_quote, vector_matrix
 from .text import derive_title
 from .transfer import TransferMixin
@@ -52,16 +53,6 @@ def _opt_text(value, name: str) -> str:
     return check_text(value.strip(), name)
 
 
-def graph_result(found, specific_hits: int, max_boost: float = 2.0) -> LegResult:
-    """The graph leg as a LegResult, its weight scaled by specificity = min(max_boost, specific_hits / hop-1
-    records): an entity named by one or two memories ("Orion") raises the leg's weight; one named by hundreds
-    of abstracts ("DNA") makes it count for little."""
-    hop1 = sum(1 for h in found if h.hop == 1)
-    scale = min(max_boost, specific_hits / hop1) if hop1 else 1.0
-    return LegResult([h.id for h in found], [1.0 / h.hop + 0.1 * len(h.seeds) for h in found],
-                     {h.id: h.path for h in found}, weight_scale=scale)
-
-
 def _timed(fn, timings: dict[str, float] | None, name: str, *args):
     """Run one leg, recording its seconds in ``timings`` (when given)."""
     t = time.perf_counter()
@@ -70,28 +61,6 @@ def _timed(fn, timings: dict[str, float] | None, name: str, *args):
     finally:
         if timings is not None:
             timings[f"leg_{name}"] = time.perf_counter() - t
-
-
-def embed_text(title: str, content: str) -> str:
-    """What the model reads for a memory: the content, led by its title when the title says something new."""
-    return content if not title or title == derive_title(content) else f"{title}\n{content}"
-
-
-def passage_rows(embedder, config: Config, memories: list[tuple[str, str]]) -> list[dict]:
-    """Rows of the passages table for (memory id, embed text) pairs: one vector per window of a text past what
-    the model reads (none for short texts, or for an embedder without ``passages``)."""
-    split = getattr(embedder, "passages", None)
-    if split is None or config.max_passages <= 0:
-        return []
-    owners, texts = [], []
-    for memory_id, text in memories:
-        for n, part in enumerate(split(text, config.passage_tokens, config.passage_stride, config.max_passages), 1):
-            owners.append((f"{memory_id}#{n}", memory_id))
-            texts.append(part)
-    if not texts:
-        return []
-    vectors = embedder.encode(texts)
-    return [{"id": pid, "memory_id": mid, "vector": [float(x) for x in v]} for (pid, mid), v in zip(owners, vectors)]
 
 
 class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):

@@ -11,7 +11,7 @@ from .errors import ConfigError
 from .graph import Graph
 from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
-from .records import NODE_COLUMNS, entity_text, node_attrs
+from .records import NODE_COLUMNS, embed_text, entity_text, node_attrs, passage_rows
 from .store.lance import CHANGES, SCHEMA_VERSION
 from .store.text_index import rev_of
 
@@ -261,7 +261,6 @@ class MaintenanceMixin:
         import pyarrow as pa
 
         from .code import chunk_embed_text
-        from .engine import embed_text
         from .store.lance import schemas
 
         with self._writing():
@@ -292,7 +291,6 @@ class MaintenanceMixin:
 
     def _embed_passages(self, progress: Progress | None = None) -> int:
         """Replace every memory's passage vectors (for data written before them, or by another model)."""
-        from .engine import embed_text, passage_rows
 
         rows = self.lance.query("memories", None, ["id", "title", "content"]).to_pylist()
         with self.lance.transaction(["passages"]):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
+from .config import Config
 from .models import Entity, Memory, Relation
+from .text import derive_title
 
 MEMORY_COLUMNS = ["id", "content", "memory_type", "title", "tags", "importance", "project", "source", "metadata",
                   "created_at", "updated_at", "valid_from", "valid_until", "superseded_by",
@@ -57,3 +59,25 @@ def relation_from_row(row: dict) -> Relation:
     return Relation(id=row["id"], source=row["source"], target=row["target"], relation_type=row["relation_type"],
                     weight=row["weight"], valid_from=row["valid_from"], valid_until=row["valid_until"],
                     created_at=row["created_at"])
+
+
+def embed_text(title: str, content: str) -> str:
+    """What the model reads for a memory: the content, led by its title when the title says something new."""
+    return content if not title or title == derive_title(content) else f"{title}\n{content}"
+
+
+def passage_rows(embedder, config: Config, memories: list[tuple[str, str]]) -> list[dict]:
+    """Rows of the passages table for (memory id, embed text) pairs: one vector per window of a text past what
+    the model reads (none for short texts, or for an embedder without ``passages``)."""
+    split = getattr(embedder, "passages", None)
+    if split is None or config.max_passages <= 0:
+        return []
+    owners, texts = [], []
+    for memory_id, text in memories:
+        for n, part in enumerate(split(text, config.passage_tokens, config.passage_stride, config.max_passages), 1):
+            owners.append((f"{memory_id}#{n}", memory_id))
+            texts.append(part)
+    if not texts:
+        return []
+    vectors = embedder.encode(texts)
+    return [{"id": pid, "memory_id": mid, "vector": [float(x) for x in v]} for (pid, mid), v in zip(owners, vectors)]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import ValidationError
-from .records import entity_text
+from .records import embed_text, entity_text, passage_rows
 
 Progress = Callable[[int, int], None]
 KINDS = ("meta", "memories", "entities", "relations", "mentions")
@@ -77,8 +77,6 @@ class TransferMixin:
                 have = set(self.lance.by_ids(kind, [r["id"] for r in rows], ["id"]).column("id").to_pylist())
                 rows = [r for r in rows if r["id"] not in have]
                 if kind in ("memories", "entities") and rows and not same_model:
-                    from .engine import embed_text
-
                     texts = [embed_text(r["title"], r["content"]) if kind == "memories"
                              else entity_text(r) for r in rows]
                     for r, v in zip(rows, self.embedder.encode(texts)):
@@ -87,8 +85,6 @@ class TransferMixin:
                     part = rows[start:start + BATCH]
                     passages = []
                     if kind == "memories":
-                        from .engine import embed_text, passage_rows
-
                         passages = passage_rows(self.embedder, self.config,
                                                 [(r["id"], embed_text(r["title"], r["content"])) for r in part])
                     with self.lance.transaction([kind, "passages"]):

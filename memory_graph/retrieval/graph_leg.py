@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from ..graph import Graph
+from .pipeline import LegResult
 
 
 @dataclass
@@ -82,3 +83,13 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
                     reach(m2, 2, seed, strength * w * damp, [*path, m2])
     ranked = sorted(hits.values(), key=lambda h: (h.hop, -len(h.seeds), -h.strength, h.id))
     return ranked[:limit]
+
+
+def graph_result(found, specific_hits: int, max_boost: float = 2.0) -> LegResult:
+    """The graph leg as a LegResult, its weight scaled by specificity = min(max_boost, specific_hits / hop-1
+    records): an entity named by one or two memories ("Orion") raises the leg's weight; one named by hundreds
+    of abstracts ("DNA") makes it count for little."""
+    hop1 = sum(1 for h in found if h.hop == 1)
+    scale = min(max_boost, specific_hits / hop1) if hop1 else 1.0
+    return LegResult([h.id for h in found], [1.0 / h.hop + 0.1 * len(h.seeds) for h in found],
+                     {h.id: h.path for h in found}, weight_scale=scale)
