@@ -237,3 +237,10 @@ def test_any_interleaving_of_two_writers_leaves_every_graph_equal_to_a_fresh_loa
     assert [snapshot(eng) for eng in engines] == [expected, expected]
     for eng in engines:
         eng.close()
+
+
+def test_a_lookup_of_no_ids_returns_an_empty_table_of_the_asked_columns_without_a_query(engine, monkeypatch):
+    monkeypatch.setattr(engine.lance, "query", lambda *a, **k: pytest.fail("queried LanceDB for no ids"))
+    some = engine.lance.by_ids("memories", [], ["id", "title"])
+    assert (some.num_rows, some.column_names) == (0, ["id", "title"])
+    assert engine.lance.by_ids("relations", []).schema == engine.lance.table("relations").schema

@@ -248,8 +248,9 @@ class LanceStore:
                column: str = "id") -> pa.Table:
         ids = list(ids)
         parts = [self.query(name, sql_in(column, ids[i:i + 500]), columns) for i in range(0, len(ids), 500)]
-        if not parts:
-            return self.query(name, "false", columns)
+        if not parts:  # no query for no ids: a query costs milliseconds even when it matches nothing
+            schema = self.table(name).schema
+            return (pa.schema([schema.field(c) for c in columns]) if columns else schema).empty_table()
         return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
 
     def count(self, name: str, where: str | None = None) -> int:
