@@ -170,7 +170,8 @@ class MaintenanceMixin:
         self._has_passages = None
 
     def _sync_with_others(self, locked: bool) -> None:
-        """Pick up other processes' writes: reload the graph and the BM25 reader when LanceDB moved on.
+        """Pick up other processes' writes when LanceDB moved on: apply their logged changes to the graph,
+        reload the code graph if code changed, and reopen the BM25 reader.
 
         Under the write lock the BM25 index is reconciled too; without it, only read.
         """

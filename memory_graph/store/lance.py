@@ -296,11 +296,13 @@ class LanceStore:
         """A B-tree on a column that lookups filter by, once the table has ``ann_min_rows`` rows (below
         that a scan is as fast). ``optimize`` folds later rows into it. Returns whether it built."""
         tbl = self.table(name)
-        if any(list(ix.columns) == [column] for ix in tbl.list_indices()) or \
-                tbl.count_rows() < self.config.ann_min_rows:
+        if tbl.count_rows() < self.config.ann_min_rows or self._has_index(name, column):
             return False
         tbl.create_scalar_index(column)
         return True
+
+    def _has_index(self, name: str, column: str) -> bool:
+        return any(list(ix.columns) == [column] for ix in self.table(name).list_indices())
 
     def ensure_ann_index(self, name: str) -> bool:
         """Create the ANN index (and a B-tree on id, for the lookups of each search) once the table is large
@@ -318,7 +320,7 @@ class LanceStore:
                 return False
         elif rows < self.config.ann_min_rows:
             return False
-        if not any(list(ix.columns) == ["id"] for ix in tbl.list_indices()):
+        if not self._has_index(name, "id"):
             tbl.create_scalar_index("id")
         log.info("building %s vector index on %s (%d rows)", self.config.ann_index_type, name, rows)
         tbl.create_index(metric="cosine", index_type=self.config.ann_index_type, vector_column_name="vector",
