@@ -1,9 +1,10 @@
-"""Where flat vector search gets slow: LanceDB flat vs ANN (IVF_HNSW_SQ) latency by table size.
+"""Where flat vector search gets slow: LanceDB flat vs ANN (IVF_HNSW_SQ) vs an in-process copy, by table size.
 
-    python -m benchmarks.ann_threshold [--sizes 1000,5000,10000,20000,50000] [--dim 384]
+    python -m benchmarks.ann_threshold [--sizes 1000,5000,10000,20000,50000] [--dim 384] [--ann]
 
-Random unit vectors (latency does not depend on the values); prints milliseconds per query (mean of 20).
-The engine's ``Config.ann_min_rows`` is chosen from this table.
+Random unit vectors (latency does not depend on the values); prints milliseconds per query (mean of 20) of
+LanceDB's flat search and of the engine's ``VectorCache`` (an exact search over a copy of the vectors in
+process memory). ``Config.ann_min_rows`` and ``Config.exact_search_max_rows`` are chosen from this table.
 """
 
 from __future__ import annotations
@@ -24,19 +25,24 @@ def main() -> None:
     args = ap.parse_args()
     import lancedb
 
+    from memory_graph.store.vectors import VectorCache
+
     rng = np.random.default_rng(0)
     db = lancedb.connect(tempfile.mkdtemp())
     schema = pa.schema([("id", pa.string()), ("vector", pa.list_(pa.float32(), args.dim))])
     table = db.create_table("t", schema=schema)
     query = rng.standard_normal(args.dim).astype(np.float32)
+    cache = VectorCache(args.dim)
 
-    def timed() -> float:
+    def timed(search=lambda: table.search(query).metric("cosine").limit(50).select(["id", "_distance"]).to_arrow()
+              ) -> float:
+        search()
         start = time.perf_counter()
         for _ in range(20):
-            table.search(query).metric("cosine").limit(50).select(["id", "_distance"]).to_arrow()
+            search()
         return (time.perf_counter() - start) / 20 * 1000
 
-    print(f"{'rows':>8} {'flat ms':>9}")
+    print(f"{'rows':>8} {'flat ms':>9} {'in-process ms':>14}")
     for size in sorted(int(s) for s in args.sizes.split(",")):
         n = size - table.count_rows()
         v = rng.standard_normal((n, args.dim)).astype(np.float32)
@@ -45,7 +51,8 @@ def main() -> None:
                             "vector": pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), args.dim)},
                            schema=schema))
         table.optimize()
-        print(f"{size:>8} {timed():>9.1f}")
+        cache.put([f"v{len(cache) + i}" for i in range(n)], v)
+        print(f"{size:>8} {timed():>9.1f} {timed(lambda: cache.nearest(query, 50)):>14.2f}")
     if args.ann:
         start = time.perf_counter()
         table.create_index(metric="cosine", index_type="IVF_HNSW_SQ", vector_column_name="vector")

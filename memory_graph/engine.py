@@ -28,7 +28,7 @@ from .models import Filters, Hit, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
 from .retrieval import Candidate, LegResult, graph_leg, graph_result, is_evergreen, passage_scores, rank
-from .store import LanceStore, TextIndex, sql_filter, sql_in, sql_quote, vector_matrix
+from .store import LanceStore, TextIndex, VectorCache, nearest_accepted, sql_filter, sql_in, sql_quote, vector_matrix
 from .text import derive_title
 from .transfer import TransferMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
@@ -90,6 +90,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms, self.config.bm25_title_boost)
         self.graph = Graph()
         self.entity_index = EntityIndex()
+        self.memory_vectors: VectorCache | None = None  # see Config.exact_search_max_rows
         self.code_graph = Graph(bridge="symbol")
         self.symbol_index = EntityIndex()
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
@@ -330,6 +331,8 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             with self._graph_lock:
                 for i in ids:
                     self.graph.remove_node(i)
+                if self.memory_vectors is not None:
+                    self.memory_vectors.remove(ids)
             self._after_write()
         return len(ids)
 
@@ -508,12 +511,22 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                           c: int) -> tuple[list[str], list[float]]:
         """The ``c`` memories nearest to ``vec`` that pass the filters.
 
-        When only validity filters (few rows fail them), the nearest ``postfilter_factor`` x c are read and
-        filtered afterwards, which spares LanceDB evaluating the filter on every row (``python -m
-        benchmarks.search_probe``); if that leaves fewer than ``c``, the search is repeated with the filter
-        applied first, so the result is the same either way (exactly so for flat search).
+        Up to ``exact_search_max_rows`` memories, an exact search of the in-process copy of their vectors,
+        filtered by the graph's node predicate. Otherwise LanceDB: when only validity filters (few rows fail
+        them), the nearest ``postfilter_factor`` x c are read and filtered afterwards, which spares LanceDB
+        evaluating the filter on every row (``python -m benchmarks.search_probe``); if that leaves fewer than
+        ``c``, the search is repeated with the filter applied first, so the result is the same either way
+        (exactly so for flat search).
         """
         factor = self.config.postfilter_factor
+        with self._graph_lock:
+            if self.memory_vectors is not None:
+                accept = node_filter(filters, now)
+                found = nearest_accepted(self.memory_vectors, vec, c,
+                                         lambda i: i in self.graph and accept(self.graph.attrs(i)),
+                                         factor if where else 1, self.config.exact_filter_window)
+                if found is not None:
+                    return found
         if where and factor > 1 and sql_filter(replace(filters, include_invalid=True), now) is None:
             ids, sims = self.lance.vector_search("memories", vec, where, factor * c, ["id"], prefilter=False)
             if len(ids) >= c:
@@ -541,36 +554,46 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                                           self.config.ppr_max_edges)
 
     def _describe(self, ids: list[str]) -> dict[str, Candidate]:
-        """The late stages' view of each memory still in the store, from the cache or LanceDB."""
+        """The late stages' view of each memory still in the store: from the graph's node and the in-process
+        copy of the vectors when they hold it, else from the cache or LanceDB."""
         out: dict[str, Candidate] = {}
         missing = []
-        for i in ids:
-            hit = self._described.get(i)
-            if hit is None:
-                missing.append(i)
-            else:
-                out[i] = hit
+        with self._graph_lock:
+            held = self.memory_vectors
+            for i in ids:
+                vector = held.get(i) if held is not None else None
+                if vector is not None and i in self.graph:
+                    out[i] = self._candidate(self.graph.attrs(i), vector)
+                    continue
+                hit = self._described.get(i)
+                if hit is None:
+                    missing.append(i)
+                else:
+                    out[i] = hit
         if not missing:
             return out
         generation = self._generation
         cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "vector"]
-        c = self.config
         read = {}
         rows = self.lance.by_ids("memories", missing, cols)
         vectors = vector_matrix(rows) if rows.num_rows else []
         for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
-            read[r["id"]] = Candidate(
-                created_at=r["created_at"],
-                evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], c.evergreen_types,
-                                       c.evergreen_tags, c.evergreen_sources),
-                vector=vector, words=set(), title=r["title"],
-                summary={"memory_type": r["memory_type"], "project": r["project"],
-                         "created_at": iso(r["created_at"])})
+            read[r["id"]] = self._candidate(r, vector)
         if generation == self._generation:  # no write began or ended while reading
             for i, cand in read.items():
                 self._described.put(i, cand)
         out.update(read)
         return out
+
+    def _candidate(self, r: dict, vector: np.ndarray) -> Candidate:
+        """A memory as the late stages see it, from its row or its graph node's attributes."""
+        c = self.config
+        return Candidate(
+            created_at=r["created_at"],
+            evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], c.evergreen_types,
+                                   c.evergreen_tags, c.evergreen_sources),
+            vector=vector, words=set(), title=r["title"],
+            summary={"memory_type": r["memory_type"], "project": r["project"], "created_at": iso(r["created_at"])})
 
     def _node_label(self, node: str) -> str:
         if node in self.entity_index.names:

@@ -89,6 +89,7 @@ class EntitiesMixin:
                 self.entity_index.add(e["id"], e["name"], e["entity_type"], e.get("aliases") or [])
             for r in memory_rows:
                 self.graph.add_memory(r["id"], node_attrs(r))
+            self._keep_vectors([r["id"] for r in memory_rows], [r["vector"] for r in memory_rows])
             for mn in mentions:
                 self.graph.add_mention(mn["memory_id"], mn["entity_id"], mn["weight"])
 

@@ -12,7 +12,8 @@ from .graph import Graph
 from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
 from .records import NODE_COLUMNS, embed_text, entity_text, node_attrs, passage_rows
-from .store.lance import CHANGES, SCHEMA_VERSION
+from .store.lance import CHANGES, SCHEMA_VERSION, vector_matrix
+from .store.vectors import VectorCache
 from .store.text_index import rev_of
 
 log = logging.getLogger("memory_graph")
@@ -89,7 +90,24 @@ class MaintenanceMixin:
             graph.add_mention(mid, eid, w)
         for r in self.lance.query("relations", None, ["id", "source", "target", "relation_type", "weight"]).to_pylist():
             graph.add_relation(r["id"], r["source"], r["target"], r["relation_type"], r["weight"])
-        self.graph, self.entity_index = graph, index
+        vectors = None
+        if 0 < self.config.exact_search_max_rows >= self.lance.count("memories"):
+            vectors = VectorCache(self.lance.table("memories").schema.field("vector").type.list_size)
+            rows = self.lance.query("memories", None, ["id", "vector"])
+            if rows.num_rows:
+                vectors.put(rows.column("id").to_pylist(), vector_matrix(rows))
+        with self._graph_lock:
+            self.graph, self.entity_index, self.memory_vectors = graph, index, vectors
+
+    def _keep_vectors(self, ids: list[str], vectors: list) -> None:
+        """Put memories' vectors into the in-process copy, or drop the copy once it would outgrow
+        ``exact_search_max_rows`` (the next whole reload decides again). Call with the graph lock held."""
+        if self.memory_vectors is None or not ids:
+            return
+        if len(self.memory_vectors) + len(ids) > self.config.exact_search_max_rows:
+            self.memory_vectors = None
+        else:
+            self.memory_vectors.put(ids, vectors)
 
     def _log_change(self, memories: Iterable[str] = (), entities: Iterable[str] = (),
                     relations: Iterable[str] = (), full: bool = False) -> None:
@@ -135,13 +153,18 @@ class MaintenanceMixin:
                 continue
             graph.add_entity(eid, r["name"], r["entity_type"])
             index.add(eid, r["name"], r["entity_type"], r["aliases"] or [])
-        rows = {r["id"]: r for r in self.lance.by_ids("memories", memories, NODE_COLUMNS).to_pylist()}
+        columns = NODE_COLUMNS + ["vector"] if self.memory_vectors is not None else NODE_COLUMNS
+        rows = {r["id"]: r for r in self.lance.by_ids("memories", memories, columns).to_pylist()}
         for mid in memories:
             if mid not in rows:
                 graph.remove_node(mid)
+                if self.memory_vectors is not None:
+                    self.memory_vectors.remove([mid])
                 continue
             graph.remove_mentions_of(mid)
             graph.add_memory(mid, node_attrs(rows[mid]))
+        if self.memory_vectors is not None:
+            self._keep_vectors(list(rows), [r["vector"] for r in rows.values()])
         mentions = self.lance.by_ids("mentions", list(rows), ["memory_id", "entity_id", "weight"], column="memory_id")
         for mid, eid, w in zip(*(mentions.column(c).to_pylist() for c in ("memory_id", "entity_id", "weight"))):
             graph.add_mention(mid, eid, w)
@@ -288,6 +311,11 @@ class MaintenanceMixin:
                 if name == "memories":
                     self._embed_passages()
             self.lance.set_meta({"model": self.embedder.name, "dimension": str(dim), "code_text": CODE_TEXT_VERSION})
+            if "memories" in tables:
+                # other processes hold copies of the old vectors: a full change makes them reload
+                with self.lance.transaction([]):
+                    self.lance.log_change(self.lance.last_change() + 1, full=True)
+                self._load_memory_graph()
             return n
 
     def _embed_passages(self, progress: Progress | None = None) -> int:
@@ -318,7 +346,9 @@ class MaintenanceMixin:
             "graph": {"nodes": self.graph.g.number_of_nodes(), "edges": self.graph.g.number_of_edges()},
             "model": {"name": self.embedder.name, "dimension": self.embedder.dimension,
                       "loaded": bool(getattr(self.embedder, "loaded", True))},
-            "vector_index": "ann" if self.lance.has_vector_index("memories") else "flat",
+            # how the vector leg searches memories: a copy in process memory, LanceDB's ANN index, or its flat scan
+            "vector_index": "in-process" if self.memory_vectors is not None else
+                            "ann" if self.lance.has_vector_index("memories") else "flat",
             "code_graph": {"nodes": self.code_graph.g.number_of_nodes(),
                            "edges": self.code_graph.g.number_of_edges()},
             "healthy": text_docs == counts["memories"] + counts["code_chunks"],

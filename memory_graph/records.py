@@ -11,7 +11,8 @@ from .text import derive_title
 MEMORY_COLUMNS = ["id", "content", "memory_type", "title", "tags", "importance", "project", "source", "metadata",
                   "created_at", "updated_at", "valid_from", "valid_until", "superseded_by",
                   "invalidation_reason", "content_hash"]
-NODE_COLUMNS = ["id", "memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title"]
+NODE_COLUMNS = ["id", "memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title",
+                "source"]
 
 
 def memory_from_row(row: dict) -> Memory:
@@ -38,10 +39,10 @@ def memory_to_row(m: Memory, vector) -> dict:
 
 
 def node_attrs(row: dict) -> dict:
-    """The attributes a memory node carries in the graph (what the graph leg's filters need)."""
+    """The attributes a memory node carries in the graph: what the filters and the late stages read."""
     return {"memory_type": row["memory_type"], "tags": tuple(row.get("tags") or ()), "project": row["project"],
             "created_at": row["created_at"], "valid_from": row["valid_from"], "valid_until": row["valid_until"],
-            "title": row.get("title", "")}
+            "title": row.get("title", ""), "source": row.get("source", "")}
 
 
 def entity_text(row: dict) -> str:

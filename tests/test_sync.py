@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,12 +14,14 @@ from memory_graph import Config, Engine
 
 
 def snapshot(eng: Engine):
-    """The memory graph and the entity index, comparable across engines."""
+    """The memory graph, the entity index and the in-process copy of the vectors, comparable across engines."""
     g = eng.graph.g
     nodes = {n: dict(d) for n, d in g.nodes(data=True)}
     edges = sorted((u, v, k, tuple(sorted(d.items()))) for u, v, k, d in g.edges(keys=True, data=True))
     index = (dict(eng.entity_index.names), {k: set(v) for k, v in eng.entity_index.by_norm.items() if v})
-    return nodes, edges, index
+    cache = eng.memory_vectors
+    vectors = None if cache is None else {i: tuple(np.round(cache.get(i), 5)) for i in cache._ids}
+    return nodes, edges, index, vectors
 
 
 def fresh(data) -> tuple:
@@ -244,3 +247,43 @@ def test_a_lookup_of_no_ids_returns_an_empty_table_of_the_asked_columns_without_
     some = engine.lance.by_ids("memories", [], ["id", "title"])
     assert (some.num_rows, some.column_names) == (0, ["id", "title"])
     assert engine.lance.by_ids("relations", []).schema == engine.lance.table("relations").schema
+
+
+class SaltedEmbedder(HashEmbedder):
+    """Another model: the same words land on other dimensions."""
+
+    name = "salted-hash-embedder"
+
+    def _one(self, text: str):
+        return super()._one("salt " + text)
+
+
+def test_a_reembed_makes_other_processes_reload_their_copy_of_the_vectors(pair):
+    data, reader, writer = pair
+    writer.store_many([{"content": f"Orion note {i} about the ledger"} for i in range(5)])
+    reader.search("Orion")
+    before = snapshot(reader)[3]
+    writer.embedder = SaltedEmbedder()
+    writer.reembed(tables=("memories",))
+    reader.search("Orion")
+    after = snapshot(reader)[3]
+    assert after != before and set(after) == set(before)
+    fresh_reader = Engine(data, config=Config(), embedder=SaltedEmbedder())
+    try:
+        assert after == snapshot(fresh_reader)[3] == snapshot(writer)[3]
+    finally:
+        fresh_reader.close()
+
+
+def test_the_copy_of_the_vectors_is_dropped_past_exact_search_max_rows_and_search_falls_back(tmp_path):
+    eng = Engine(tmp_path / "data", config=Config(exact_search_max_rows=6), embedder=HashEmbedder())
+    first = eng.store_many([{"content": f"quokka photo {i}"} for i in range(5)])
+    assert len(eng.memory_vectors) == 5
+    more = eng.store_many([{"content": f"quokka island photo {i}"} for i in range(3)])
+    assert eng.memory_vectors is None and eng.stats()["vector_index"] == "flat"
+    hits = {h.id for h in eng.search("quokka photo", mode="vector", limit=20)}
+    assert hits == set(first + more)
+    eng.delete(more)
+    eng._load_memory_graph()  # a whole reload decides again
+    assert len(eng.memory_vectors) == 5 and eng.stats()["vector_index"] == "in-process"
+    eng.close()

@@ -1,6 +1,8 @@
-"""Storage: LanceDB (the source of truth) and the derived Tantivy index."""
+"""Storage: LanceDB (the source of truth), the derived Tantivy index and the in-process vector copy."""
 
 from .lance import LanceStore, sql_filter, sql_in, sql_quote, vector_matrix
 from .text_index import TextIndex
+from .vectors import VectorCache, nearest_accepted
 
-__all__ = ["LanceStore", "TextIndex", "sql_filter", "sql_in", "sql_quote", "vector_matrix"]
+__all__ = ["LanceStore", "TextIndex", "VectorCache", "nearest_accepted", "sql_filter", "sql_in", "sql_quote",
+           "vector_matrix"]

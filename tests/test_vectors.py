@@ -1,0 +1,118 @@
+"""The in-process copy of the memories' vectors: exact search that agrees with brute force and with LanceDB."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from conftest import HashEmbedder
+
+from memory_graph import Config, Engine, Filters
+from memory_graph.store.vectors import VectorCache, nearest_accepted
+
+DIM = 8
+VEC = st.lists(st.integers(-3, 3), min_size=DIM, max_size=DIM).filter(any)
+OPS = st.lists(st.tuples(st.sampled_from(["put", "remove"]), st.lists(st.sampled_from("abcdefghij"), min_size=1,
+                                                                      max_size=4, unique=True), VEC), max_size=30)
+
+
+def brute(model: dict[str, np.ndarray], query: np.ndarray, k: int) -> list[str]:
+    """Nearest by cosine, ties by id, over a plain dict."""
+    q = query / np.linalg.norm(query)
+    sims = {i: float(v @ q / np.linalg.norm(v)) for i, v in model.items()}
+    return sorted(sims, key=lambda i: (-round(sims[i], 5), i))[:k]
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=OPS, query=VEC, k=st.integers(1, 12))
+def test_nearest_equals_brute_force_after_any_puts_and_removes(ops, query, k):
+    cache, model = VectorCache(DIM), {}
+    for op, ids, vec in ops:
+        if op == "put":
+            v = np.array(vec, dtype=np.float32)
+            cache.put(ids, [v] * len(ids))
+            model.update({i: v for i in ids})
+        else:
+            cache.remove(ids)
+            for i in ids:
+                model.pop(i, None)
+    assert len(cache) == len(model) and all(i in cache for i in model)
+    got, sims = cache.nearest(np.array(query, dtype=np.float32), k)
+    want = brute(model, np.array(query, dtype=np.float32), k)
+    # equal similarities may come in either order; the similarities themselves must match
+    assert len(got) == len(want) == min(k, len(model))
+    assert sims == sorted(sims, reverse=True)
+    q = np.array(query, dtype=np.float32) / np.linalg.norm(query)
+    assert sims == pytest.approx([float(model[i] @ q / np.linalg.norm(model[i])) for i in want], abs=1e-5)
+
+
+def test_nearest_of_an_empty_copy_or_for_k_zero_is_empty():
+    cache = VectorCache(DIM)
+    assert cache.nearest(np.ones(DIM), 5) == ([], [])
+    cache.put(["a"], [np.ones(DIM)])
+    assert cache.nearest(np.ones(DIM), 0) == ([], [])
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 60), allowed=st.sets(st.integers(0, 59)), k=st.integers(1, 8),
+       first=st.integers(1, 3), widest=st.integers(3, 10))
+def test_nearest_accepted_is_the_filtered_ranking_or_none_when_too_few_pass(n, allowed, k, first, widest):
+    rng = np.random.default_rng(n)
+    vecs = rng.standard_normal((n, DIM)).astype(np.float32)
+    ids = [f"m{i:02d}" for i in range(n)]
+    cache = VectorCache(DIM)
+    if n:
+        cache.put(ids, vecs)
+    query = rng.standard_normal(DIM).astype(np.float32)
+    ranked = cache.nearest(query, n)[0]
+    keep = {f"m{i:02d}" for i in allowed}
+    found = nearest_accepted(cache, query, k, keep.__contains__, first, widest)
+    want = [i for i in ranked if i in keep][:k]
+    if found is None:
+        # only when the widest window was not all of the rows and held fewer than k
+        assert widest * k < n and len([i for i in ranked[:widest * k] if i in keep]) < k
+    else:
+        assert found[0] == want
+
+
+def test_the_vector_leg_finds_the_same_memories_in_its_copy_as_in_lancedb(tmp_path):
+    """Same data directory, one engine with the copy and one without: every filter gives the same leg."""
+    data = tmp_path / "data"
+    exact = Engine(data, config=Config(), embedder=HashEmbedder())
+    items = [{"content": f"{'Orion' if i % 3 else 'Vega'} release note {i} on topic {i % 7}",
+              "project": ["alpha", "beta", ""][i % 3], "tags": [f"t{i % 4}"],
+              "memory_type": ["note", "decision"][i % 2]} for i in range(90)]
+    ids = exact.store_many(items)
+    for mid in ids[::10]:
+        exact.invalidate(mid)
+    lance = Engine(data, config=Config(exact_search_max_rows=0), embedder=HashEmbedder())
+    # a window of 2 x 20 candidates: selective filters fall back to LanceDB filtering first
+    narrow = Engine(data, config=Config(exact_filter_window=2), embedder=HashEmbedder())
+    assert exact.memory_vectors is not None and lance.memory_vectors is None
+    fallbacks = []
+    real = narrow.lance.vector_search
+    narrow.lance.vector_search = lambda *a, **kw: fallbacks.append(a[2]) or real(*a, **kw)
+    now = exact._now()
+    cases = [Filters(), Filters(include_invalid=True), Filters(project="alpha"),
+             Filters(project="beta", include_global=False), Filters(tags=("t1",)), Filters(types=("decision",)),
+             Filters(project="alpha", tags=("t2",), types=("note",)), Filters(project="nowhere")]
+    for filters in cases:
+        for query in ("Orion release", "topic 3", "Vega note 12"):
+            b = lance._vector_leg(query, filters, now, 20)
+            assert len(b.ids) == min(20, sum(1 for i in ids if _passes(exact, i, filters, now)))
+            for a in (exact._vector_leg(query, filters, now, 20), narrow._vector_leg(query, filters, now, 20)):
+                # the same similarities in the same order (memories of equal similarity may swap places)
+                assert a.scores == pytest.approx(b.scores, abs=1e-5), (filters, query)
+                tied = {i for leg in (a, b) for i, s in zip(leg.ids, leg.scores) if abs(s - b.scores[-1]) < 1e-5}
+                assert set(a.ids) - tied == set(b.ids) - tied
+    # only the selective filters needed LanceDB; validity alone never does
+    assert fallbacks and all(any(c in w for c in ("project", "tags", "memory_type")) for w in fallbacks)
+    for eng in (exact, lance, narrow):
+        eng.close()
+
+
+def _passes(eng: Engine, mid: str, filters: Filters, now: float) -> bool:
+    from memory_graph.graph import node_filter
+
+    return node_filter(filters, now)(eng.graph.attrs(mid))
