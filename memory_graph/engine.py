@@ -24,10 +24,10 @@ from .errors import NotFoundError, ValidationError
 from .graph import Graph, node_filter
 from .linking import EntityIndex
 from .maintenance import MaintenanceMixin
-from .models import Filters, Hit, Memory, content_hash, iso
-from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
+from .models import Filters, Hit, Memory, content_hash
+from .records import (MEMORY_COLUMNS, candidate, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
-from .retrieval import Candidate, LegResult, graph_leg, graph_result, is_evergreen, passage_scores, rank
+from .retrieval import Candidate, LegResult, graph_leg, graph_result, passage_scores, rank
 from .store import LanceStore, TextIndex, VectorCache, nearest_accepted, sql_filter, sql_in, sql_quote, vector_matrix
 from .text import derive_title
 from .transfer import TransferMixin
@@ -563,7 +563,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             for i in ids:
                 vector = held.get(i) if held is not None else None
                 if vector is not None and i in self.graph:
-                    out[i] = self._candidate(self.graph.attrs(i), vector)
+                    out[i] = candidate(self.graph.attrs(i), vector, self.config)
                     continue
                 hit = self._described.get(i)
                 if hit is None:
@@ -578,22 +578,12 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         rows = self.lance.by_ids("memories", missing, cols)
         vectors = vector_matrix(rows) if rows.num_rows else []
         for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
-            read[r["id"]] = self._candidate(r, vector)
+            read[r["id"]] = candidate(r, vector, self.config)
         if generation == self._generation:  # no write began or ended while reading
             for i, cand in read.items():
                 self._described.put(i, cand)
         out.update(read)
         return out
-
-    def _candidate(self, r: dict, vector: np.ndarray) -> Candidate:
-        """A memory as the late stages see it, from its row or its graph node's attributes."""
-        c = self.config
-        return Candidate(
-            created_at=r["created_at"],
-            evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], c.evergreen_types,
-                                   c.evergreen_tags, c.evergreen_sources),
-            vector=vector, words=set(), title=r["title"],
-            summary={"memory_type": r["memory_type"], "project": r["project"], "created_at": iso(r["created_at"])})
 
     def _node_label(self, node: str) -> str:
         if node in self.entity_index.names:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from .config import Config
-from .models import Entity, Memory, Relation
+from .models import Entity, Memory, Relation, iso
+from .retrieval import Candidate, is_evergreen
 from .text import derive_title
 
 MEMORY_COLUMNS = ["id", "content", "memory_type", "title", "tags", "importance", "project", "source", "metadata",
@@ -43,6 +44,16 @@ def node_attrs(row: dict) -> dict:
     return {"memory_type": row["memory_type"], "tags": tuple(row.get("tags") or ()), "project": row["project"],
             "created_at": row["created_at"], "valid_from": row["valid_from"], "valid_until": row["valid_until"],
             "title": row.get("title", ""), "source": row.get("source", "")}
+
+
+def candidate(r: dict, vector, config: Config) -> Candidate:
+    """A memory as the late stages see it, from its row or its graph node's attributes."""
+    return Candidate(
+        created_at=r["created_at"],
+        evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], config.evergreen_types,
+                               config.evergreen_tags, config.evergreen_sources),
+        vector=vector, words=set(), title=r["title"],
+        summary={"memory_type": r["memory_type"], "project": r["project"], "created_at": iso(r["created_at"])})
 
 
 def entity_text(row: dict) -> str:

@@ -69,7 +69,10 @@ class VectorCache:
         if k <= 0:
             return [], []
         q = np.asarray(query, dtype=np.float32)
-        sims = self._matrix[:n] @ (q / max(float(np.linalg.norm(q)), 1e-12))
+        # einsum, not the @ operator: OpenBLAS spreads a product this size over its threads, which then spin
+        # and starve the model's threads embedding the next query (embedding + search took 16-50 ms against
+        # 7 ms this way, at 10,000 rows; einsum computes it in one thread)
+        sims = np.einsum("ij,j->i", self._matrix[:n], q / max(float(np.linalg.norm(q)), 1e-12))
         top = np.argpartition(-sims, k - 1)[:k] if k < n else np.arange(n)
         order = sorted(top.tolist(), key=lambda r: (-float(sims[r]), self._ids[r]))
         return [self._ids[r] for r in order], [float(sims[r]) for r in order]
