@@ -9,11 +9,9 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import numpy as np
 from filelock import FileLock
 
 from .code import CodeMixin
@@ -21,14 +19,15 @@ from .config import Config, default_data_dir
 from .embedding import LRU, Embedder, SentenceTransformerEmbedder
 from .entities import EntitiesMixin
 from .errors import NotFoundError, ValidationError
-from .graph import Graph, node_filter
+from .graph import Graph
+from .legs import MemoryLegsMixin
 from .linking import EntityIndex
 from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Memory, content_hash
-from .records import (MEMORY_COLUMNS, candidate, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
+from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
-from .retrieval import Candidate, LegResult, graph_leg, graph_result, passage_scores, rank
-from .store import LanceStore, TextIndex, VectorCache, nearest_accepted, sql_filter, sql_in, sql_quote, vector_matrix
+from .retrieval import LegResult, rank
+from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote
 from .text import derive_title
 from .transfer import TransferMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
@@ -63,7 +62,7 @@ def _timed(fn, timings: dict[str, float] | None, name: str, *args):
             timings[f"leg_{name}"] = time.perf_counter() - t
 
 
-class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
+class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
     data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir).
@@ -90,7 +89,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms, self.config.bm25_title_boost)
         self.graph = Graph()
         self.entity_index = EntityIndex()
-        self.memory_vectors: VectorCache | None = None  # see Config.exact_search_max_rows
+        # in-process copies of the memories' and the passages' vectors (see Config.exact_search_max_rows)
+        self.memory_vectors: VectorCache | None = None
+        self.passage_vectors: VectorCache | None = None
         self.code_graph = Graph(bridge="symbol")
         self.symbol_index = EntityIndex()
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
@@ -210,7 +211,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                 self.lance.add("mentions", links)
                 self.text.write(upserts=[(r, "memory") for r in rows])
                 self._log_change(memories=ids, entities=[e["id"] for e in new_entities])
-            self._graph_add(rows, new_entities, links)
+            self._graph_add(rows, new_entities, links, passages)
             self._after_write()
         return ids
 
@@ -276,7 +277,9 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             with self._graph_lock:
                 if relink:
                     self.graph.remove_mentions_of(memory_id)
-                self._graph_add([row], new_entities, links)
+                if reembed and self.passage_vectors is not None:
+                    self.passage_vectors.remove_owned([memory_id])
+                self._graph_add([row], new_entities, links, passages if reembed else ())
             self._after_write()
             return m
 
@@ -331,8 +334,10 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
             with self._graph_lock:
                 for i in ids:
                     self.graph.remove_node(i)
-                if self.memory_vectors is not None:
-                    self.memory_vectors.remove(ids)
+                for copy in (self.memory_vectors, self.passage_vectors):
+                    if copy is not None:
+                        copy.remove(ids)
+                        copy.remove_owned(ids)
             self._after_write()
         return len(ids)
 
@@ -474,116 +479,6 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                 res = LegResult()
             legs[name] = res if isinstance(res, LegResult) else LegResult(list(res[0]), list(res[1]))
         return legs
-
-    def _vector_leg(self, query: str, filters: Filters, now: float, c: int,
-                    timings: dict[str, float] | None = None) -> LegResult:
-        t = time.perf_counter()
-        vec = self.embedder.encode_query(query[:4_000])
-        if timings is not None:
-            timings["embed"] = time.perf_counter() - t
-        where = sql_filter(filters, now)
-        ids, sims = self._nearest_memories(vec, filters, where, now, c)
-        if self.config.max_passages <= 0 or not self._passages_exist():
-            return LegResult(ids, sims)
-        # passages carry no filter columns, so the memories found only through them are checked against the
-        # filters after the search, and their own vectors read for passage_scores
-        pids, psims = self.lance.vector_search("passages", vec, None, c * self.config.passage_candidates_factor,
-                                               ["id"])
-        first = dict(zip(ids, sims))
-        best_passage: dict[str, float] = {}
-        for pid, sim in zip(pids, psims):
-            mid = pid.rsplit("#", 1)[0]
-            best_passage[mid] = max(sim, best_passage.get(mid, -1.0))
-        new = [m for m in best_passage if m not in first]
-        if new:
-            scope = f"({sql_in('id', new)})" + (f" AND ({where})" if where else "")
-            rows = self.lance.query("memories", scope, ["id", "vector"])
-            if rows.num_rows:
-                mat = vector_matrix(rows)
-                own = mat @ vec / (np.linalg.norm(mat, axis=1) * np.linalg.norm(vec)).clip(1e-12)
-                first.update(zip(rows.column("id").to_pylist(), own.tolist()))
-        scored = passage_scores(first, {m: s for m, s in best_passage.items() if m in first},
-                                self.config.passage_gain)
-        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
-        return LegResult([m for m, _ in ranked], [v for _, v in ranked])
-
-    def _nearest_memories(self, vec: np.ndarray, filters: Filters, where: str | None, now: float,
-                          c: int) -> tuple[list[str], list[float]]:
-        """The ``c`` memories nearest to ``vec`` that pass the filters.
-
-        Up to ``exact_search_max_rows`` memories, an exact search of the in-process copy of their vectors,
-        filtered by the graph's node predicate. Otherwise LanceDB: when only validity filters (few rows fail
-        them), the nearest ``postfilter_factor`` x c are read and filtered afterwards, which spares LanceDB
-        evaluating the filter on every row (``python -m benchmarks.search_probe``); if that leaves fewer than
-        ``c``, the search is repeated with the filter applied first, so the result is the same either way
-        (exactly so for flat search).
-        """
-        factor = self.config.postfilter_factor
-        with self._graph_lock:
-            if self.memory_vectors is not None:
-                accept = node_filter(filters, now)
-                found = nearest_accepted(self.memory_vectors, vec, c,
-                                         lambda i: i in self.graph and accept(self.graph.attrs(i)),
-                                         factor if where else 1, self.config.exact_filter_window)
-                if found is not None:
-                    return found
-        if where and factor > 1 and sql_filter(replace(filters, include_invalid=True), now) is None:
-            ids, sims = self.lance.vector_search("memories", vec, where, factor * c, ["id"], prefilter=False)
-            if len(ids) >= c:
-                return ids[:c], sims[:c]
-        return self.lance.vector_search("memories", vec, where, c, ["id"])
-
-    def _passages_exist(self) -> bool:
-        """Whether any memory has passage vectors; counted once per change of the data, not per search."""
-        if self._has_passages is None:
-            self._has_passages = self.lance.count("passages") > 0
-        return self._has_passages
-
-    def _graph_leg(self, seeds: dict[str, float], filters: Filters, now: float, c: int,
-                   target: str = "memory") -> LegResult:
-        if not seeds:
-            return LegResult()
-        with self._graph_lock:
-            found = graph_leg(self.graph, seeds, node_filter(filters, now), c, self.config.graph_hub_degree,
-                              self.config.graph_max_fanout, self.config.graph_max_hops, target=target)
-        return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
-
-    def _local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
-        with self._graph_lock:
-            return self.graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
-                                          self.config.ppr_max_edges)
-
-    def _describe(self, ids: list[str]) -> dict[str, Candidate]:
-        """The late stages' view of each memory still in the store: from the graph's node and the in-process
-        copy of the vectors when they hold it, else from the cache or LanceDB."""
-        out: dict[str, Candidate] = {}
-        missing = []
-        with self._graph_lock:
-            held = self.memory_vectors
-            for i in ids:
-                vector = held.get(i) if held is not None else None
-                if vector is not None and i in self.graph:
-                    out[i] = candidate(self.graph.attrs(i), vector, self.config)
-                    continue
-                hit = self._described.get(i)
-                if hit is None:
-                    missing.append(i)
-                else:
-                    out[i] = hit
-        if not missing:
-            return out
-        generation = self._generation
-        cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "vector"]
-        read = {}
-        rows = self.lance.by_ids("memories", missing, cols)
-        vectors = vector_matrix(rows) if rows.num_rows else []
-        for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
-            read[r["id"]] = candidate(r, vector, self.config)
-        if generation == self._generation:  # no write began or ended while reading
-            for i, cand in read.items():
-                self._described.put(i, cand)
-        out.update(read)
-        return out
 
     def _node_label(self, node: str) -> str:
         if node in self.entity_index.names:

@@ -82,14 +82,15 @@ class EntitiesMixin:
                                 ["entity_id"]).to_pylist()
         return [r["entity_id"] for r in rows]
 
-    def _graph_add(self, memory_rows: list[dict], entity_rows: list[dict], mentions: list[dict]) -> None:
+    def _graph_add(self, memory_rows: list[dict], entity_rows: list[dict], mentions: list[dict],
+                   passages: list[dict] = ()) -> None:
         with self._graph_lock:
             for e in entity_rows:
                 self.graph.add_entity(e["id"], e["name"], e["entity_type"])
                 self.entity_index.add(e["id"], e["name"], e["entity_type"], e.get("aliases") or [])
             for r in memory_rows:
                 self.graph.add_memory(r["id"], node_attrs(r))
-            self._keep_vectors([r["id"] for r in memory_rows], [r["vector"] for r in memory_rows])
+            self._keep_vectors(memory_rows, passages)
             for mn in mentions:
                 self.graph.add_mention(mn["memory_id"], mn["entity_id"], mn["weight"])
 

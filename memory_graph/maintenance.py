@@ -90,24 +90,34 @@ class MaintenanceMixin:
             graph.add_mention(mid, eid, w)
         for r in self.lance.query("relations", None, ["id", "source", "target", "relation_type", "weight"]).to_pylist():
             graph.add_relation(r["id"], r["source"], r["target"], r["relation_type"], r["weight"])
-        vectors = None
-        if 0 < self.config.exact_search_max_rows >= self.lance.count("memories"):
-            vectors = VectorCache(self.lance.table("memories").schema.field("vector").type.list_size)
-            rows = self.lance.query("memories", None, ["id", "vector"])
-            if rows.num_rows:
-                vectors.put(rows.column("id").to_pylist(), vector_matrix(rows))
+        memory_vectors, passage_vectors = self._copy_vectors("memories"), self._copy_vectors("passages")
         with self._graph_lock:
-            self.graph, self.entity_index, self.memory_vectors = graph, index, vectors
+            self.graph, self.entity_index = graph, index
+            self.memory_vectors, self.passage_vectors = memory_vectors, passage_vectors
 
-    def _keep_vectors(self, ids: list[str], vectors: list) -> None:
-        """Put memories' vectors into the in-process copy, or drop the copy once it would outgrow
-        ``exact_search_max_rows`` (the next whole reload decides again). Call with the graph lock held."""
-        if self.memory_vectors is None or not ids:
-            return
-        if len(self.memory_vectors) + len(ids) > self.config.exact_search_max_rows:
-            self.memory_vectors = None
-        else:
-            self.memory_vectors.put(ids, vectors)
+    def _copy_vectors(self, table: str) -> VectorCache | None:
+        """An in-process copy of a table's vectors, if it has at most ``exact_search_max_rows`` rows."""
+        if not 0 < self.config.exact_search_max_rows >= self.lance.count(table):
+            return None
+        copy = VectorCache(self.lance.table(table).schema.field("vector").type.list_size)
+        rows = self.lance.query(table, None, ["id", "memory_id", "vector"] if table == "passages" else ["id", "vector"])
+        if rows.num_rows:
+            copy.put(rows.column("id").to_pylist(), vector_matrix(rows),
+                     rows.column("memory_id").to_pylist() if table == "passages" else None)
+        return copy
+
+    def _keep_vectors(self, memories: list[dict], passages: list[dict] = ()) -> None:
+        """Put the vectors of memory and passage rows into the in-process copies; drop a copy that would
+        outgrow ``exact_search_max_rows`` (the next whole reload decides again). Hold the graph lock."""
+        for attr, rows in (("memory_vectors", memories), ("passage_vectors", passages)):
+            copy = getattr(self, attr)
+            if copy is None or not rows:
+                continue
+            if len(copy) + len(rows) > self.config.exact_search_max_rows:
+                setattr(self, attr, None)
+            else:
+                copy.put([r["id"] for r in rows], [r["vector"] for r in rows],
+                         [r["memory_id"] for r in rows] if attr == "passage_vectors" else None)
 
     def _log_change(self, memories: Iterable[str] = (), entities: Iterable[str] = (),
                     relations: Iterable[str] = (), full: bool = False) -> None:
@@ -158,13 +168,17 @@ class MaintenanceMixin:
         for mid in memories:
             if mid not in rows:
                 graph.remove_node(mid)
-                if self.memory_vectors is not None:
-                    self.memory_vectors.remove([mid])
                 continue
             graph.remove_mentions_of(mid)
             graph.add_memory(mid, node_attrs(rows[mid]))
-        if self.memory_vectors is not None:
-            self._keep_vectors(list(rows), [r["vector"] for r in rows.values()])
+        for copy in (self.memory_vectors, self.passage_vectors):
+            if copy is not None:
+                copy.remove([m for m in memories if m not in rows])
+                copy.remove_owned(memories)
+        passages = self.lance.by_ids("passages", list(rows), ["id", "memory_id", "vector"], column="memory_id") \
+            if self.passage_vectors is not None else None
+        self._keep_vectors(list(rows.values()) if self.memory_vectors is not None else [],
+                           passages.to_pylist() if passages is not None else [])
         mentions = self.lance.by_ids("mentions", list(rows), ["memory_id", "entity_id", "weight"], column="memory_id")
         for mid, eid, w in zip(*(mentions.column(c).to_pylist() for c in ("memory_id", "entity_id", "weight"))):
             graph.add_mention(mid, eid, w)
@@ -311,12 +325,14 @@ class MaintenanceMixin:
                 if name == "memories":
                     self._embed_passages()
             self.lance.set_meta({"model": self.embedder.name, "dimension": str(dim), "code_text": CODE_TEXT_VERSION})
-            if "memories" in tables:
-                # other processes hold copies of the old vectors: a full change makes them reload
-                with self.lance.transaction([]):
-                    self.lance.log_change(self.lance.last_change() + 1, full=True)
+            if "memories" in tables:  # (re-embedding the passages logged a full change for other processes)
                 self._load_memory_graph()
             return n
+
+    def _log_full_change(self) -> None:
+        """Make every other process reload its graph and its copies of the vectors (they hold old ones)."""
+        with self.lance.transaction([]):
+            self.lance.log_change(self.lance.last_change() + 1, full=True)
 
     def _embed_passages(self, progress: Progress | None = None) -> int:
         """Replace every memory's passage vectors (for data written before them, or by another model)."""
@@ -333,6 +349,7 @@ class MaintenanceMixin:
                     progress(start + len(part), len(rows))
         self.lance.set_meta({"passages": PASSAGES_VERSION})
         self._has_passages = None
+        self._log_full_change()
         return self.lance.count("passages")
 
     def stats(self) -> dict:

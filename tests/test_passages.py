@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -45,11 +46,31 @@ def test_window_starts_cover_the_text_past_what_the_model_reads(n, seen, stride,
         assert starts[-1] + size >= n  # the last window reaches the end
 
 
-@pytest.fixture
-def eng(tmp_path):
-    e = Engine(tmp_path / "data", Config(**PASSAGE_CONFIG), WindowEmbedder())
+@pytest.fixture(params=[50_000, 0], ids=["in-process", "lancedb"])
+def eng(tmp_path, request):
+    """With the in-process copies of the vectors, and without them (LanceDB's searches)."""
+    e = Engine(tmp_path / "data", Config(**PASSAGE_CONFIG, exact_search_max_rows=request.param), WindowEmbedder())
     yield e
     e.close()
+
+
+class Vectors(dict):
+    """{id: unit vector}, equal to another when the ids match and the vectors agree to float32 precision."""
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, dict) and self.keys() == other.keys() and all(
+            np.allclose(self[k], other[k], atol=1e-6) for k in self)
+
+
+def held_passages(e: Engine) -> Vectors | None:
+    """The in-process copy of the passage vectors, or None without one."""
+    copy = e.passage_vectors
+    return None if copy is None else Vectors({i: copy.get(i) for i in copy._ids})
+
+
+def lance_passages(e: Engine) -> Vectors:
+    rows = e.lance.query("passages", None, ["id", "vector"]).to_pylist()
+    return Vectors({r["id"]: np.asarray(r["vector"]) / np.linalg.norm(r["vector"]) for r in rows})
 
 
 def _vector_ids(e: Engine, query: str, **kw) -> list[str]:
@@ -83,16 +104,39 @@ def test_passages_respect_the_search_filters(eng):
 
 
 def test_update_and_delete_keep_passages_in_step(eng):
+    copied = eng.passage_vectors is not None
     long_id = eng.store(LONG)
     n = eng.lance.count("passages")
     eng.update(long_id, tags=["kept"])  # no new text: the passages stay
     assert eng.lance.count("passages") == n
+    assert held_passages(eng) == (lance_passages(eng) if copied else None)
     eng.update(long_id, content="short now")
     assert eng.lance.count("passages") == 0
-    eng.update(long_id, content=LONG)
-    assert eng.lance.count("passages") == n
+    assert held_passages(eng) == ({} if copied else None)
+    eng.update(long_id, content=LONG + " and more")
+    assert eng.lance.count("passages") >= n
+    assert held_passages(eng) == (lance_passages(eng) if copied else None)
     eng.delete(long_id)
     assert eng.lance.count("passages") == 0
+    assert held_passages(eng) == ({} if copied else None)
+
+
+def test_another_process_passages_reach_the_copy_by_id(tmp_path):
+    config = Config(**PASSAGE_CONFIG)
+    reader = Engine(tmp_path / "data", config, WindowEmbedder())
+    writer = Engine(tmp_path / "data", config, WindowEmbedder())
+    long_id = writer.store(LONG)
+    steps = [lambda: writer.store(LONG.replace("zebra", "okapi")), lambda: writer.update(long_id, content="short"),
+             lambda: writer.update(long_id, content=LONG + " twice"), lambda: writer.delete(long_id)]
+    for n, step in enumerate([lambda: None, *steps]):
+        step()
+        reader.search("zebra password")
+        assert held_passages(reader) == lance_passages(reader), f"after step {n}"
+        assert len(reader.passage_vectors) == reader.lance.count("passages")
+    assert [h.id for h in reader.search("okapi password rotates quarterly", mode="vector", limit=1)] == \
+        [h.id for h in writer.search("okapi password rotates quarterly", mode="vector", limit=1)]
+    reader.close()
+    writer.close()
 
 
 def test_a_failed_store_leaves_no_passages(eng, monkeypatch):

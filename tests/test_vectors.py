@@ -116,3 +116,15 @@ def _passes(eng: Engine, mid: str, filters: Filters, now: float) -> bool:
     from memory_graph.graph import node_filter
 
     return node_filter(filters, now)(eng.graph.attrs(mid))
+
+
+def test_remove_owned_drops_every_id_put_with_those_owners_and_only_them():
+    cache = VectorCache(DIM)
+    rng = np.random.default_rng(1)
+    cache.put(["a#1", "a#2", "b#1", "c#1"], rng.standard_normal((4, DIM)), ["a", "a", "b", "c"])
+    cache.remove(["b#1"])
+    cache.remove_owned(["a", "b", "unknown"])
+    assert len(cache) == 1 and "c#1" in cache and cache.nearest(np.ones(DIM), 5)[0] == ["c#1"]
+    cache.put(["a#1"], rng.standard_normal((1, DIM)), ["a"])  # put again after its owner was dropped
+    cache.remove_owned(["c"])
+    assert cache.nearest(np.ones(DIM), 5)[0] == ["a#1"]

@@ -55,9 +55,10 @@ def schemas(dim: int) -> dict[str, pa.Schema]:
     }
 
 
-#: columns that lookups by id filter on, outside the vector tables (whose id index comes with the ANN index):
-#: another process's catch-up reads a memory's mentions by memory_id, which scanned 500,000 rows at 100,000
-LOOKUP_COLUMNS = {"mentions": ("memory_id",), "relations": ("id",)}
+#: columns that lookups by id filter on, besides the vector tables' id (whose index comes with the ANN index):
+#: another process's catch-up reads a memory's mentions and passages by memory_id, which scanned 500,000
+#: mention rows at 100,000 memories
+LOOKUP_COLUMNS = {"mentions": ("memory_id",), "relations": ("id",), "passages": ("memory_id",)}
 
 
 def sql_quote(value: str) -> str:

@@ -21,6 +21,8 @@ class VectorCache:
         self._matrix = np.zeros((0, dim), dtype=np.float32)
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
+        self._owned: dict[str, set[str]] = {}  # passages: the memory id -> its passages' ids
+        self._owner: dict[str, str] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -28,8 +30,9 @@ class VectorCache:
     def __contains__(self, item: str) -> bool:
         return item in self._row
 
-    def put(self, ids: Sequence[str], vectors) -> None:
-        """Add vectors, or replace those of ids already held."""
+    def put(self, ids: Sequence[str], vectors, owners: Sequence[str] | None = None) -> None:
+        """Add vectors, or replace those of ids already held; ``owners`` (one per id) lets
+        ``remove_owned`` drop them together."""
         mat = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
         mat = mat / np.linalg.norm(mat, axis=1, keepdims=True).clip(1e-12)
         fresh = [i for i in dict.fromkeys(ids) if i not in self._row]
@@ -43,6 +46,9 @@ class VectorCache:
             self._ids.append(i)
         for i, v in zip(ids, mat):
             self._matrix[self._row[i]] = v
+        for i, owner in zip(ids, owners or ()):
+            self._owner[i] = owner
+            self._owned.setdefault(owner, set()).add(i)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Drop these ids (unknown ones are ignored); the last row moves into each freed one."""
@@ -50,6 +56,11 @@ class VectorCache:
             row = self._row.pop(i, None)
             if row is None:
                 continue
+            owner = self._owner.pop(i, None)
+            if owner is not None:
+                self._owned[owner].discard(i)
+                if not self._owned[owner]:
+                    del self._owned[owner]
             last = len(self._ids) - 1
             if row != last:
                 moved = self._ids[last]
@@ -57,6 +68,10 @@ class VectorCache:
                 self._ids[row] = moved
                 self._row[moved] = row
             self._ids.pop()
+
+    def remove_owned(self, owners: Iterable[str]) -> None:
+        """Drop every id put with one of these owners."""
+        self.remove([i for owner in owners for i in list(self._owned.get(owner, ()))])
 
     def get(self, item: str) -> np.ndarray | None:
         row = self._row.get(item)

@@ -1,0 +1,149 @@
+"""The memory search's vector and graph legs, and the late stages' reads of their candidates (mixed into
+the Engine). Up to ``Config.exact_search_max_rows`` rows, the vectors of memories and of their passages are
+searched in an in-process copy (``store.vectors``), kept with the graph; past it, in LanceDB."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from .graph import node_filter
+from .models import Filters
+from .records import candidate
+from .retrieval import Candidate, LegResult, graph_leg, graph_result, passage_scores
+from .store import nearest_accepted, sql_filter, sql_in, vector_matrix
+
+
+class MemoryLegsMixin:
+    """Vector leg (memories and passages), graph leg, PPR's local edges and the candidates' descriptions."""
+
+    def _vector_leg(self, query: str, filters: Filters, now: float, c: int,
+                    timings: dict[str, float] | None = None) -> LegResult:
+        t = time.perf_counter()
+        vec = self.embedder.encode_query(query[:4_000])
+        if timings is not None:
+            timings["embed"] = time.perf_counter() - t
+        where = sql_filter(filters, now)
+        ids, sims = self._nearest_memories(vec, filters, where, now, c)
+        if self.config.max_passages <= 0 or not self._passages_exist():
+            return LegResult(ids, sims)
+        # passages carry no filter columns, so the memories found only through them are checked against the
+        # filters after the search, and their own vectors read for passage_scores
+        first = dict(zip(ids, sims))
+        best_passage: dict[str, float] = {}
+        for pid, sim in zip(*self._nearest_passages(vec, c * self.config.passage_candidates_factor)):
+            mid = pid.rsplit("#", 1)[0]
+            best_passage[mid] = max(sim, best_passage.get(mid, -1.0))
+        new = [m for m in best_passage if m not in first]
+        if new:
+            first.update(self._own_similarities(vec, new, filters, where, now))
+        scored = passage_scores(first, {m: s for m, s in best_passage.items() if m in first},
+                                self.config.passage_gain)
+        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
+        return LegResult([m for m, _ in ranked], [v for _, v in ranked])
+
+    def _nearest_memories(self, vec: np.ndarray, filters: Filters, where: str | None, now: float,
+                          c: int) -> tuple[list[str], list[float]]:
+        """The ``c`` memories nearest to ``vec`` that pass the filters.
+
+        Up to ``exact_search_max_rows`` memories, an exact search of the in-process copy of their vectors,
+        filtered by the graph's node predicate. Otherwise LanceDB: when only validity filters (few rows fail
+        them), the nearest ``postfilter_factor`` x c are read and filtered afterwards, which spares LanceDB
+        evaluating the filter on every row (``python -m benchmarks.search_probe``); if that leaves fewer than
+        ``c``, the search is repeated with the filter applied first, so the result is the same either way
+        (exactly so for flat search).
+        """
+        factor = self.config.postfilter_factor
+        with self._graph_lock:
+            if self.memory_vectors is not None:
+                accept = node_filter(filters, now)
+                found = nearest_accepted(self.memory_vectors, vec, c,
+                                         lambda i: i in self.graph and accept(self.graph.attrs(i)),
+                                         factor if where else 1, self.config.exact_filter_window)
+                if found is not None:
+                    return found
+        if where and factor > 1 and sql_filter(replace(filters, include_invalid=True), now) is None:
+            ids, sims = self.lance.vector_search("memories", vec, where, factor * c, ["id"], prefilter=False)
+            if len(ids) >= c:
+                return ids[:c], sims[:c]
+        return self.lance.vector_search("memories", vec, where, c, ["id"])
+
+    def _nearest_passages(self, vec: np.ndarray, k: int) -> tuple[list[str], list[float]]:
+        with self._graph_lock:
+            if self.passage_vectors is not None:
+                return self.passage_vectors.nearest(vec, k)
+        return self.lance.vector_search("passages", vec, None, k, ["id"])
+
+    def _own_similarities(self, vec: np.ndarray, ids: list[str], filters: Filters, where: str | None,
+                          now: float) -> dict[str, float]:
+        """Cosine of each memory's own vector to ``vec``, for those of ``ids`` that pass the filters."""
+        with self._graph_lock:
+            if self.memory_vectors is not None:
+                accept, q = node_filter(filters, now), vec / max(float(np.linalg.norm(vec)), 1e-12)
+                held = {m: self.memory_vectors.get(m) for m in ids if m in self.graph and
+                        accept(self.graph.attrs(m))}
+                return {m: float(v @ q) for m, v in held.items() if v is not None}
+        scope = f"({sql_in('id', ids)})" + (f" AND ({where})" if where else "")
+        rows = self.lance.query("memories", scope, ["id", "vector"])
+        if not rows.num_rows:
+            return {}
+        mat = vector_matrix(rows)
+        own = mat @ vec / (np.linalg.norm(mat, axis=1) * np.linalg.norm(vec)).clip(1e-12)
+        return dict(zip(rows.column("id").to_pylist(), own.tolist()))
+
+    def _passages_exist(self) -> bool:
+        """Whether any memory has passage vectors; counted once per change of the data, not per search."""
+        with self._graph_lock:
+            if self.passage_vectors is not None:
+                return len(self.passage_vectors) > 0
+        if self._has_passages is None:
+            self._has_passages = self.lance.count("passages") > 0
+        return self._has_passages
+
+    def _graph_leg(self, seeds: dict[str, float], filters: Filters, now: float, c: int,
+                   target: str = "memory") -> LegResult:
+        if not seeds:
+            return LegResult()
+        with self._graph_lock:
+            found = graph_leg(self.graph, seeds, node_filter(filters, now), c, self.config.graph_hub_degree,
+                              self.config.graph_max_fanout, self.config.graph_max_hops, target=target)
+        return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
+
+    def _local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
+        with self._graph_lock:
+            return self.graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
+                                          self.config.ppr_max_edges)
+
+    def _describe(self, ids: list[str]) -> dict[str, Candidate]:
+        """The late stages' view of each memory still in the store: from the graph's node and the in-process
+        copy of the vectors when they hold it, else from the cache or LanceDB."""
+        out: dict[str, Candidate] = {}
+        missing = []
+        with self._graph_lock:
+            held = self.memory_vectors
+            for i in ids:
+                vector = held.get(i) if held is not None else None
+                if vector is not None and i in self.graph:
+                    out[i] = candidate(self.graph.attrs(i), vector, self.config)
+                    continue
+                hit = self._described.get(i)
+                if hit is None:
+                    missing.append(i)
+                else:
+                    out[i] = hit
+        if not missing:
+            return out
+        generation = self._generation
+        cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "vector"]
+        read = {}
+        rows = self.lance.by_ids("memories", missing, cols)
+        vectors = vector_matrix(rows) if rows.num_rows else []
+        for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
+            read[r["id"]] = candidate(r, vector, self.config)
+        if generation == self._generation:  # no write began or ended while reading
+            for i, cand in read.items():
+                self._described.put(i, cand)
+        out.update(read)
+        return out
