@@ -43,6 +43,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--repo", type=Path, action="append", default=[],
                    help="a repository to index for throughput (repeatable; this project is always indexed)")
     p.add_argument("--model", default="", help="sentence-transformers model path or name (default: packaged)")
+    p.add_argument("--no-server", action="store_true",
+                   help="latency: skip starting the MCP server on each size's data to read its resident memory")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     return p.parse_args(argv)
 
@@ -119,7 +121,8 @@ def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
             print(f"latency: embedding {len(base)} texts, then {sizes} memories...", file=sys.stderr)
             vecs = quality.cached_vectors(base, embedder, cache, "latency-texts")
             qs = [q.text for q in locomo().queries] + [q.text for q in scifact().queries]
-            results["latency"] = speed.latency(base, vecs, qs, sizes, embedder, work, args.latency_queries)
+            results["latency"] = speed.latency(base, vecs, qs, sizes, embedder, work, args.latency_queries,
+                                                 args.model, not args.no_server)
         if "store" in args.only:
             print("store throughput...", file=sys.stderr)
             results["store"] = speed.store_throughput(texts, SentenceTransformerEmbedder(args.model), work,
@@ -140,7 +143,8 @@ def _summary(results: dict) -> str:
     for n, r in results.get("latency", {}).items():
         lines.append(f"  search at {int(n):,} memories: p50 {r['search_ms']['p50']:.1f} ms, "
                      f"p95 {r['search_ms']['p95']:.1f} ms; after another process's write "
-                     f"{r['search_after_foreign_write_ms']['p50']:.1f} ms")
+                     f"{r['search_after_foreign_write_ms']['p50']:.1f} ms"
+                     + (f"; MCP server RSS {r['server']['rss_mb']:.0f} MB" if "server" in r else ""))
     for r in results.get("indexing", []):
         lines.append(f"  indexed {r['files']} files / {r['chunks']} chunks in {r['seconds']} s "
                      f"({r['embedding_share']:.0%} in the model); "

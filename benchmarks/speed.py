@@ -14,6 +14,7 @@ import numpy as np
 
 from memory_graph import Config, Engine, Filters
 
+from .server_rss import server_rss
 from .systems import FixedEmbedder
 
 log = logging.getLogger("benchmarks")
@@ -44,9 +45,10 @@ def corpus_texts(locomo_docs, scifact_docs) -> list[str]:
 
 
 def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: list[int], embedder,
-            workdir: Path, n_queries: int) -> dict:
+            workdir: Path, n_queries: int, model: str = "", server: bool = True) -> dict:
     """For each size: load that many memories (texts and vectors reused cyclically, with a little noise on
-    reused vectors), then time searches with the query embedding included (the query cache is cleared)."""
+    reused vectors), then time searches with the query embedding included (the query cache is cleared); with
+    ``server``, also the resident memory of the MCP server started on that data (``server_rss``)."""
     out: dict = {}
     rng = np.random.default_rng(0)
     embedder.encode_query("load the model before the first size is timed")
@@ -97,6 +99,10 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
         log.info("%d memories: search p50 %.1f ms, p95 %.1f ms", n, out[str(n)]["search_ms"]["p50"],
                  out[str(n)]["search_ms"]["p95"])
         eng.close()
+        if server:
+            out[str(n)]["server"] = server_rss(d, qs, model)
+            log.info("%d memories: the MCP server's RSS %.0f MB (peak %.0f MB)", n, out[str(n)]["server"]["rss_mb"],
+                     out[str(n)]["server"]["peak_rss_mb"])
         shutil.rmtree(d, ignore_errors=True)
     return out
 
@@ -138,7 +144,7 @@ def vector_recall(eng, embedder, queries: list[str], k: int = 10) -> float:
     for q in queries:
         vec = embedder.encode_query(q)
         got = set(eng._nearest_memories(vec, Filters(include_invalid=True), None, time.time(), k)[0])
-        exact = table.search(vec).metric("cosine").bypass_vector_index().limit(k).select(["id"]).to_arrow()
+        exact = table.search(vec).metric("cosine").bypass_vector_index().limit(k).select(["id", "_distance"]).to_arrow()
         truth = set(exact.column("id").to_pylist())
         found.append(len(got & truth) / max(1, len(truth)))
     return round(float(np.mean(found)), 4) if found else 1.0

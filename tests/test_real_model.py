@@ -134,3 +134,14 @@ def test_long_memory_is_found_by_a_passage_past_the_model_input(real):
         assert hit.id == long_id
     finally:
         eng.delete(long_id)
+
+
+def test_the_benchmark_reads_the_real_server_rss_after_real_searches(real):
+    """benchmarks.server_rss starts `python -m server` on the data and searches it over stdio."""
+    from benchmarks.server_rss import server_rss
+
+    eng, _ = real
+    out = server_rss(eng.data_dir, ["What problems does Orion have?", "nightly database backups"], searches=3)
+    assert out["results_per_search"] >= 1  # the searches reached this data
+    assert out["peak_rss_mb"] >= out["rss_mb"] > out["rss_at_start_mb"] > 0  # the model was loaded in between
+    assert out["first_search_ms"] > 0 and out["round_trip_ms_p50"] > 0
