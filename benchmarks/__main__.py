@@ -20,7 +20,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         prog="python -m benchmarks",
         description="Measure memory-graph against the alternatives on the same embedding model, and time it. "
                     "The quick run (default) takes minutes; --full runs every query, the whole corpora and "
-                    "100k memories. Writes results.json, results.md and PNG charts to --out.")
+                    "100k memories. Writes results.json, results.md and PNG charts to --out. The latency, store and "
+                    "indexing engines read MEMORY_GRAPH_<FIELD> variables as the server does (for example "
+                    "MEMORY_GRAPH_EXACT_SEARCH_MAX_ROWS=0 times LanceDB's vector search instead of the in-process copy).")
     p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
                    help="folder holding scifact/, locomo/ and cosqa/ (default: ../shared/data next to the repo)")
     p.add_argument("--scifact-corpus", type=Path, help="SciFact corpus.jsonl (default: DATA/scifact/corpus.jsonl)")

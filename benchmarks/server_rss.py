@@ -46,6 +46,8 @@ def server_rss(data_dir: Path, queries: list[str], model: str = "", searches: in
     marker = f"MEMORY_GRAPH_RSS_PROBE={time.time_ns()}"
     env = {"MEMORY_GRAPH_HOME": str(data_dir), "HF_HUB_OFFLINE": "1", marker.split("=")[0]: marker.split("=")[1],
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    # the settings the harness's own engines read (Config.from_env), except where the data is
+    env.update({k: v for k, v in os.environ.items() if k.startswith("MEMORY_GRAPH_") and k != "MEMORY_GRAPH_HOME"})
     if model:
         env["MEMORY_GRAPH_MODEL"] = model
     env.update(extra_env or {})

@@ -1,4 +1,7 @@
-"""Speed and scale: search latency per stage at several sizes, store throughput, memory, disk; code indexing."""
+"""Speed and scale: search latency per stage at several sizes, store throughput, memory, disk; code indexing.
+
+Engines here take their settings from ``MEMORY_GRAPH_<FIELD>`` variables (``Config.from_env``), as the server does,
+so another setting can be measured without editing code."""
 
 from __future__ import annotations
 
@@ -54,7 +57,7 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
     embedder.encode_query("load the model before the first size is timed")
     for n in sizes:
         d = Path(tempfile.mkdtemp(dir=workdir))
-        eng = Engine(d, config=Config(), embedder=FixedEmbedder(embedder))
+        eng = Engine(d, config=Config.from_env(), embedder=FixedEmbedder(embedder))
         t = time.perf_counter()
         for start in range(0, n, 5000):
             idx = [i % len(texts) for i in range(start, min(n, start + 5000))]
@@ -122,7 +125,7 @@ def after_foreign_writes(eng, data_dir: Path, texts: list[str], vectors: np.ndar
     t = time.perf_counter()
     eng._load_memory_graph()
     reload_ms = 1000 * (time.perf_counter() - t)
-    other = Engine(data_dir, config=Config(), embedder=FixedEmbedder(embedder))
+    other = Engine(data_dir, config=Config.from_env(), embedder=FixedEmbedder(embedder))
     times = []
     for i in range(rounds):
         other.store_many([{"content": f"{texts[i % len(texts)]} (written elsewhere {i})"}],
@@ -153,7 +156,7 @@ def vector_recall(eng, embedder, queries: list[str], k: int = 10) -> float:
 def store_throughput(texts: list[str], embedder, workdir: Path, single: int, batch: int) -> dict:
     """Memories per second, the model included: one store() at a time, and store_many in one batch."""
     d = Path(tempfile.mkdtemp(dir=workdir))
-    eng = Engine(d, config=Config(), embedder=embedder)
+    eng = Engine(d, config=Config.from_env(), embedder=embedder)
     eng.store("warm up the model")
     t = time.perf_counter()
     for i in range(single):
@@ -174,7 +177,7 @@ def indexing(repo: Path, embedder_factory, workdir: Path) -> dict:
     from memory_graph.code import chunk_embed_text
 
     d = Path(tempfile.mkdtemp(dir=workdir))
-    eng = Engine(d, config=Config(), embedder=embedder_factory())
+    eng = Engine(d, config=Config.from_env(), embedder=embedder_factory())
     first = index_project(eng, repo, project="bench")
     t = time.perf_counter()
     second = index_project(eng, repo, project="bench")

@@ -76,8 +76,10 @@ class Config:
     #: by ``python -m benchmarks.ann_threshold`` on 2 cores: 7 ms at 5k rows, 15 ms at 10k, 21 ms at 20k.
     ann_min_rows: int = 10_000
     #: while there are at most this many memories, the vector leg searches an exact copy of their vectors in
-    #: process memory (1.5 KB a memory at 384 dimensions), not LanceDB: 2.0 ms a query at 50,000 rows against
-    #: 40 ms for LanceDB's flat search (python -m benchmarks.ann_threshold). 0 turns the copy off.
+    #: process memory (1.5 KB a memory at 384 dimensions), not LanceDB: 6.1 ms a query at 50,000 rows against
+    #: 43 ms for LanceDB's flat search (python -m benchmarks.ann_threshold). At 100,000 memories the copy took
+    #: search p50 from 40 to 33 ms and the server's RSS from 1.6 to 1.9 GB (python -m benchmarks --full with
+    #: MEMORY_GRAPH_EXACT_SEARCH_MAX_ROWS=200000), so past 50,000 the ANN index is used. 0 turns the copy off.
     exact_search_max_rows: int = 50_000
     #: a filtered search of that copy checks up to this many times the candidates it needs against the
     #: filters (widening from ``postfilter_factor``); if fewer pass, LanceDB filters first instead.
