@@ -19,9 +19,10 @@ def snapshot(eng: Engine):
     nodes = {n: dict(d) for n, d in g.nodes(data=True)}
     edges = sorted((u, v, k, tuple(sorted(d.items()))) for u, v, k, d in g.edges(keys=True, data=True))
     index = (dict(eng.entity_index.names), {k: set(v) for k, v in eng.entity_index.by_norm.items() if v})
-    cache = eng.memory_vectors
-    vectors = None if cache is None else {i: tuple(np.round(cache.get(i), 5)) for i in cache._ids}
-    return nodes, edges, index, vectors
+    vectors = [None if c is None else {i: tuple(np.round(c.get(i), 5)) for i in c._ids}
+               for c in (eng.memory_vectors, eng.passage_vectors)]
+    owners = None if eng.passage_vectors is None else dict(eng.passage_vectors._owner)
+    return nodes, edges, index, vectors, owners
 
 
 def fresh(data) -> tuple:
@@ -262,15 +263,15 @@ def test_a_reembed_makes_other_processes_reload_their_copy_of_the_vectors(pair):
     data, reader, writer = pair
     writer.store_many([{"content": f"Orion note {i} about the ledger"} for i in range(5)])
     reader.search("Orion")
-    before = snapshot(reader)[3]
+    before = snapshot(reader)[3][0]
     writer.embedder = SaltedEmbedder()
     writer.reembed(tables=("memories",))
     reader.search("Orion")
-    after = snapshot(reader)[3]
+    after = snapshot(reader)[3][0]
     assert after != before and set(after) == set(before)
     fresh_reader = Engine(data, config=Config(), embedder=SaltedEmbedder())
     try:
-        assert after == snapshot(fresh_reader)[3] == snapshot(writer)[3]
+        assert after == snapshot(fresh_reader)[3][0] == snapshot(writer)[3][0]
     finally:
         fresh_reader.close()
 
