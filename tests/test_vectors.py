@@ -128,3 +128,14 @@ def test_remove_owned_drops_every_id_put_with_those_owners_and_only_them():
     cache.put(["a#1"], rng.standard_normal((1, DIM)), ["a"])  # put again after its owner was dropped
     cache.remove_owned(["c"])
     assert cache.nearest(np.ones(DIM), 5)[0] == ["a#1"]
+
+
+def test_an_id_put_again_under_another_owner_leaves_the_first_owner():
+    cache = VectorCache(DIM)
+    rng = np.random.default_rng(2)
+    cache.put(["p"], rng.standard_normal((1, DIM)), ["a"])
+    cache.put(["p"], rng.standard_normal((1, DIM)), ["b"])
+    cache.remove_owned(["a"])
+    assert "p" in cache
+    cache.remove_owned(["b"])
+    assert "p" not in cache and len(cache) == 0

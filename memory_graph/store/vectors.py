@@ -47,6 +47,11 @@ class VectorCache:
         for i, v in zip(ids, mat):
             self._matrix[self._row[i]] = v
         for i, owner in zip(ids, owners or ()):
+            previous = self._owner.get(i)
+            if previous is not None and previous != owner:
+                self._owned[previous].discard(i)
+                if not self._owned[previous]:
+                    del self._owned[previous]
             self._owner[i] = owner
             self._owned.setdefault(owner, set()).add(i)
 
