@@ -79,6 +79,7 @@ class MaintenanceMixin:
     def _load_memory_graph(self) -> None:
         # changes logged from here on are applied again by the next catch-up (applying one twice is harmless)
         self._seen_change = self.lance.last_change()
+        self._seen_passages = self.lance.versions(["passages"])["passages"]
         graph, index = Graph(), EntityIndex()
         for r in self.lance.query("entities", None, ["id", "name", "entity_type", "aliases"]).to_pylist():
             graph.add_entity(r["id"], r["name"], r["entity_type"])
@@ -142,15 +143,22 @@ class MaintenanceMixin:
                 sum(map(len, ids.values())) > self.config.sync_max_ids:
             self._load_memory_graph()
             return
-        self._refresh_graph(ids["memories"], ids["entities"], ids["relations"])
+        # read before the rows: a later write of passages then shows as a newer version next time
+        passages_version = self.lance.versions(["passages"])["passages"]
+        self._refresh_graph(ids["memories"], ids["entities"], ids["relations"],
+                            passages=passages_version != self._seen_passages)
+        self._seen_passages = passages_version
         self._seen_change = changes[-1]["seq"]
 
-    def _refresh_graph(self, memories: set[str], entities: set[str], relations: set[str]) -> None:
-        """Make these nodes and relations of the graph (and the entity index) what LanceDB holds now."""
+    def _refresh_graph(self, memories: set[str], entities: set[str], relations: set[str],
+                       passages: bool = True) -> None:
+        """Make these nodes and relations of the graph (and the entity index) what LanceDB holds now;
+        ``passages=False`` keeps the copy of the passages' vectors, for when their table has not moved."""
         with self._graph_lock:
-            self._refresh_graph_locked(memories, entities, relations)
+            self._refresh_graph_locked(memories, entities, relations, passages)
 
-    def _refresh_graph_locked(self, memories: set[str], entities: set[str], relations: set[str]) -> None:
+    def _refresh_graph_locked(self, memories: set[str], entities: set[str], relations: set[str],
+                              passages: bool = True) -> None:
         graph, index = self.graph, self.entity_index
         rows = {r["id"]: r for r in self.lance.by_ids("entities", entities,
                                                        ["id", "name", "entity_type", "aliases"]).to_pylist()}
@@ -171,14 +179,16 @@ class MaintenanceMixin:
                 continue
             graph.remove_mentions_of(mid)
             graph.add_memory(mid, node_attrs(rows[mid]))
-        for copy in (self.memory_vectors, self.passage_vectors):
-            if copy is not None:
-                copy.remove([m for m in memories if m not in rows])
-                copy.remove_owned(memories)
-        passages = self.lance.by_ids("passages", list(rows), ["id", "memory_id", "vector"], column="memory_id") \
-            if self.passage_vectors is not None else None
-        self._keep_vectors(list(rows.values()) if self.memory_vectors is not None else [],
-                           passages.to_pylist() if passages is not None else [])
+        if self.memory_vectors is not None:
+            self.memory_vectors.remove([m for m in memories if m not in rows])
+        # a write that added or removed passages moved their table; one that did not (a short memory, a
+        # change of tags) left them as they are, and this saves a LanceDB lookup per catch-up
+        passage_rows = []
+        if passages and self.passage_vectors is not None:
+            self.passage_vectors.remove_owned(memories)
+            passage_rows = self.lance.by_ids("passages", list(rows), ["id", "memory_id", "vector"],
+                                             column="memory_id").to_pylist()
+        self._keep_vectors(list(rows.values()) if self.memory_vectors is not None else [], passage_rows)
         mentions = self.lance.by_ids("mentions", list(rows), ["memory_id", "entity_id", "weight"], column="memory_id")
         for mid, eid, w in zip(*(mentions.column(c).to_pylist() for c in ("memory_id", "entity_id", "weight"))):
             graph.add_mention(mid, eid, w)

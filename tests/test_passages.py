@@ -126,13 +126,23 @@ def test_another_process_passages_reach_the_copy_by_id(tmp_path):
     reader = Engine(tmp_path / "data", config, WindowEmbedder())
     writer = Engine(tmp_path / "data", config, WindowEmbedder())
     long_id = writer.store(LONG)
-    steps = [lambda: writer.store(LONG.replace("zebra", "okapi")), lambda: writer.update(long_id, content="short"),
-             lambda: writer.update(long_id, content=LONG + " twice"), lambda: writer.delete(long_id)]
-    for n, step in enumerate([lambda: None, *steps]):
+    lookups = []
+    by_ids = reader.lance.by_ids
+    reader.lance.by_ids = lambda table, *a, **k: (lookups.append(table), by_ids(table, *a, **k))[1]
+    # (step, whether it writes passages): a step that writes none leaves the copy as it is, without a lookup
+    steps = [(lambda: None, True), (lambda: writer.store(LONG.replace("zebra", "okapi")), True),
+             (lambda: writer.store("a short note on the zebra"), False),
+             (lambda: writer.update(long_id, tags=["vault"]), False),
+             (lambda: writer.update(long_id, content="short"), True),
+             (lambda: writer.update(long_id, content=LONG + " twice"), True), (lambda: writer.delete(long_id), True)]
+    for n, (step, writes_passages) in enumerate(steps):
         step()
+        lookups.clear()
         reader.search("zebra password")
         assert held_passages(reader) == lance_passages(reader), f"after step {n}"
         assert len(reader.passage_vectors) == reader.lance.count("passages")
+        if n:  # (the first search reads no change)
+            assert ("passages" in lookups) == writes_passages, f"after step {n}"
     assert [h.id for h in reader.search("okapi password rotates quarterly", mode="vector", limit=1)] == \
         [h.id for h in writer.search("okapi password rotates quarterly", mode="vector", limit=1)]
     reader.close()
