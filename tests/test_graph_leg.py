@@ -78,3 +78,22 @@ def test_degree_counts_distinct_neighbours_in_and_out():
     g.add_relation("r1", "orion", "billing", "part_of")
     g.add_relation("r2", "orion", "billing", "depends_on")
     assert g.degree("orion") == 3  # m1, m3 and billing, however many relations join it to billing
+
+
+def test_edges_hold_the_node_id_objects_not_copies_of_them():
+    """Ids read from LanceDB are new strings each time; the graph keeps one object per id (its memory cost)."""
+    def fresh(s: str) -> str:
+        return "".join(list(s))  # an equal string that is not the same object
+
+    g = Graph()
+    g.add_memory(fresh("mem-1"), {"memory_type": "episodic", "tags": (), "project": None})
+    g.add_entity(fresh("ent-1"), "Orion", "project")
+    g.add_entity(fresh("ent-2"), "Vega", "project")
+    g.add_mention(fresh("mem-1"), fresh("ent-1"), 1.0)
+    g.add_relation("rel-1", fresh("ent-1"), fresh("ent-2"), "depends_on")
+    g.add_node(fresh("sym-1"), "symbol")
+    g.add_edge(fresh("sym-1"), fresh("ent-2"), "calls")
+    nodes = {n: n for n in g.g.nodes}
+    ends = [x for u, nbrs in g.g.adj.items() for v in nbrs for x in (u, v)]
+    ends += [x for v, nbrs in g.g.pred.items() for u in nbrs for x in (u, v)]
+    assert len(ends) == 12 and all(x is nodes[x] for x in ends)
