@@ -21,8 +21,8 @@ class Graph:
     extends, implements). ``bridge`` is the kind of node that links records (entities, or symbols).
 
     Node ids are interned: networkx keys each edge by the id objects it is given, and ids read from LanceDB
-    are new strings every time, so without it each edge held two more copies of its ends' ids (about 100 MB
-    of a 100,000-memory graph with 470,000 mentions).
+    are new strings every time, so without it each edge held two more copies of its ends' ids. The MCP
+    server's RSS at 100,000 memories went from 1,620 to 1,472 MB (``python -m benchmarks --full``).
     """
 
     def __init__(self, bridge: str = ENTITY) -> None:
