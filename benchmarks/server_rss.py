@@ -43,8 +43,8 @@ def server_rss(data_dir: Path, queries: list[str], model: str = "", searches: in
     server's RSS then and its peak (VmHWM), with the calls' round-trip times."""
     from mcp import Client, StdioServerParameters
 
-    marker = f"MEMORY_GRAPH_RSS_PROBE={time.time_ns()}"
-    env = {"MEMORY_GRAPH_HOME": str(data_dir), "HF_HUB_OFFLINE": "1", marker.split("=")[0]: marker.split("=")[1],
+    probe = str(time.time_ns())  # marks the server's environment, so that its pid can be found
+    env = {"MEMORY_GRAPH_HOME": str(data_dir), "HF_HUB_OFFLINE": "1", "MEMORY_GRAPH_RSS_PROBE": probe,
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     # the settings the harness's own engines read (Config.from_env), except where the data is
     env.update({k: v for k, v in os.environ.items() if k.startswith("MEMORY_GRAPH_") and k != "MEMORY_GRAPH_HOME"})
@@ -55,7 +55,7 @@ def server_rss(data_dir: Path, queries: list[str], model: str = "", searches: in
 
     async def go() -> dict:
         async with Client(params, read_timeout_seconds=600) as client:
-            pid = _server_pid(marker)
+            pid = _server_pid(f"MEMORY_GRAPH_RSS_PROBE={probe}")
             idle = _memory_kb(pid)["VmRSS"]  # before the first call: the engine may still be loading
             times, found = [], 0
             for i in range(searches):

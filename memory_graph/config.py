@@ -78,7 +78,7 @@ class Config:
     #: while there are at most this many memories, the vector leg searches an exact copy of their vectors in
     #: process memory (1.5 KB a memory at 384 dimensions), not LanceDB: 6.1 ms a query at 50,000 rows against
     #: 43 ms for LanceDB's flat search (python -m benchmarks.ann_threshold). At 100,000 memories the copy took
-    #: search p50 from 40 to 33 ms and the server's RSS from 1.6 to 1.9 GB (python -m benchmarks --full with
+    #: search p50 from 40 to 33 ms and added 250 MB to the server's RSS (python -m benchmarks --full with
     #: MEMORY_GRAPH_EXACT_SEARCH_MAX_ROWS=200000), so past 50,000 the ANN index is used. 0 turns the copy off.
     exact_search_max_rows: int = 50_000
     #: a filtered search of that copy checks up to this many times the candidates it needs against the

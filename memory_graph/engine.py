@@ -334,10 +334,10 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
             with self._graph_lock:
                 for i in ids:
                     self.graph.remove_node(i)
-                for copy in (self.memory_vectors, self.passage_vectors):
-                    if copy is not None:
-                        copy.remove(ids)
-                        copy.remove_owned(ids)
+                if self.memory_vectors is not None:
+                    self.memory_vectors.remove(ids)
+                if self.passage_vectors is not None:
+                    self.passage_vectors.remove_owned(ids)
             self._after_write()
         return len(ids)
 

@@ -1,4 +1,5 @@
-"""An in-process copy of the memories' vectors, for exact cosine search without a LanceDB query.
+"""An in-process copy of vectors (the memories', and their passages'), for exact cosine search without a
+LanceDB query.
 
 LanceDB stays the source of truth: the engine fills the copy when it loads its graph and changes it where it
 changes the graph's memory nodes, so both follow the same writes, its own and (through the change log) other
@@ -47,11 +48,7 @@ class VectorCache:
         for i, v in zip(ids, mat):
             self._matrix[self._row[i]] = v
         for i, owner in zip(ids, owners or ()):
-            previous = self._owner.get(i)
-            if previous is not None and previous != owner:
-                self._owned[previous].discard(i)
-                if not self._owned[previous]:
-                    del self._owned[previous]
+            self._disown(i)
             self._owner[i] = owner
             self._owned.setdefault(owner, set()).add(i)
 
@@ -61,11 +58,7 @@ class VectorCache:
             row = self._row.pop(i, None)
             if row is None:
                 continue
-            owner = self._owner.pop(i, None)
-            if owner is not None:
-                self._owned[owner].discard(i)
-                if not self._owned[owner]:
-                    del self._owned[owner]
+            self._disown(i)
             last = len(self._ids) - 1
             if row != last:
                 moved = self._ids[last]
@@ -73,6 +66,13 @@ class VectorCache:
                 self._ids[row] = moved
                 self._row[moved] = row
             self._ids.pop()
+
+    def _disown(self, i: str) -> None:
+        owner = self._owner.pop(i, None)
+        if owner is not None:
+            self._owned[owner].discard(i)
+            if not self._owned[owner]:
+                del self._owned[owner]
 
     def remove_owned(self, owners: Iterable[str]) -> None:
         """Drop every id put with one of these owners."""
