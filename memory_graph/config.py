@@ -31,6 +31,9 @@ class Config:
     # --- embedding ---
     #: sentence-transformers model path or name; "" means the packaged all-MiniLM-L6-v2.
     embedding_model: str = ""
+    #: "auto" runs a BERT model directory (the default model among them) on ONNX Runtime, without PyTorch,
+    #: and anything else on sentence-transformers; "onnx" or "sentence-transformers" forces one.
+    embedding_backend: str = "auto"
     embedding_batch_size: int = 64
     #: vectors kept in memory by content hash, so re-storing or re-indexing the same text is free.
     embedding_cache_size: int = 20_000
@@ -208,6 +211,8 @@ class Config:
             (self.max_limit > 0 and self.max_content_chars > 0, "limits must be > 0"),
             (min(self.embedding_cache_size, self.query_cache_size, self.describe_cache_size) >= 0,
              "cache sizes must be >= 0"),
+            (self.embedding_backend in ("auto", "onnx", "sentence-transformers"),
+             "embedding_backend must be auto, onnx or sentence-transformers"),
         ]
         for ok, message in checks:
             if not ok:

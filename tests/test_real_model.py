@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from memory_graph import Config, Engine
@@ -106,7 +107,7 @@ def test_no_chunk_is_longer_than_the_model_reads(tmp_path):
     from memory_graph.embedding import SentenceTransformerEmbedder
 
     model = SentenceTransformerEmbedder("", 32, 10, 10)
-    tok = model.model.tokenizer
+    runtime = model.model
     root = Path(__file__).resolve().parents[1]
     worst = 0
     for f in scan(root).files:
@@ -114,7 +115,7 @@ def test_no_chunk_is_longer_than_the_model_reads(tmp_path):
                        Config().chunk_overlap_lines)
         for c in p.chunks:
             text = chunk_embed_text(f.path, c.breadcrumb, c.signature, c.content)
-            worst = max(worst, len(tok(text)["input_ids"]))
+            worst = max(worst, len(runtime.token_ids(text)) + 2)  # with [CLS] and [SEP]
     assert 100 < worst <= 256
 
 
@@ -123,10 +124,10 @@ def test_long_memory_is_found_by_a_passage_past_the_model_input(real):
     cfg = eng.config
     filler = " ".join(f"Meeting {i}: the team reviewed the sprint board and agreed on the next steps." for i in range(40))
     text = f"{filler} Finally: the staging VPN certificate expires every ninety days and must be renewed by ops."
-    tok = eng.embedder.model.tokenizer
+    runtime = eng.embedder.model
     parts = eng.embedder.passages(text, cfg.passage_tokens, cfg.passage_stride, cfg.max_passages)
     assert parts and eng.embedder.passages("short text", cfg.passage_tokens, cfg.passage_stride, 8) == []
-    assert all(len(tok(p, add_special_tokens=False)["input_ids"]) <= cfg.passage_tokens + 2 for p in parts)
+    assert all(len(runtime.token_ids(p)) <= cfg.passage_tokens + 2 for p in parts)
     assert parts[-1].endswith("renewed by ops.")
     long_id = eng.store(text)
     try:
@@ -145,3 +146,48 @@ def test_the_benchmark_reads_the_real_server_rss_after_real_searches(real):
     assert out["results_per_search"] >= 1  # the searches reached this data
     assert out["peak_rss_mb"] >= out["rss_mb"] > out["rss_at_start_mb"] > 0  # the model was loaded in between
     assert out["first_search_ms"] > 0 and out["round_trip_ms_p50"] > 0
+
+
+TEXTS = [
+    "",
+    "a",
+    "How often do we back up the prod data?",
+    "def parse(path: str) -> dict:\n    return json.loads(Path(path).read_text())  # ünïcödé, 日本語, emoji 🚀",
+    "Meeting notes. " * 200,  # longer than the 256 word pieces the model reads
+] + [c for c, _ in CORPUS]
+
+
+def test_the_onnx_runtime_gives_sentence_transformers_vectors_tokens_and_passages():
+    """ONNX Runtime (the default) and PyTorch run the packaged model to the same vectors and word pieces."""
+    from memory_graph.embedding import SentenceTransformerEmbedder
+
+    onnx = SentenceTransformerEmbedder("", 4, 0, 0, backend="onnx")
+    torch = SentenceTransformerEmbedder("", 4, 0, 0, backend="sentence-transformers")
+    assert (onnx.runtime, torch.runtime) == (None, None)
+    a, b = onnx.encode(TEXTS), torch.encode(TEXTS)
+    assert (onnx.runtime, torch.runtime) == ("onnx", "sentence-transformers")
+    assert a.shape == b.shape == (len(TEXTS), 384) and a.dtype == np.float32
+    assert np.abs(a - b).max() < 1e-5
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(onnx.encode_query(TEXTS[2]), b[2], atol=1e-5)
+    for text in TEXTS:
+        assert onnx.model.token_ids(text) == torch.model.token_ids(text)
+        assert onnx.passages(text, 128, 96, 8) == torch.passages(text, 128, 96, 8)
+    assert onnx.passages(TEXTS[4], 128, 96, 8)  # the long text has passages to compare
+
+
+def test_the_default_engine_runs_without_pytorch(tmp_path):
+    """A store and a search in a fresh process import neither PyTorch nor sentence-transformers."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from memory_graph import Config, Engine\n"
+        f"eng = Engine({str(tmp_path)!r}, Config())\n"
+        "eng.store('The production database is backed up every night')\n"
+        "assert eng.search('when are backups made', limit=1)\n"
+        "print(eng.stats()['model']['runtime'], 'torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["onnx", "False", "False"]

@@ -1,0 +1,209 @@
+"""A sentence-transformers BERT model run by ONNX Runtime: no PyTorch in the process.
+
+The ONNX graph is built in memory from the model directory's ``model.safetensors`` and ``config.json``
+(the BERT encoder of Devlin et al. 2019, then the directory's pooling and L2 normalisation), so nothing is
+exported, downloaded or written. Its vectors equal sentence-transformers' to float32 rounding
+(``tests/test_real_model.py`` checks this). Any other architecture runs on sentence-transformers.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger("memory_graph")
+
+_OPSET = 20  # the first with a standard Gelu
+
+
+def _read_json(path: Path) -> dict | list | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def unsupported(path: str) -> str | None:
+    """Why the ONNX runtime cannot run the model directory ``path``, or None when it can."""
+    root = Path(path)
+    if not root.is_dir():
+        return "it is not a local directory"
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "modules.json"):
+        if not (root / name).is_file():
+            return f"it has no {name}"
+    config = _read_json(root / "config.json") or {}
+    if config.get("model_type") != "bert":
+        return f"its model_type is {config.get('model_type')!r}, not 'bert'"
+    if config.get("hidden_act", "gelu") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute":
+        return "it uses an activation or position embedding other than BERT's own"
+    modules = [m.get("type", "").rsplit(".", 1)[-1] for m in (_read_json(root / "modules.json") or [])]
+    if modules[:2] != ["Transformer", "Pooling"] or any(m != "Normalize" for m in modules[2:]):
+        return f"its modules are {modules}, not Transformer, Pooling (and Normalize)"
+    if _pooling(root) is None:
+        return "its pooling is neither mean nor CLS"
+    st_config = _read_json(root / "config_sentence_transformers.json") or {}
+    if st_config.get("default_prompt_name"):
+        return "it adds a default prompt"
+    try:
+        import onnx  # noqa: F401
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+    except ImportError as exc:
+        return f"{exc.name} is not installed"
+    return None
+
+
+def _pooling(root: Path) -> str | None:
+    modules = _read_json(root / "modules.json") or []
+    pooling_dir = next((m.get("path", "") for m in modules if m.get("type", "").endswith("Pooling")), "")
+    cfg = _read_json(root / pooling_dir / "config.json") or {}
+    modes = {k for k, v in cfg.items() if k.startswith("pooling_mode") and v}
+    if modes == {"pooling_mode_mean_tokens"}:
+        return "mean"
+    if modes == {"pooling_mode_cls_token"}:
+        return "cls"
+    return None
+
+
+def build_graph(weights: dict[str, np.ndarray], config: dict, pooling: str):
+    """The ONNX model: input_ids and attention_mask (int64, batch x tokens) to L2-normalised embeddings."""
+    from onnx import TensorProto
+    from onnx import helper as oh
+    from onnx import numpy_helper
+
+    w = {k.removeprefix("bert."): v for k, v in weights.items()}
+    heads, dim = config["num_attention_heads"], config["hidden_size"]
+    eps = float(config.get("layer_norm_eps", 1e-12))
+    inits, nodes = [], []
+
+    def const(name: str, value) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def node(op: str, inputs: list[str], **attrs) -> str:
+        out = f"{op}_{len(nodes)}"
+        nodes.append(oh.make_node(op, inputs, [out], **attrs))
+        return out
+
+    def layer_norm(x: str, prefix: str) -> str:
+        return node("LayerNormalization", [x, const(prefix + "w", w[prefix + "weight"]),
+                                           const(prefix + "b", w[prefix + "bias"])], axis=-1, epsilon=eps)
+
+    def linear(x: str, prefix: str) -> str:
+        return node("Add", [node("MatMul", [x, const(prefix + "wt", w[prefix + "weight"].T)]),
+                            const(prefix + "b", w[prefix + "bias"])])
+
+    i64 = lambda name, values: const(name, np.array(values, dtype=np.int64))  # noqa: E731
+    # A Slice of the position table, not Gather(Range): ORT's optimiser turns the latter into a Slice with
+    # scalar bounds, which it then rejects.
+    n_tokens = node("Gather", [node("Shape", ["input_ids"]), i64("one", [1])], axis=0)
+    x = node("Add", [node("Gather", [const("word", w["embeddings.word_embeddings.weight"]), "input_ids"]),
+                     node("Slice", [const("position", w["embeddings.position_embeddings.weight"]), i64("zero", [0]),
+                                    n_tokens, i64("axis0", [0])])])
+    x = layer_norm(node("Add", [x, const("segment", w["embeddings.token_type_embeddings.weight"][0])]),
+                   "embeddings.LayerNorm.")
+    mask = node("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    # -1e9 on padding, so that softmax gives it no weight
+    mask_bias = node("Mul", [node("Sub", [const("onef", np.array(1.0, np.float32)),
+                                          node("Unsqueeze", [mask, i64("axes12", [1, 2])])]),
+                             const("neg", np.array(-1e9, np.float32))])
+    split_heads, merge_heads = i64("split", [0, 0, heads, dim // heads]), i64("merge", [0, 0, dim])
+    scale = const("scale", np.array(1.0 / np.sqrt(dim // heads), np.float32))
+    for i in range(config["num_hidden_layers"]):
+        p = f"encoder.layer.{i}."
+        q, k, v = (node("Transpose", [node("Reshape", [linear(x, f"{p}attention.self.{name}."), split_heads])],
+                        perm=perm)
+                   for name, perm in (("query", [0, 2, 1, 3]), ("key", [0, 2, 3, 1]), ("value", [0, 2, 1, 3])))
+        scores = node("Add", [node("Mul", [node("MatMul", [q, k]), scale]), mask_bias])
+        context = node("Reshape", [node("Transpose", [node("MatMul", [node("Softmax", [scores], axis=-1), v])],
+                                        perm=[0, 2, 1, 3]), merge_heads])
+        x = layer_norm(node("Add", [linear(context, p + "attention.output.dense."), x]),
+                       p + "attention.output.LayerNorm.")
+        hidden = node("Gelu", [linear(x, p + "intermediate.dense.")])
+        x = layer_norm(node("Add", [linear(hidden, p + "output.dense."), x]), p + "output.LayerNorm.")
+    if pooling == "cls":
+        pooled = node("Squeeze", [node("Slice", [x, i64("c0", [0]), i64("c1", [1]), i64("c_axis", [1])]),
+                                  i64("c_sq", [1])])
+    else:  # the mean of the real tokens' states (sentence-transformers' Pooling)
+        m = node("Unsqueeze", [mask, i64("axis2", [2])])
+        total = node("ReduceSum", [node("Mul", [x, m]), i64("sum_axis", [1])], keepdims=0)
+        count = node("Max", [node("ReduceSum", [m, i64("sum_axis2", [1])], keepdims=0),
+                             const("min_count", np.array(1e-9, np.float32))])
+        pooled = node("Div", [total, count])
+    norm = node("Max", [node("ReduceL2", [pooled, i64("l2_axis", [1])], keepdims=1),
+                        const("min_norm", np.array(1e-12, np.float32))])
+    nodes.append(oh.make_node("Div", [pooled, norm], ["embedding"]))
+    graph = oh.make_graph(
+        nodes, "sentence_bert",
+        [oh.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"]) for n in ("input_ids", "attention_mask")],
+        [oh.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", dim])], initializer=inits)
+    return oh.make_model(graph, opset_imports=[oh.make_opsetid("", _OPSET)])
+
+
+class OnnxBert:
+    """A BERT sentence-transformers directory on ONNX Runtime, with the interface the embedder needs.
+
+    threads: ONNX Runtime's intra-op threads (0: one per physical core).
+    """
+
+    backend = "onnx"
+
+    def __init__(self, path: str, threads: int = 0) -> None:
+        import onnxruntime as ort
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        root = Path(path)
+        reason = unsupported(path)
+        if reason is not None:
+            raise ValueError(f"{path} cannot run on ONNX Runtime: {reason}")
+        config = json.loads((root / "config.json").read_text(encoding="utf-8"))
+        st_config = _read_json(root / "sentence_bert_config.json") or {}
+        self.max_seq_length = int(st_config.get("max_seq_length") or config.get("max_position_embeddings", 512))
+        self._lower = bool(st_config.get("do_lower_case"))
+        self.dimension = int(config["hidden_size"])
+        model = build_graph(load_file(str(root / "model.safetensors")), config, _pooling(root) or "mean")
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        options.intra_op_num_threads = threads
+        # Idle ORT workers spin by default: on a small machine they would take the core from LanceDB and Tantivy.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        del model
+        self._truncating = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self._truncating.enable_truncation(self.max_seq_length)
+        self._truncating.no_padding()
+        self.tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self.tokenizer.no_truncation()
+        self.tokenizer.no_padding()
+
+    def encode(self, texts, batch_size: int = 64) -> np.ndarray:
+        """L2-normalised float32 vectors of ``texts``; batches hold texts of similar length (less padding)."""
+        if self._lower:
+            texts = [t.lower() for t in texts]
+        encodings = self._truncating.encode_batch(list(texts))
+        out = np.zeros((len(encodings), self.dimension), dtype=np.float32)
+        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
+        for start in range(0, len(order), max(1, batch_size)):
+            rows = order[start:start + max(1, batch_size)]
+            width = max(len(encodings[r].ids) for r in rows)
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for j, r in enumerate(rows):
+                n = len(encodings[r].ids)
+                ids[j, :n] = encodings[r].ids
+                mask[j, :n] = 1
+            out[rows] = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+        return out
+
+    def token_ids(self, text: str) -> list[int]:
+        """Word-piece ids of the whole text, without [CLS] and [SEP]."""
+        return self.tokenizer.encode(text.lower() if self._lower else text, add_special_tokens=False).ids
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tokenizer.decode(ids)
+
