@@ -35,6 +35,9 @@ class Config:
     #: and anything else on sentence-transformers; "onnx" or "sentence-transformers" forces one.
     embedding_backend: str = "auto"
     embedding_batch_size: int = 64
+    #: at most this many padded word pieces in one batch on ONNX Runtime: 8 texts of 256, 64 of 32. Batches
+    #: of 64 long texts held 1.5 GB and were no faster (memory_graph/onnx_bert.py).
+    embedding_batch_tokens: int = 2048
     #: vectors kept in memory by content hash, so re-storing or re-indexing the same text is free.
     embedding_cache_size: int = 20_000
     query_cache_size: int = 1_024
@@ -211,6 +214,8 @@ class Config:
             (self.max_limit > 0 and self.max_content_chars > 0, "limits must be > 0"),
             (min(self.embedding_cache_size, self.query_cache_size, self.describe_cache_size) >= 0,
              "cache sizes must be >= 0"),
+            (self.embedding_batch_size > 0 and self.embedding_batch_tokens > 0,
+             "embedding_batch_size and embedding_batch_tokens must be > 0"),
             (self.embedding_backend in ("auto", "onnx", "sentence-transformers"),
              "embedding_backend must be auto, onnx or sentence-transformers"),
         ]

@@ -104,7 +104,7 @@ class SentenceTransformersRuntime:
         self.dimension = int(get_dim())
         self.tokenizer = self._model.tokenizer
 
-    def encode(self, texts, batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts, batch_size: int = 64, batch_tokens: int = 0) -> np.ndarray:
         return self._model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
                                   convert_to_numpy=True, show_progress_bar=False)
 
@@ -198,17 +198,18 @@ class SentenceTransformerEmbedder:
 
     model: a local path or a model name; "" means the packaged all-MiniLM-L6-v2.
     backend: "auto" (ONNX Runtime where it can run the model, see ``choose_backend``), "onnx" or
-    "sentence-transformers".
+    "sentence-transformers". batch_tokens: at most this many padded word pieces in one ONNX batch.
     """
 
     def __init__(self, model: str = "", batch_size: int = 64, cache_size: int = 20_000,
-                 query_cache_size: int = 1_024, backend: str = "auto") -> None:
+                 query_cache_size: int = 1_024, backend: str = "auto", batch_tokens: int = 2048) -> None:
         if backend not in BACKENDS:
             raise ConfigError(f"unknown embedding backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
         self.backend = backend
         self.path = model or default_model_path()
         self.name = model or DEFAULT_MODEL
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self._cache = LRU(cache_size)
         self._queries = LRU(query_cache_size)
         self._model = None
@@ -271,7 +272,7 @@ class SentenceTransformerEmbedder:
             keys = list(missing)
             batch = [texts[missing[k][0]] for k in keys]
             model = self.model
-            vectors = np.asarray(on_model_thread(lambda: model.encode(batch, self.batch_size)), dtype=np.float32)
+            vectors = np.asarray(on_model_thread(lambda: model.encode(batch, self.batch_size, self.batch_tokens)), dtype=np.float32)
             self.texts_encoded += len(batch)
             for key, vec in zip(keys, vectors):
                 self._cache.put(key, vec)

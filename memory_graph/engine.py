@@ -77,7 +77,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.embedder = embedder or SentenceTransformerEmbedder(
             self.config.embedding_model, self.config.embedding_batch_size, self.config.embedding_cache_size,
-            self.config.query_cache_size, self.config.embedding_backend)
+            self.config.query_cache_size, self.config.embedding_backend, self.config.embedding_batch_tokens)
         if load_model_in_background and hasattr(self.embedder, "start_loading"):
             self.embedder.start_loading()
         self._lock = threading.RLock()

@@ -8,6 +8,8 @@ exported, downloaded or written. Its vectors equal sentence-transformers' to flo
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import logging
 from pathlib import Path
@@ -66,6 +68,39 @@ def _pooling(root: Path) -> str | None:
     if modes == {"pooling_mode_cls_token"}:
         return "cls"
     return None
+
+
+def length_batches(lengths: list[int], batch_size: int, batch_tokens: int):
+    """(start, stop) slices of ``lengths`` (sorted longest first): each batch holds at most ``batch_size``
+    texts and, padded to its first (longest) text, at most ``batch_tokens`` tokens, but at least one text."""
+    start = 0
+    while start < len(lengths):
+        per_batch = max(1, min(batch_size, batch_tokens // max(1, lengths[start])))
+        yield start, min(len(lengths), start + per_batch)
+        start += per_batch
+
+
+def _release_freed_memory() -> None:
+    """Give the freed heap back to the system after a large encode (glibc only; elsewhere nothing).
+
+    Without the arena ORT frees each batch's buffers, but glibc keeps them mapped: a server that embedded
+    one long batch would hold ~100 MB more from then on (``python -m benchmarks.server_rss`` at 1,000
+    memories).
+    """
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _load_libc():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim.argtypes = [ctypes.c_size_t]
+        return libc
+    except (OSError, AttributeError):
+        return None
+
+
+_LIBC = _load_libc()
 
 
 def build_graph(weights: dict[str, np.ndarray], config: dict, pooling: str):
@@ -170,10 +205,13 @@ class OnnxBert:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         options.intra_op_num_threads = threads
+        # ORT's arena keeps the peak of every batch for good (1.5 GB after one batch of 64 x 256 tokens)
+        options.enable_cpu_mem_arena = False
         # Idle ORT workers spin by default: on a small machine they would take the core from LanceDB and Tantivy.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-        del model
+        del model  # the weights now live in the session; the graph's copy and the file's go back
+        _release_freed_memory()
         self._truncating = Tokenizer.from_file(str(root / "tokenizer.json"))
         self._truncating.enable_truncation(self.max_seq_length)
         self._truncating.no_padding()
@@ -181,16 +219,22 @@ class OnnxBert:
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
 
-    def encode(self, texts, batch_size: int = 64) -> np.ndarray:
-        """L2-normalised float32 vectors of ``texts``; batches hold texts of similar length (less padding)."""
+    def encode(self, texts, batch_size: int = 64, batch_tokens: int = 2048) -> np.ndarray:
+        """L2-normalised float32 vectors of ``texts``.
+
+        A batch holds texts of similar length (less padding), at most ``batch_size`` of them and at most
+        ``batch_tokens`` padded word pieces: attention takes memory in the square of the length, and smaller
+        batches were no slower here (see ``Config.embedding_batch_tokens``).
+        """
         if self._lower:
             texts = [t.lower() for t in texts]
         encodings = self._truncating.encode_batch(list(texts))
         out = np.zeros((len(encodings), self.dimension), dtype=np.float32)
         order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
-        for start in range(0, len(order), max(1, batch_size)):
-            rows = order[start:start + max(1, batch_size)]
-            width = max(len(encodings[r].ids) for r in rows)
+        batches = list(length_batches([len(encodings[r].ids) for r in order], batch_size, batch_tokens))
+        for start, stop in batches:
+            rows = order[start:stop]
+            width = len(encodings[rows[0]].ids)
             ids = np.zeros((len(rows), width), dtype=np.int64)
             mask = np.zeros((len(rows), width), dtype=np.int64)
             for j, r in enumerate(rows):
@@ -198,6 +242,8 @@ class OnnxBert:
                 ids[j, :n] = encodings[r].ids
                 mask[j, :n] = 1
             out[rows] = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+        if len(batches) > 1:
+            _release_freed_memory()
         return out
 
     def token_ids(self, text: str) -> list[int]:

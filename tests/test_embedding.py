@@ -6,6 +6,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memory_graph.embedding import SentenceTransformerEmbedder
 
@@ -20,7 +22,7 @@ class RecordingModel:
     dimension = 4
     max_seq_length = 256
 
-    def encode(self, texts, batch_size=64):
+    def encode(self, texts, batch_size=64, batch_tokens=0):
         self.threads.add(threading.current_thread().name)
         self.idents.add(threading.get_ident())
         return np.tile(np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32), (len(texts), 1))
@@ -59,7 +61,7 @@ class CountingModel(RecordingModel):
         super().__init__()
         self.calls: list[list[str]] = []
 
-    def encode(self, texts, batch_size=64):
+    def encode(self, texts, batch_size=64, batch_tokens=0):
         self.calls.append(list(texts))
         return np.stack([np.roll(np.array([1.0, 0.5, 0.25, 0.0], dtype=np.float32), len(t) % 4) for t in texts])
 
@@ -113,3 +115,17 @@ def test_auto_picks_onnx_only_for_what_it_can_run(tmp_path):
         assert "sentence-transformers" in err.value.hint
     with pytest.raises(ConfigError, match="unknown embedding backend"):
         choose_backend(_model_dir(tmp_path / "bert3"), "tensorflow")
+
+
+@given(st.lists(st.integers(1, 300), max_size=60), st.integers(1, 70), st.integers(1, 5000))
+def test_length_batches_cover_every_text_within_both_limits(lengths, batch_size, batch_tokens):
+    from memory_graph.onnx_bert import length_batches
+
+    lengths = sorted(lengths, reverse=True)
+    slices = list(length_batches(lengths, batch_size, batch_tokens))
+    assert [i for a, b in slices for i in range(a, b)] == list(range(len(lengths)))
+    for a, b in slices:
+        assert 1 <= b - a <= batch_size
+        assert b - a == 1 or (b - a) * lengths[a] <= batch_tokens
+        if b < len(lengths):  # a batch stops only at a limit
+            assert b - a == batch_size or (b - a + 1) * lengths[a] > batch_tokens
