@@ -14,7 +14,7 @@ DAY = 86_400.0
 def snapshot(eng: Engine) -> tuple:
     """Everything a write could change, in all three stores."""
     return (tuple(eng.lance.count(t) for t in ("memories", "entities", "relations", "mentions")),
-            eng.text.num_docs(), eng.graph.g.number_of_nodes(), eng.graph.g.number_of_edges(),
+            eng.text.num_docs(), eng.graph.g.number_of_nodes(), eng.graph.number_of_edges(),
             sorted(eng.lance.query("memories", None, ["id", "updated_at"]).to_pylist(), key=lambda r: r["id"]))
 
 
@@ -417,7 +417,7 @@ def test_every_write_rolls_back_on_failure(engine, monkeypatch, op):
     a = engine.store("Orion is the codename for the billing-api rewrite", tags=["x"])
     b = engine.store("billing-api times out")
     before = snapshot(engine)
-    graph_before = sorted(engine.graph.g.edges(keys=True))
+    graph_before = sorted(e[:3] for e in engine.graph.edges())
     calls = {
         "update": lambda: engine.update(a, content="Orion is now called Vega", tags=["y"]),
         "invalidate": lambda: engine.invalidate(a, reason="renamed", superseded_by=b),
@@ -449,5 +449,5 @@ def test_every_write_rolls_back_on_failure(engine, monkeypatch, op):
         calls[op]()
     monkeypatch.undo()
     assert snapshot(engine) == before
-    assert sorted(engine.graph.g.edges(keys=True)) == graph_before
+    assert sorted(e[:3] for e in engine.graph.edges()) == graph_before
     assert engine.get([a])[0].content == "Orion is the codename for the billing-api rewrite"

@@ -1,5 +1,8 @@
 """The graph leg and PPR's local subgraph on a hand-built graph."""
 
+from hypothesis import example, given
+from hypothesis import strategies as st
+
 from memory_graph.graph import Graph
 from memory_graph.retrieval import graph_leg
 
@@ -96,4 +99,65 @@ def test_edges_hold_the_node_id_objects_not_copies_of_them():
     nodes = {n: n for n in g.g.nodes}
     ends = [x for u, nbrs in g.g.adj.items() for v in nbrs for x in (u, v)]
     ends += [x for v, nbrs in g.g.pred.items() for u in nbrs for x in (u, v)]
+    ends += [x for u, ents in g._mentions.items() for v in ents for x in (u, v)]
+    ends += [x for v, mems in g._mentioned_by.items() for u in mems for x in (u, v)]
     assert len(ends) == 12 and all(x is nodes[x] for x in ends)
+
+
+MEMS, ENTS = [f"m{i}" for i in range(5)], [f"e{i}" for i in range(4)]
+ops = st.lists(st.one_of(
+    st.tuples(st.just("mention"), st.sampled_from(MEMS), st.sampled_from(ENTS), st.sampled_from([1.0, 0.5, 2.0])),
+    st.tuples(st.just("relation"), st.sampled_from(MEMS + ENTS), st.sampled_from(MEMS + ENTS), st.integers(0, 3)),
+    st.tuples(st.just("unmention"), st.sampled_from(MEMS)),
+    st.tuples(st.just("remove"), st.sampled_from(MEMS + ENTS)),
+    st.tuples(st.just("readd"), st.sampled_from(MEMS + ENTS)),
+), max_size=40)
+
+
+@given(ops)
+@example([("mention", "m0", "e0", 1.0), ("relation", "m0", "e0", 0), ("relation", "e0", "m0", 1)])
+def test_mentions_outside_networkx_read_as_multigraph_edges(sequence):
+    """Graph keeps mentions in dicts of its own; every read equals a plain MultiDiGraph holding them as edges."""
+    import networkx as nx
+
+    g, ref = Graph(), nx.MultiDiGraph()
+
+    def add(n):
+        if n.startswith("m"):
+            g.add_memory(n, {"project": ""})
+        else:
+            g.add_entity(n, n, "name")
+        ref.add_node(n)
+
+    for n in MEMS + ENTS:
+        add(n)
+    for i, op in enumerate(sequence):
+        if op[0] == "mention" and op[1] in ref and op[2] in ref:
+            g.add_mention(op[1], op[2], op[3])
+            ref.add_edge(op[1], op[2], key="mentions", type="mentions", weight=op[3])
+        elif op[0] == "relation" and op[1] in ref and op[2] in ref:
+            g.add_relation(f"r{i}", op[1], op[2], "depends_on", 1.0 + op[3])
+            ref.add_edge(op[1], op[2], key=f"r{i}", type="depends_on", weight=1.0 + op[3])
+        elif op[0] == "unmention" and op[1] in ref:
+            g.remove_mentions_of(op[1])
+            ref.remove_edges_from([e for e in ref.out_edges(op[1], keys=True) if e[2] == "mentions"])
+        elif op[0] == "remove":
+            g.remove_node(op[1])
+            if op[1] in ref:
+                ref.remove_node(op[1])
+        elif op[0] == "readd" and op[1] not in ref:
+            add(op[1])
+    assert g.number_of_edges() == ref.number_of_edges()
+    assert sorted((u, v, k, d["weight"]) for u, v, k, d in g.edges() if k == "mentions") == \
+        sorted((u, v, k, d["weight"]) for u, v, k, d in ref.edges(keys=True, data=True) if k == "mentions")
+    for n in MEMS + ENTS:
+        assert g.degree(n) == (len(set(ref.succ[n])) + len(set(ref.pred[n])) if n in ref else 0)
+        for direction in ("out", "in", "both"):
+            for types in (None, ["mentions"], ["depends_on"]):
+                ours = sorted((v, t, w, d) for v, t, w, d in g.neighbors(n, direction, types))
+                want = []
+                if n in ref and direction in ("out", "both"):
+                    want += [(v, d["type"], d["weight"], "out") for _, v, d in ref.out_edges(n, data=True)]
+                if n in ref and direction in ("in", "both"):
+                    want += [(u, d["type"], d["weight"], "in") for u, _, d in ref.in_edges(n, data=True)]
+                assert ours == sorted(x for x in want if types is None or x[1] in types)

@@ -46,7 +46,7 @@ def consistent(data_dir: Path) -> Engine:
 def graph_of(eng: Engine) -> tuple:
     """The memory graph's nodes and edges, comparable across engines."""
     g = eng.graph.g
-    return dict(g.nodes(data=True)), sorted((u, v, k) for u, v, k in g.edges(keys=True))
+    return dict(g.nodes(data=True)), sorted((u, v, k) for u, v, k, _ in eng.graph.edges())
 
 
 WRITER = """

@@ -17,7 +17,7 @@ def snapshot(eng: Engine):
     """The memory graph, the entity index and the in-process copy of the vectors, comparable across engines."""
     g = eng.graph.g
     nodes = {n: dict(d) for n, d in g.nodes(data=True)}
-    edges = sorted((u, v, k, tuple(sorted(d.items()))) for u, v, k, d in g.edges(keys=True, data=True))
+    edges = sorted((u, v, k, tuple(sorted(d.items()))) for u, v, k, d in eng.graph.edges())
     index = (dict(eng.entity_index.names), {k: set(v) for k, v in eng.entity_index.by_norm.items() if v})
     vectors = [None if c is None else {i: tuple(np.round(c.get(i), 5)) for i in c._ids}
                for c in (eng.memory_vectors, eng.passage_vectors)]
