@@ -83,9 +83,8 @@ def length_batches(lengths: list[int], batch_size: int, batch_tokens: int):
 def _release_freed_memory() -> None:
     """Give the freed heap back to the system after a large encode (glibc only; elsewhere nothing).
 
-    Without the arena ORT frees each batch's buffers, but glibc keeps them mapped: a server that embedded
-    one long batch would hold ~100 MB more from then on (``python -m benchmarks.server_rss`` at 1,000
-    memories).
+    Without the arena ORT frees each batch's buffers, but glibc keeps them mapped: a server that once
+    embedded a batch of long texts would keep that batch's high-water mark as its RSS from then on.
     """
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
