@@ -136,12 +136,13 @@ class EntityIndex:
         toks = WORD_RE.findall(text)
         out: dict[str, float] = {}
         matched_pos: set[int] = set()
+        # ids sorted: the order of `out` is the graph leg's seed order, and a set's order varies by process
         for size in range(max_ngram, 0, -1):
             for i in range(len(toks) - size + 1):
                 if size == 1 and toks[i].lower() in STOPWORDS:
                     continue
                 key = norm("".join(toks[i:i + size]))
-                for eid in self.by_norm.get(key, ()):
+                for eid in sorted(self.by_norm.get(key, ())):
                     if self.names[eid][1] not in skip_types:
                         out[eid] = 1.0
                         matched_pos.update(range(i, i + size))
@@ -151,7 +152,7 @@ class EntityIndex:
                 if i in matched_pos or len(key) < 4 or tok.lower() in STOPWORDS:
                     continue
                 for cand in self._close(key, fuzzy_cutoff):
-                    for eid in self.by_norm.get(cand[1], ()):
+                    for eid in sorted(self.by_norm.get(cand[1], ())):
                         if self.names[eid][1] not in skip_types:
                             out[eid] = max(out.get(eid, 0.0), cand[0])
         return out

@@ -14,7 +14,8 @@ from .pipeline import LegResult
 class GraphHit:
     id: str
     hop: int
-    seeds: set[str] = field(default_factory=set)
+    # the seeds in the order they reached it: a set of strings iterates in an order that varies by process
+    seeds: dict[str, None] = field(default_factory=dict)
     strength: float = 0.0
     path: list[str] = field(default_factory=list)
 
@@ -38,7 +39,7 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
         if h is None or hop < h.hop:
             pool[node] = h = GraphHit(node, hop, path=path)
         if hop == h.hop:
-            h.seeds.add(seed)
+            h.seeds[seed] = None
             h.strength += strength
 
     def strongest(node: str):
