@@ -142,7 +142,8 @@ def test_sigkill_at_random_points_of_writes_leaves_consistent_stores(tmp_path):
         eng = consistent(data)
         rows = eng.lance.query("memories", None, ["id", "content"]).to_pylist()
         for r in rng.sample(rows, min(5, len(rows))):
-            assert r["id"] in [h.id for h in eng.search(r["content"], mode="bm25", limit=50)]
+            # MMR off: "round 1 memory 6" and "round 6 memory 1" are the same words, and MMR demotes the copy
+            assert r["id"] in [h.id for h in eng.search(r["content"], mode="bm25", limit=50, use_mmr=False)]
         eng.close()
         reader.store(f"the reader writes after round {round_}")  # its write syncs under the lock
         assert graph_of(reader) == graph_of(consistent(data)), f"round {round_}"
