@@ -85,19 +85,13 @@ class Graph:
         if node in self.g:
             self.remove_mentions_of(node)
             for mid in self._mentioned_by.pop(node, {}):
-                ents = self._mentions[mid]
-                del ents[node]
-                if not ents:
-                    del self._mentions[mid]
+                _drop(self._mentions, mid, node)
                 self._n_mentions -= 1
             self.g.remove_node(node)
 
     def remove_mentions_of(self, mid: str) -> None:
         for eid in self._mentions.pop(mid, {}):
-            by = self._mentioned_by[eid]
-            del by[mid]
-            if not by:
-                del self._mentioned_by[eid]
+            _drop(self._mentioned_by, eid, mid)
             self._n_mentions -= 1
 
     # ---- reading --------------------------------------------------------
@@ -243,6 +237,14 @@ class Graph:
             if len(edges) > max_edges:
                 break
         return [(a, b, w) for (a, b), w in edges.items()]
+
+
+def _drop(side: dict[str, dict[str, float]], node: str, other: str) -> None:
+    """Remove one mention from one side's dict of dicts, and the node's entry once it has none left."""
+    weights = side[node]
+    del weights[other]
+    if not weights:
+        del side[node]
 
 
 def _union_size(a: dict, b: dict | None) -> int:
