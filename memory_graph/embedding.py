@@ -115,14 +115,20 @@ class SentenceTransformersRuntime:
         return self.tokenizer.decode(ids)
 
 
+def check_backend(backend: str) -> str:
+    """``backend`` if it names a runtime; raises ConfigError otherwise."""
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown embedding backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
+    return backend
+
+
 def choose_backend(path: str, backend: str = "auto") -> str:
     """The runtime for the model at ``path``: "onnx" for a BERT directory ONNX Runtime can run (faster, and
     no PyTorch in the process), else "sentence-transformers". ``backend`` forces one.
 
     Raises ConfigError for an unknown backend, or "onnx" asked for a model it cannot run.
     """
-    if backend not in BACKENDS:
-        raise ConfigError(f"unknown embedding backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
+    check_backend(backend)
     if backend == "sentence-transformers":
         return backend
     from .onnx_bert import unsupported
@@ -203,9 +209,7 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, model: str = "", batch_size: int = 64, cache_size: int = 20_000,
                  query_cache_size: int = 1_024, backend: str = "auto", batch_tokens: int = 2048) -> None:
-        if backend not in BACKENDS:
-            raise ConfigError(f"unknown embedding backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
-        self.backend = backend
+        self.backend = check_backend(backend)
         self.path = model or default_model_path()
         self.name = model or DEFAULT_MODEL
         self.batch_size = batch_size
@@ -272,7 +276,8 @@ class SentenceTransformerEmbedder:
             keys = list(missing)
             batch = [texts[missing[k][0]] for k in keys]
             model = self.model
-            vectors = np.asarray(on_model_thread(lambda: model.encode(batch, self.batch_size, self.batch_tokens)), dtype=np.float32)
+            vectors = on_model_thread(lambda: model.encode(batch, self.batch_size, self.batch_tokens))
+            vectors = np.asarray(vectors, dtype=np.float32)
             self.texts_encoded += len(batch)
             for key, vec in zip(keys, vectors):
                 self._cache.put(key, vec)
