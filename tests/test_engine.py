@@ -316,6 +316,17 @@ def test_ann_index_switches_on_and_stays_fresh(tmp_path, embedder):
     assert [h.id for h in eng.search("quokka photographed Rottnest", mode="vector", limit=1)] == [late]
 
 
+def test_compacting_an_indexed_table_prints_no_lance_warning(tmp_path, embedder, capfd):
+    # LanceDB's Rust logger writes to file descriptor 2 itself, so capfd, not caplog
+    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000), embedder)
+    eng.store_many([{"content": f"filler memory number {i} about topic {i % 7}"} for i in range(60)])
+    eng.optimize()
+    assert eng.lance.has_vector_index("memories")
+    eng.store("one more memory after the index")
+    eng.optimize()
+    assert "centroids" not in capfd.readouterr().err
+
+
 def test_ann_index_is_rebuilt_once_its_table_has_grown_twofold(tmp_path, embedder):
     eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000), embedder)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from contextlib import contextmanager
 from datetime import timedelta
@@ -17,6 +18,10 @@ from ..errors import MemoryGraphError, StoreError
 from ..models import Filters
 
 log = logging.getLogger("memory_graph")
+
+# every compaction of a table with a vector index made LanceDB warn on stderr that its index statistics will
+# stop including the IVF centroids; nothing here reads them, so take that behaviour now (a user's value wins)
+os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
 
 SCHEMA_VERSION = "1"
 #: the change log: one row per write of memories, entities, mentions or relations, so that another process
