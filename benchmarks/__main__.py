@@ -22,7 +22,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                     "The quick run (default) takes minutes; --full runs every query, the whole corpora and "
                     "100k memories. Writes results.json, results.md and PNG charts to --out. The latency, store and "
                     "indexing engines read MEMORY_GRAPH_<FIELD> variables as the server does (for example "
-                    "MEMORY_GRAPH_EXACT_SEARCH_MAX_ROWS=0 times LanceDB's vector search instead of the in-process copy).")
+                    "MEMORY_GRAPH_EXACT_SEARCH_MAX_ROWS=0 times LanceDB's vector search instead of the in-process "
+                    "copy), and every part runs the model on MEMORY_GRAPH_EMBEDDING_BACKEND (auto, onnx or "
+                    "sentence-transformers).")
     p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
                    help="folder holding scifact/, locomo/ and cosqa/ (default: ../shared/data next to the repo)")
     p.add_argument("--scifact-corpus", type=Path, help="SciFact corpus.jsonl (default: DATA/scifact/corpus.jsonl)")
@@ -57,12 +59,12 @@ def main(argv=None) -> int:
                         format="%(asctime)s %(message)s")
     for noisy in ("memory_graph", "memory_graph.codebase", "bm25s"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    from memory_graph.embedding import SentenceTransformerEmbedder
+    from memory_graph.embedding import choose_backend
 
     from . import data, report, speed
 
     d = args.data
-    embedder = SentenceTransformerEmbedder(args.model, 64, 200_000, 4_096)
+    embedder = _embedder(args.model, cache_size=200_000, query_cache_size=4_096)
     n_q = None if args.full else (args.queries or 200)
     if args.full and args.queries:
         n_q = args.queries
@@ -92,6 +94,7 @@ def main(argv=None) -> int:
         _run(args, results, embedder, d, n_q, work, cache, scifact, locomo)
     finally:  # whatever was measured is written, even if a later part fails
         results["seconds"] = round(time.perf_counter() - t0, 1)
+        results["runtime"] = choose_backend(embedder.path, embedder.backend)
         results["peak_rss_mb"] = round(speed.peak_rss_mb(), 1)
         files = report.write(results, args.out)
         print(_summary(results))
@@ -102,8 +105,6 @@ def main(argv=None) -> int:
 
 
 def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
-    from memory_graph.embedding import SentenceTransformerEmbedder
-
     from . import data, quality, speed
 
     if "quality" in args.only:
@@ -127,13 +128,24 @@ def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
                                                  args.model, not args.no_server)
         if "store" in args.only:
             print("store throughput...", file=sys.stderr)
-            results["store"] = speed.store_throughput(texts, SentenceTransformerEmbedder(args.model), work,
+            results["store"] = speed.store_throughput(texts, _embedder(args.model), work,
                                                       100 if not args.full else 500, 1000 if not args.full else 5000)
     if "indexing" in args.only:
         results["indexing"] = []
         for repo in [Path(__file__).resolve().parents[1], *args.repo]:
             print(f"indexing {repo}...", file=sys.stderr)
-            results["indexing"].append(speed.indexing(repo, lambda: SentenceTransformerEmbedder(args.model), work))
+            results["indexing"].append(speed.indexing(repo, lambda: _embedder(args.model), work))
+
+
+def _embedder(model: str, **sizes):
+    """The model as the engine would run it: its runtime (MEMORY_GRAPH_EMBEDDING_BACKEND) and batch limits
+    come from the environment's Config, so a run can compare ONNX Runtime with sentence-transformers."""
+    from memory_graph import Config
+    from memory_graph.embedding import SentenceTransformerEmbedder
+
+    config = Config.from_env()
+    return SentenceTransformerEmbedder(model, config.embedding_batch_size, backend=config.embedding_backend,
+                                       batch_tokens=config.embedding_batch_tokens, **sizes)
 
 
 def _summary(results: dict) -> str:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 def markdown(results: dict) -> str:
     lines = [f"# memory-graph benchmarks ({results['mode']} run)", "",
-             f"Command: `{results['command']}`  ", f"Model: {results['model']}; machine: {results['machine']}", ""]
+             f"Command: `{results['command']}`  ", f"Model: {results['model']}"
+             + (f" on {results['runtime']}" if results.get("runtime") else "")
+             + f"; machine: {results['machine']}", ""]
     for name, ds in results.get("quality", {}).items():
         systems = ds["systems"]
         metrics = list(next(iter(systems.values()))["overall"])

@@ -165,3 +165,18 @@ def test_the_search_after_another_process_write_catches_that_write_up(tmp_path, 
     assert len(memories) == 34
     assert out["search_after_foreign_write_ms"]["p50"] <= out["search_after_foreign_write_ms"]["max"]
     assert out["graph_reload_ms"] > 0
+
+
+def test_the_harness_runs_the_model_on_the_runtime_the_environment_names(monkeypatch):
+    from benchmarks.__main__ import _embedder
+    from benchmarks.report import markdown
+
+    monkeypatch.setenv("MEMORY_GRAPH_EMBEDDING_BACKEND", "sentence-transformers")
+    monkeypatch.setenv("MEMORY_GRAPH_EMBEDDING_BATCH_TOKENS", "512")
+    emb = _embedder("", cache_size=10)
+    assert (emb.backend, emb.batch_tokens) == ("sentence-transformers", 512)
+    monkeypatch.delenv("MEMORY_GRAPH_EMBEDDING_BACKEND")
+    assert _embedder("").backend == "auto"
+    head = {"mode": "quick", "command": "python -m benchmarks", "model": "m", "machine": "x"}
+    assert "Model: m on onnx; machine: x" in markdown({**head, "runtime": "onnx"})
+    assert "Model: m; machine: x" in markdown({**head, "runtime": None})
