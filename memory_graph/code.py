@@ -261,7 +261,8 @@ class CodeMixin:
         if mode in ("hybrid", "vector"):
             jobs["vector"] = self._pool.submit(self._code_vector_leg, query, filters, c)
         if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = self._pool.submit(self.text.search, query, filters, now, c, "code")
+            jobs["bm25"] = self._pool.submit(self.text.search, query, filters, now, c, "code",
+                                             self.config.bm25_code_title_boost)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c)
         legs = self._collect(jobs)

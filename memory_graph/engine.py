@@ -86,7 +86,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
         self._graph_lock = threading.RLock()
         self._file_lock = FileLock(str(self.data_dir / ".write.lock"))
         self.lance = LanceStore(self.data_dir / "lance", self.config)
-        self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms, self.config.bm25_title_boost)
+        self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms)
         self.graph = Graph()
         self.entity_index = EntityIndex()
         # in-process copies of the memories' and the passages' vectors (see Config.exact_search_max_rows)
@@ -455,7 +455,8 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
             jobs["vector"] = self._pool.submit(_timed, self._vector_leg, timings, "vector", query, filters, now, c,
                                                timings)
         if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = self._pool.submit(_timed, self.text.search, timings, "bm25", query, filters, now, c)
+            jobs["bm25"] = self._pool.submit(_timed, self.text.search, timings, "bm25", query, filters, now, c,
+                                             "memory", self.config.bm25_title_boost)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(_timed, self._graph_leg, timings, "graph", seeds, filters, now, c)
         legs = self._collect(jobs)

@@ -14,7 +14,7 @@ from .linking import EntityIndex
 from .records import NODE_COLUMNS, embed_text, entity_text, node_attrs, passage_rows
 from .store.lance import CHANGES, SCHEMA_VERSION, vector_matrix
 from .store.vectors import VectorCache
-from .store.text_index import rev_of
+from .store.text_index import TEXT_LAYOUT, rev_of
 
 log = logging.getLogger("memory_graph")
 
@@ -200,7 +200,8 @@ class MaintenanceMixin:
 
     # ---- the text index -------------------------------------------------
     def _stamp(self) -> dict:
-        return {"lance": self.lance.versions(WATCHED)}
+        # with the document layout: an index written by another layout is re-stamped record by record
+        return {"lance": self.lance.versions(WATCHED), "text_layout": TEXT_LAYOUT}
 
     def _read_stamp(self) -> dict | None:
         try:

@@ -423,6 +423,35 @@ def test_two_engines_on_one_directory_see_each_other(tmp_path, embedder):
     assert [h.id for h in b.search("Orion", mode="graph")] == [second]
 
 
+@pytest.mark.parametrize("boost", [0.0, 1.5])
+def test_bm25_reads_a_given_title_as_part_of_the_text(tmp_path, embedder, boost):
+    eng = Engine(tmp_path, Config(bm25_title_boost=boost), embedder)
+    titled = eng.store("We retry three times, with exponential backoff.", title="Upload retry policy")
+    plain = eng.store("The upload page shows a progress bar.")
+    assert [h.id for h in eng.search("policy", mode="bm25")] == [titled]
+    assert {h.id for h in eng.search("upload", mode="bm25")} == {titled, plain}
+
+
+def test_a_text_index_of_an_older_layout_is_rewritten_on_open(tmp_path, embedder, monkeypatch, caplog):
+    from memory_graph import maintenance
+    from memory_graph.store import text_index
+
+    with monkeypatch.context() as old:
+        old.setattr(text_index, "TEXT_LAYOUT", 1)
+        old.setattr(maintenance, "TEXT_LAYOUT", 1)
+        eng = Engine(tmp_path, Config(), embedder)
+        ids = [eng.store(f"note {i} about the deploy", title=f"deploy note {i}") for i in range(3)]
+        stale = eng.text.revisions("memory")
+        eng.close()
+    eng = Engine(tmp_path, Config(), embedder)
+    table, columns = maintenance.TEXT_KINDS["memory"]
+    truth = {r["id"]: text_index.rev_of(r) for r in eng.lance.query(table, None, columns).to_pylist()}
+    assert set(truth) == set(ids) and all(stale[i] != truth[i] for i in ids)
+    assert eng.text.revisions("memory") == truth
+    assert "3 added or updated" in caplog.text
+    eng.close()
+
+
 @pytest.mark.parametrize("op", ["update", "invalidate", "delete", "relation", "entity_delete"])
 def test_every_write_rolls_back_on_failure(engine, monkeypatch, op):
     a = engine.store("Orion is the codename for the billing-api rewrite", tags=["x"])
