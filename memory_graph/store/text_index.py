@@ -104,9 +104,10 @@ class TextIndex:
             title = ""  # a title derived from the text would count its first words twice
         # the body holds every searchable word, the title's too: BM25 scores of separate fields summed
         # over-reward a match in a short field (Robertson, Zaragoza & Taylor 2004, "Simple BM25 extension to
-        # multiple weighted fields"). On SciFact's 809 dev claims, BM25 alone had nDCG@10 0.669 with titles
-        # in their own field only (boost 1.5) and 0.700 with them in the body (python -m benchmarks.sweep
-        # --dataset scifact --queries 809 --whole-corpus, variant "mg: bm25 only" with bm25_title_boost 0)
+        # multiple weighted fields"). On SciFact's 809 dev claims, BM25 alone had nDCG@10 0.669 with titles in
+        # their own field only, boosted 1.5 (python -m benchmarks --full at commit 7f40eeb); with them in the
+        # body, 0.700 at boost 0 and 0.661 at 1.5 (python -m benchmarks.sweep --dataset scifact --queries 809
+        # --whole-corpus, variants of "mg: bm25 only")
         if kind == "memory":
             extra = title
         else:  # a chunk's title is its breadcrumb, one of these
