@@ -157,7 +157,9 @@ class LanceHybrid:
             s = self.table.search(query_type="hybrid").vector(qvecs[qi]).text(text)
             if q.group:
                 s = s.where(f"\"group\" = '{q.group}'", prefilter=True)
-            return s.rerank(reranker).limit(k).select(["id"]).to_arrow().column("id").to_pylist()
+            # no select(): selecting columns without the legs' _distance and _score prints a deprecation
+            # WARN from Lance for each query (5,308 lines in one full run)
+            return s.rerank(reranker).limit(k).to_arrow().column("id").to_pylist()
 
         return run
 

@@ -81,7 +81,7 @@ def test_cosqa_maps_queries_to_their_gold_function(tmp_path):
     assert ds.queries[0].relevant == {"1"}
 
 
-def test_every_memory_graph_system_and_lancedb_hybrid_rank_a_tiny_locomo(tmp_path):
+def test_every_memory_graph_system_and_lancedb_hybrid_rank_a_tiny_locomo(tmp_path, capfd):
     from conftest import HashEmbedder
 
     ds = _locomo(tmp_path)
@@ -97,6 +97,7 @@ def test_every_memory_graph_system_and_lancedb_hybrid_rank_a_tiny_locomo(tmp_pat
         mg.close()
         lance.close()
     assert set(res) == set(rankers)
+    assert "Deprecation warning" not in capfd.readouterr().err  # Lance's, once a query (file descriptor 2)
     for name, r in res.items():
         assert set(r["overall"]) == set(r["per_query"]) == set(ds.metrics)
         assert all(len(v) == len(ds.queries) for v in r["per_query"].values())
