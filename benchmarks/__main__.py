@@ -62,9 +62,10 @@ def main(argv=None) -> int:
     from memory_graph.embedding import choose_backend
 
     from . import data, report, speed
+    from .systems import engine_embedder
 
     d = args.data
-    embedder = _embedder(args.model, cache_size=200_000, query_cache_size=4_096)
+    embedder = engine_embedder(args.model, cache_size=200_000, query_cache_size=4_096)
     n_q = None if args.full else (args.queries or 200)
     if args.full and args.queries:
         n_q = args.queries
@@ -106,6 +107,7 @@ def main(argv=None) -> int:
 
 def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
     from . import data, quality, speed
+    from .systems import engine_embedder
 
     if "quality" in args.only:
         results["quality"] = {}
@@ -128,24 +130,13 @@ def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
                                                  args.model, not args.no_server)
         if "store" in args.only:
             print("store throughput...", file=sys.stderr)
-            results["store"] = speed.store_throughput(texts, _embedder(args.model), work,
+            results["store"] = speed.store_throughput(texts, engine_embedder(args.model), work,
                                                       100 if not args.full else 500, 1000 if not args.full else 5000)
     if "indexing" in args.only:
         results["indexing"] = []
         for repo in [Path(__file__).resolve().parents[1], *args.repo]:
             print(f"indexing {repo}...", file=sys.stderr)
-            results["indexing"].append(speed.indexing(repo, lambda: _embedder(args.model), work))
-
-
-def _embedder(model: str, **sizes):
-    """The model as the engine would run it: its runtime (MEMORY_GRAPH_EMBEDDING_BACKEND) and batch limits
-    come from the environment's Config, so a run can compare ONNX Runtime with sentence-transformers."""
-    from memory_graph import Config
-    from memory_graph.embedding import SentenceTransformerEmbedder
-
-    config = Config.from_env()
-    return SentenceTransformerEmbedder(model, config.embedding_batch_size, backend=config.embedding_backend,
-                                       batch_tokens=config.embedding_batch_tokens, **sizes)
+            results["indexing"].append(speed.indexing(repo, lambda: engine_embedder(args.model), work))
 
 
 def _summary(results: dict) -> str:

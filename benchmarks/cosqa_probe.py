@@ -62,13 +62,13 @@ def main(argv=None) -> int:
 
     import bm25s
 
-    from memory_graph.embedding import SentenceTransformerEmbedder
 
     from . import data, quality
+    from .systems import engine_embedder
 
     ds = data.load_cosqa(args.data / "cosqa/code_idx_map.txt",
                          args.cosqa_queries or args.data / "cosqa/cosqa-retrieval-dev-500.json")
-    emb = SentenceTransformerEmbedder(args.model, 64, 200_000, 4_096)
+    emb = engine_embedder(args.model, cache_size=200_000, query_cache_size=4_096)
     codes = [d.text for d in ds.docs]
     index = {d.id: i for i, d in enumerate(ds.docs)}
     gold = np.array([index[next(iter(q.relevant))] for q in ds.queries])

@@ -35,14 +35,14 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     from memory_graph.config import Config
-    from memory_graph.embedding import SentenceTransformerEmbedder
 
     from . import data, quality
+    from .systems import engine_embedder
     from .metrics import score
 
     d = args.data / "scifact"
     ds = data.load_scifact(d / "corpus.jsonl", d / "queries.jsonl", args.qrels or d / "qrels/train.tsv")
-    emb = SentenceTransformerEmbedder(args.model, 64, 200_000, 4_096)
+    emb = engine_embedder(args.model, cache_size=200_000, query_cache_size=4_096)
     cfg = Config()
     texts = [x.full_text for x in ds.docs]
     parts, owner = [], []

@@ -3,7 +3,8 @@
     python -m benchmarks.search_probe [--rows 100000] [--queries 100] [--model PATH]
 
 1. Embedding a query through the engine's one model thread (``memory_graph.embedding.on_model_thread``),
-   against calling the model from rotating threads (PyTorch keeps an OpenMP team per calling thread).
+   against calling the model from rotating threads (PyTorch keeps an OpenMP team per calling thread), on the
+   runtime MEMORY_GRAPH_EMBEDDING_BACKEND picks (auto: ONNX Runtime for the packaged model).
 2. LanceDB vector search over random unit vectors with an IVF_HNSW_SQ index built at a tenth of the rows,
    the rest added 5,000 at a time and merged by ``optimize`` (the engine before ``ann_rebuild_growth``),
    against the index rebuilt on every row.
@@ -36,14 +37,16 @@ def median_ms(fn, items) -> float:
 
 
 def embedding(model_path: str, n: int) -> None:
-    from memory_graph.embedding import SentenceTransformerEmbedder, on_model_thread
+    from memory_graph.embedding import on_model_thread
 
-    emb = SentenceTransformerEmbedder(model_path, cache_size=0, query_cache_size=0)
+    from .systems import engine_embedder
+
+    emb = engine_embedder(model_path, cache_size=0, query_cache_size=0)
     model = emb.model
     queries = [f"what did the team decide about release {i} of the billing service" for i in range(n)]
 
     def direct(q):
-        return model.encode([q], normalize_embeddings=True, show_progress_bar=False)
+        return model.encode([q])
 
     on_model_thread(lambda: direct("warm up"))
     pool = ThreadPoolExecutor(3)

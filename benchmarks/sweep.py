@@ -33,10 +33,9 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     from memory_graph.config import LegWeights
-    from memory_graph.embedding import SentenceTransformerEmbedder
 
     from . import data, quality
-    from .systems import MemoryGraphSystem, build_code_engine
+    from .systems import MemoryGraphSystem, build_code_engine, engine_embedder
 
     variants = {"default": {}}
     for v in args.variant:
@@ -47,7 +46,7 @@ def main(argv=None) -> int:
                 changes[k] = LegWeights(*changes[k])
         variants[name] = changes
     d, work = args.data, Path(tempfile.mkdtemp(prefix="mg-sweep-"))
-    emb = SentenceTransformerEmbedder("", 64, 200_000, 4_096)
+    emb = engine_embedder("", cache_size=200_000, query_cache_size=4_096)
     if args.dataset == "scifact":
         ds = data.load_scifact(d / "scifact/corpus.jsonl", d / "scifact/queries.jsonl", d / "scifact/qrels/train.tsv",
                                args.queries, None if args.whole_corpus else 1500)

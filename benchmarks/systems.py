@@ -21,6 +21,16 @@ from .data import Dataset
 Ranker = Callable[[int, int], list[str]]  # (query index, k) -> doc ids
 
 
+def engine_embedder(model: str = "", **sizes):
+    """The model as the engine would run it: its runtime (MEMORY_GRAPH_EMBEDDING_BACKEND) and batch limits
+    come from the environment's Config, so a run can compare ONNX Runtime with sentence-transformers."""
+    from memory_graph.embedding import SentenceTransformerEmbedder
+
+    config = Config.from_env()
+    return SentenceTransformerEmbedder(model, config.embedding_batch_size, backend=config.embedding_backend,
+                                       batch_tokens=config.embedding_batch_tokens, **sizes)
+
+
 class FixedEmbedder:
     """Wraps the real embedder: documents get their precomputed vectors (no re-embedding per system)."""
 

@@ -21,8 +21,8 @@ class Graph:
     extends, implements). ``bridge`` is the kind of node that links records (entities, or symbols).
 
     Mentions (memory -> entity) are kept out of networkx, in two dicts of weights: a MultiDiGraph edge is a
-    key dict and an attribute dict in two adjacency dicts, and mentions are most of the edges. ``g`` holds the nodes and every other edge; ``neighbors``, ``degree``, ``edges``
-    and ``number_of_edges`` see both.
+    key dict and an attribute dict in two adjacency dicts, and mentions are most of the edges. ``g`` holds
+    the nodes and every other edge; ``neighbors``, ``degree``, ``edges`` and ``number_of_edges`` see both.
 
     Node ids are interned: networkx keys each edge by the id objects it is given, and ids read from LanceDB
     are new strings every time, so without it each edge held two more copies of its ends' ids. The MCP

@@ -169,15 +169,24 @@ def test_the_search_after_another_process_write_catches_that_write_up(tmp_path, 
 
 
 def test_the_harness_runs_the_model_on_the_runtime_the_environment_names(monkeypatch):
-    from benchmarks.__main__ import _embedder
+    from benchmarks.systems import engine_embedder
     from benchmarks.report import markdown
 
     monkeypatch.setenv("MEMORY_GRAPH_EMBEDDING_BACKEND", "sentence-transformers")
     monkeypatch.setenv("MEMORY_GRAPH_EMBEDDING_BATCH_TOKENS", "512")
-    emb = _embedder("", cache_size=10)
+    emb = engine_embedder("", cache_size=10)
     assert (emb.backend, emb.batch_tokens) == ("sentence-transformers", 512)
     monkeypatch.delenv("MEMORY_GRAPH_EMBEDDING_BACKEND")
-    assert _embedder("").backend == "auto"
+    assert engine_embedder("").backend == "auto"
     head = {"mode": "quick", "command": "python -m benchmarks", "model": "m", "machine": "x"}
     assert "Model: m on onnx; machine: x" in markdown({**head, "runtime": "onnx"})
     assert "Model: m; machine: x" in markdown({**head, "runtime": None})
+
+
+def test_the_search_probe_times_the_query_embedding_on_the_real_model(capsys):
+    from benchmarks.search_probe import embedding
+
+    embedding("", 3)  # the packaged model, on the runtime Config picks
+    out = capsys.readouterr().out
+    timed = [float(line.rsplit(":", 1)[1]) for line in out.splitlines() if line.startswith("  ")]
+    assert len(timed) == 2 and all(t > 0 for t in timed)
