@@ -10,6 +10,7 @@ import json
 import time
 from typing import Any, Iterable
 
+import numpy as np
 import pyarrow as pa
 
 from .errors import NotFoundError, ValidationError
@@ -17,11 +18,12 @@ from .graph import CHUNK, SYMBOL, Graph
 from .linking import EntityIndex
 from .models import Filters, Hit
 from .retrieval import Candidate, LegResult, rank
-from .store.lance import sql_in, sql_quote
+from .retrieval.density import current_lists, density, localized_centering, update_neighbours
+from .store.lance import sql_in, sql_quote, vector_matrix
 from .text import code_mentions, names_identifier
 from .validation import check_limit, check_name, check_query, check_text
 
-CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files")
+CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
 SYMBOL_RELATIONS = {
     # relation -> (edge kind, direction from the symbol asked about)
     "callers": ("calls", "in"), "callees": ("calls", "out"),
@@ -48,6 +50,10 @@ def code_schemas(dim: int) -> dict[str, pa.Schema]:
         "symbol_edges": pa.schema([
             ("id", s), ("project", s), ("path", s), ("source", s), ("target", s), ("target_name", s), ("kind", s),
             ("line", i),
+        ]),
+        # derived from code_chunks' vectors (update_neighbours), kept for the vector leg's localized centering
+        "chunk_neighbours": pa.schema([
+            ("id", s), ("project", s), ("path", s), ("neighbours", pa.list_(s)), ("sims", pa.list_(pa.float32())),
         ]),
         "files": pa.schema([
             ("id", s), ("project", s), ("path", s), ("language", s), ("content_hash", s), ("size", pa.int64()),
@@ -106,7 +112,9 @@ class CodeMixin:
         edges = self.lance.query("symbol_edges", "target != ''", ["source", "target", "kind"])
         for u, v, k in zip(*(edges.column(c).to_pylist() for c in ("source", "target", "kind"))):
             graph.add_edge(u, v, k, 1.0, key=k)
-        self.code_graph, self.symbol_index = graph, index
+        rows = self.lance.query("chunk_neighbours", None, ["id", "sims"])
+        densities = {i: density(s) for i, s in zip(rows.column("id").to_pylist(), rows.column("sims").to_pylist())}
+        self.code_graph, self.symbol_index, self.chunk_density = graph, index, densities
 
     @staticmethod
     def _add_chunk_node(graph: Graph, r: dict) -> None:
@@ -180,6 +188,40 @@ class CodeMixin:
             self.lance.set_meta({f"edges:{project}": stamp})
             self._load_code_graph()
             self._after_write()
+
+    def code_refresh_density(self, project: str) -> int:
+        """Bring the project's chunk neighbour lists (and so each chunk's density) up to date with its chunks;
+        only new chunks and lists that named a removed one are computed over the whole project. Returns the
+        number of lists written (0, and nothing read but ids, when all are current)."""
+        where = f"project = {sql_quote(project)}"
+        k = self.config.code_density_k
+        with self._writing():
+            ids = self.lance.query("code_chunks", where, ["id"]).column("id").to_pylist()
+            rows = self.lance.query("chunk_neighbours", where, ["id", "neighbours", "sims"]).to_pylist()
+            previous = {r["id"]: (r["neighbours"], r["sims"]) for r in rows}
+            present = set(ids)
+            gone = [i for i in previous if i not in present]
+            if not gone and current_lists(ids, previous, k) == present:
+                return 0
+            chunks = self.lance.query("code_chunks", where, ["id", "path", "vector"])
+            ids, paths = chunks.column("id").to_pylist(), chunks.column("path").to_pylist()
+            mat = vector_matrix(chunks) if chunks.num_rows else np.zeros((0, 1), np.float32)
+            mat = mat / np.linalg.norm(mat, axis=1, keepdims=True).clip(1e-12)
+            lists = update_neighbours(ids, mat, previous, k)
+            path_of = dict(zip(ids, paths))
+            out = [{"id": i, "project": project, "path": path_of[i], "neighbours": n, "sims": v}
+                   for i, (n, v) in lists.items()]
+            with self.lance.transaction(["chunk_neighbours"]):
+                stale = gone + [i for i in lists if i in previous]
+                for start in range(0, len(stale), 500):
+                    self.lance.delete("chunk_neighbours", f"{where} AND {sql_in('id', stale[start:start + 500])}")
+                self.lance.add("chunk_neighbours", out)
+            with self._graph_lock:
+                for i in gone:
+                    self.chunk_density.pop(i, None)
+                self.chunk_density.update({i: density(v) for i, (_, v) in lists.items()})
+            self._after_write()
+        return len(out)
 
     def code_symbols_and_refs(self, project: str) -> tuple[list[dict], dict[str, dict]]:
         """What the resolver needs: every symbol of a project and each file's references and imports."""
@@ -280,7 +322,9 @@ class CodeMixin:
 
         vec = self.embedder.encode_query(query[:4_000])
         ids, sims = self.lance.vector_search("code_chunks", vec, sql_filter(filters, 0.0, kind="code"), c, ["id"])
-        return LegResult(ids, sims)
+        with self._graph_lock:
+            densities = {i: self.chunk_density[i] for i in ids if i in self.chunk_density}
+        return LegResult(*localized_centering(ids, sims, densities, self.config.code_density_weight))
 
     def _code_graph_leg(self, seeds: dict[str, float], filters: Filters, c: int) -> LegResult:
         from .retrieval import graph_leg, graph_result

@@ -94,6 +94,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
         self.passage_vectors: VectorCache | None = None
         self.code_graph = Graph(bridge="symbol")
         self.symbol_index = EntityIndex()
+        self.chunk_density: dict[str, float] = {}  # code chunk id -> its neighbourhood density
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
         self._has_passages: bool | None = None  # unknown until counted; reset by every write and sync
         self._described = LRU(self.config.describe_cache_size)

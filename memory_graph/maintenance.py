@@ -20,7 +20,7 @@ log = logging.getLogger("memory_graph")
 
 Progress = Callable[[int, int], None]
 GRAPH_TABLES = ("memories", "entities", "relations", "mentions")
-CODE_GRAPH_TABLES = ("code_chunks", "symbols", "symbol_edges")
+CODE_GRAPH_TABLES = ("code_chunks", "symbols", "symbol_edges", "chunk_neighbours")
 DERIVED_FROM = GRAPH_TABLES + CODE_GRAPH_TABLES
 #: the tables whose versions tell that another process wrote something the derived stores must follow
 WATCHED = DERIVED_FROM + (CHANGES,)
@@ -292,8 +292,10 @@ class MaintenanceMixin:
                     if progress:
                         progress(done, total)
             self._load_graph()
+            self._refresh_all_densities()
             self._write_stamp()
             return {"memories": self.lance.count("memories"), "code_chunks": self.lance.count("code_chunks"),
+                    "chunk_neighbours": self.lance.count("chunk_neighbours"),
                     "graph_nodes": self.graph.g.number_of_nodes(), "graph_edges": self.graph.number_of_edges(),
                     "code_graph_nodes": self.code_graph.g.number_of_nodes(),
                     "code_graph_edges": self.code_graph.number_of_edges()}
@@ -338,7 +340,19 @@ class MaintenanceMixin:
             self.lance.set_meta({"model": self.embedder.name, "dimension": str(dim), "code_text": CODE_TEXT_VERSION})
             if "memories" in tables:  # (re-embedding the passages logged a full change for other processes)
                 self._load_memory_graph()
+            if "code_chunks" in tables:
+                self._refresh_all_densities()
             return n
+
+    def _refresh_all_densities(self) -> None:
+        """Recompute every project's chunk neighbour lists from the stored vectors (after a re-embedding or a
+        rebuild; an index run keeps them current otherwise)."""
+        with self.lance.transaction(["chunk_neighbours"]):
+            self.lance.delete("chunk_neighbours", "true")
+        self.chunk_density = {}
+        projects = set(self.lance.query("code_chunks", None, ["project"]).column("project").to_pylist())
+        for project in sorted(projects):
+            self.code_refresh_density(project)
 
     def _log_full_change(self) -> None:
         """Make every other process reload its graph and its copies of the vectors (they hold old ones)."""
