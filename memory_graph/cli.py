@@ -193,7 +193,7 @@ def import_(path: Path = typer.Argument(..., help="JSON Lines file written by ex
 
 @app.command()
 def rebuild(as_json: bool = JsonOpt) -> None:
-    """Rebuild the BM25 index and the graph from LanceDB (the source of truth)."""
+    """Rebuild the BM25 index, the graph and the code chunks' neighbour lists from LanceDB (the source of truth)."""
     with engine() as eng, _progress() as bar:
         task = bar.add_task("rebuilding", total=None)
         result = eng.rebuild(progress=lambda d, t: bar.update(task, completed=d, total=t))

@@ -278,7 +278,7 @@ class MaintenanceMixin:
 
     # ---- public maintenance ---------------------------------------------
     def rebuild(self, progress: Progress | None = None) -> dict:
-        """Rebuild the BM25 index and the graph from LanceDB (the source of truth)."""
+        """Rebuild the BM25 index, the graph and the code chunks' neighbour lists from LanceDB (the source of truth)."""
         with self._writing():
             total = self._text_docs_expected()
             self.text.clear()
