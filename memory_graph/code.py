@@ -192,7 +192,7 @@ class CodeMixin:
     def code_refresh_density(self, project: str) -> int:
         """Bring the project's chunk neighbour lists (and so each chunk's density) up to date with its chunks;
         only new chunks and lists that named a removed one are computed over the whole project. Returns the
-        number of lists written (0, and nothing read but ids, when all are current)."""
+        number of lists written (0 when all are current: then only the ids and the lists are read)."""
         where = f"project = {sql_quote(project)}"
         k = self.config.code_density_k
         with self._writing():
