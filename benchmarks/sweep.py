@@ -30,6 +30,8 @@ def main(argv=None) -> int:
     p.add_argument("--cache", type=Path, default=Path("results/cache"), help="embedding cache folder")
     p.add_argument("--whole-corpus", action="store_true",
                    help="SciFact: search all 5,183 abstracts, as --full does (default: judged + 1,500 others)")
+    p.add_argument("--json", type=Path, default=None,
+                   help="also write every variant's figures, per query and per category, to this JSON file")
     args = p.parse_args(argv)
 
     from memory_graph.config import LegWeights
@@ -78,8 +80,21 @@ def main(argv=None) -> int:
         return run
 
     res = quality.evaluate(ds, {name: ranker(ch) for name, ch in variants.items()})
+    ref = res["default"]["per_query"][ds.main_metric]
     for name, r in res.items():
-        print(f"{name:24s} " + "  ".join(f"{m} {v:.4f}" for m, v in r["overall"].items()))
+        line = f"{name:24s} " + "  ".join(f"{m} {v:.4f}" for m, v in r["overall"].items())
+        if name != "default":
+            # the variant minus the defaults, per query, on the data set's main metric
+            mine = r["per_query"][ds.main_metric]
+            diff = quality.paired_difference(mine, ref)
+            wins = sum(1 for a, b in zip(mine, ref) if a > b)
+            losses = sum(1 for a, b in zip(mine, ref) if a < b)
+            line += (f"  | {ds.main_metric} vs default {diff['mean']:+.4f} [{diff['low']:+.4f}, {diff['high']:+.4f}]"
+                     f" better on {wins}, worse on {losses}")
+        print(line)
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+        print(f"figures written to {args.json}")
     mg.close()
     return 0
 

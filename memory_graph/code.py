@@ -309,8 +309,10 @@ class CodeMixin:
             jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c)
         legs = self._collect(jobs)
         weights = self.config.code_identifier_weights if names_identifier(query) else self.config.code_weights
+        with self._graph_lock:  # as in search: hubs do not personalise PPR
+            q_ents = self.code_graph.specific(seeds, self.config.graph_hub_degree)
         hits = rank(legs, config=self.config, weights=weights, limit=limit, now=now,
-                    query_entities=list(seeds), local_edges=self._code_local_edges, describe=self._describe_code,
+                    query_entities=q_ents, local_edges=self._code_local_edges, describe=self._describe_code,
                     use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code")
         for h in hits:
             h.explanation.graph_path = [self.code_graph.attrs(n).get("name", n) if n in self.code_graph else n

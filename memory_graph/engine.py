@@ -437,7 +437,10 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
         legs = self._run_legs(query, filters, now, limit, mode, timings)
         if timings is not None:
             timings["legs"] = time.perf_counter() - t0
-        q_ents = list(legs.pop("_entities").paths)
+        # PPR is personalised by the entities the graph leg expands: a hub (a chat's speaker, named by hundreds
+        # of memories) would reward whichever candidates happen to name it, as noise (benchmarks/sweep.py)
+        with self._graph_lock:
+            q_ents = self.graph.specific(legs.pop("_entities").paths, self.config.graph_hub_degree)
         hits = rank(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
                     query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
                     min_score=min_score, use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)

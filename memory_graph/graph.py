@@ -103,6 +103,10 @@ class Graph:
     def attrs(self, node: str) -> dict:
         return self.g.nodes[node]
 
+    def specific(self, nodes: Iterable[str], hub_degree: int) -> list[str]:
+        """The nodes in the graph that are not hubs (at most ``hub_degree`` neighbours), in their given order."""
+        return [n for n in nodes if n in self.g and self.degree(n) <= hub_degree]
+
     def degree(self, node: str) -> int:
         """Distinct neighbours in each direction, summed: O(1) for a node without relations, where networkx
         counts a multigraph's edges one by one."""

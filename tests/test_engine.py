@@ -139,6 +139,24 @@ def test_graph_leg_reaches_a_memory_sharing_no_words(engine):
     assert [h.id for h in engine.search("What problems does Orion have?", mode="bm25")] != [target]
 
 
+def test_a_hub_in_the_query_does_not_personalise_ppr(tmp_path, embedder):
+    # Zelda is named by five memories (a hub at graph_hub_degree=3, like a chat's speaker); Kestrel by two
+    eng = Engine(tmp_path / "hub", config=Config(graph_hub_degree=3), embedder=embedder)
+    try:
+        for text in ("Zelda fixed the deploy script", "Zelda reviewed the deploy logs", "Zelda paused the deploy",
+                     "Zelda and Kestrel planned the deploy", "Zelda wrote the Kestrel deploy notes"):
+            eng.store(text)
+        eng.store("the deploy failed twice today")
+        eng.store("a deploy checklist for Fridays")
+        hub = eng.search("deploy Zelda", limit=10)
+        assert len(hub) >= 5
+        assert {h.explanation.ppr_factor for h in hub} == {1.0}
+        specific = eng.search("deploy Kestrel", limit=10)
+        assert min(h.explanation.ppr_factor for h in specific) < 1.0
+    finally:
+        eng.close()
+
+
 def test_entities_relations_and_communities(engine):
     e1 = engine.create_entity("Payments", "service", "handles money", aliases=["pay-svc"])
     assert engine.create_entity("payments", "service").id == e1.id
