@@ -365,3 +365,27 @@ def test_a_single_leg_mode_ranks_by_that_leg_even_where_hybrid_gives_it_no_weigh
     hits = engine.search_code(prose, mode="bm25", limit=3)
     assert hits and all(h.explanation.ranks["bm25"] for h in hits)
     assert [h.explanation.ranks["bm25"] for h in hits] == sorted(h.explanation.ranks["bm25"] for h in hits)
+
+
+def test_a_hub_symbol_in_the_query_does_not_personalise_ppr(tmp_path, embedder):
+    # helper_io is called by five functions (7 neighbours: a hub at graph_hub_degree=4); parse_kestrel by two (4)
+    src = tmp_path / "src"
+    src.mkdir()
+    bodies = ["def helper_io(x):\n    return x\n", "def parse_kestrel(x):\n    return x * 2\n"]
+    for i in range(5):
+        extra = "    parse_kestrel(x)\n" if i < 2 else ""
+        bodies.append(f"def job_{i}(x):\n    helper_io(x)\n{extra}    return {i}\n")
+    bodies.append("def unrelated(x):\n    return x - 1\n")
+    for i, body in enumerate(bodies):
+        (src / f"m{i}.py").write_text(body)
+    eng = Engine(tmp_path / "data", config=Config(graph_hub_degree=4), embedder=embedder)
+    try:
+        index_project(eng, src, project="hubs")
+        assert eng.code_graph.degree(eng.symbol_index.find("helper_io")) > 4
+        hub = eng.search_code("helper_io job", limit=10)
+        assert len(hub) >= 5
+        assert {h.explanation.ppr_factor for h in hub} == {1.0}
+        specific = eng.search_code("parse_kestrel job", limit=10)
+        assert min(h.explanation.ppr_factor for h in specific) < 1.0
+    finally:
+        eng.close()
