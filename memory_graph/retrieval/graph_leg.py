@@ -49,11 +49,10 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
         return nbrs
 
     related: dict[str, tuple[str, float, list[str]]] = {}
-    for seed, seed_w in seeds.items():
-        # a hub (a name in hundreds of records, such as a chat's speaker) ranks nothing: every record it
-        # reaches would tie, and the leg would hand the fusion an arbitrary order at full weight
-        if seed not in graph or graph.degree(seed) > hub_degree:
-            continue
+    # a hub (a name in hundreds of records, such as a chat's speaker) ranks nothing: every record it
+    # reaches would tie, and the leg would hand the fusion an arbitrary order at full weight
+    for seed in graph.specific(seeds, hub_degree):
+        seed_w = seeds[seed]
         damp = 1.0 / math.sqrt(max(1, graph.degree(seed)))
         for v, _etype, w, _d in strongest(seed):
             kind = graph.kind(v)
