@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import functools
+import gzip
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from .text import WORD_RE
 
@@ -34,6 +37,7 @@ yesterday tomorrow tonight still yet even though although however therefore anyw
 absolutely probably hopefully one two three first last next new old every many much lot lots something
 anything nothing everything someone anyone everyone could'nt gonna wanna like love know think see get got make
 made use used using fix fixed add added remove removed update updated note todo done set run ran try tried
+congrats aww awww haha hahaha hehe lol omg yay hmm ugh ooh oops btw thx
 """.split())
 
 #: words stripped from the ends of a capitalised phrase ("The Billing Team" -> "Billing Team").
@@ -41,6 +45,25 @@ _EDGE_WORDS = STOPWORDS - {"new", "old", "first", "last", "next", "great", "good
 
 #: minimum and maximum characters of an extracted name.
 _MIN, _MAX = 2, 80
+
+#: what may stand between a sentence's end and its first word: spaces, quotes, brackets, list bullets.
+_OPENERS = " \t\"'“‘([{*-•>#"
+_SENTENCE_END = ".!?:;\n\r"
+
+
+@functools.cache
+def common_words() -> frozenset[str]:
+    """Lowercase English words that are not also names (SCOWL; see memory_graph/lexicon/README.md)."""
+    path = Path(__file__).with_name("lexicon") / "common_words.txt.gz"
+    return frozenset(gzip.decompress(path.read_bytes()).decode().split())
+
+
+def opens_sentence(text: str, start: int) -> bool:
+    """Whether the word at ``start`` is the first of a sentence, a line or a list item."""
+    i = start - 1
+    while i >= 0 and text[i] in _OPENERS:
+        i -= 1
+    return i < 0 or text[i] in _SENTENCE_END
 
 
 def norm(name: str) -> str:
@@ -84,13 +107,21 @@ def extract(text: str) -> list[Candidate]:
         add(m.group(0), "identifier")
     for m in _CAPS.finditer(text):
         words = m.group(0).split()
+        first = len(words)
         while words and words[0].lower() in _EDGE_WORDS:
             words.pop(0)
+        first -= len(words)
         while words and words[-1].lower() in _EDGE_WORDS:
             words.pop()
-        if words:
-            phrase = " ".join(words)
-            add(re.sub(r"['’]s$", "", phrase), "name")
+        if not words:
+            continue
+        phrase = re.sub(r"['’]s$", "", " ".join(words))
+        # "Friends are the best!": a common word capitalised only because it opens the sentence is no name
+        # ("Orion is the codename..." still is); named again mid-sentence, or already known, it links anyway
+        if (len(words) == 1 and first == 0 and opens_sentence(text, m.start())
+                and phrase.lower() in common_words()):
+            continue
+        add(phrase, "name")
     for m in _ACRONYM.finditer(text):
         add(m.group(0), "name")
     return list(found.values())

@@ -180,6 +180,17 @@ def test_entities_relations_and_communities(engine):
         engine.get_related("Ledger", depth=9)
 
 
+def test_words_that_only_open_sentences_do_not_become_entities(engine):
+    engine.store("Decided to move billing to Postgres. Friends at Acme said it scales.")
+    engine.store("Recently the cache went cold. Switched it to Redis.")
+    assert {e.name for e in engine.list_entities()} == {"Postgres", "Acme", "Redis"}
+    # once a name is known (here from mid-sentence), it links wherever it stands, first in a sentence too
+    engine.store("We call the alerting service Beacon.")
+    first = engine.store("Beacon pages the on-call engineer.")
+    beacon = next(e for e in engine.list_entities() if e.name == "Beacon")
+    assert first in {r["id"] for r in engine.get_related(beacon.id, depth=1)}
+
+
 BAD_STORES = [
     dict(content=""), dict(content="   \n\t"), dict(content="x" * 100_001), dict(content=42),
     dict(content="ok", created_at="yesterday-ish"), dict(content="ok", importance=11),

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory_graph.linking import EntityIndex, extract, norm
+from memory_graph.linking import STOPWORDS, EntityIndex, common_words, extract, norm, opens_sentence
 from memory_graph.text import identifier_terms, query_terms, split_identifier
 
 
@@ -20,6 +20,36 @@ def test_extracts_identifiers_paths_and_names():
 
 def test_function_words_are_not_entities():
     assert names("What does this do? The answer is yes. Thanks!") == set()
+
+
+def test_a_common_word_that_opens_a_sentence_is_no_name():
+    found = names("Decided to use Postgres. Friends are the best! Recently moved.\n- Remember: rotate keys.\n"
+                  '"Tests pass," said Melanie.')
+    assert found == {"Postgres", "Melanie"}
+
+
+def test_names_that_open_a_sentence_or_are_common_words_mid_sentence_stay():
+    assert names("Orion is the codename for the billing-api rewrite.") == {"Orion", "billing-api"}
+    # "Python" is a common word and a name in the lexicon, so it stays a name wherever it stands
+    assert names("Python is slow here.") == {"Python"}
+    assert names("We watched Friends again.") == {"Friends"}
+    assert names("Friends Forever is on tonight.") == {"Friends Forever"}
+
+
+_COMMON = sorted(w for w in common_words() if len(w) > 2 and w not in STOPWORDS)[:: 97]
+
+
+@given(st.sampled_from(_COMMON), st.sampled_from([". ", "! ", "? ", "\n", "\n- ", ': "', ". ("]))
+def test_sentence_openers_are_dropped_and_the_same_word_mid_sentence_is_kept(word, sep):
+    cap = word.capitalize()
+    assert cap not in names(f"it rained{sep}{cap} went well")
+    assert cap in names(f"it rained and {cap} went well")
+
+
+def test_opens_sentence():
+    text = 'One. "Two" three, (Four)\n* five'
+    assert [opens_sentence(text, text.index(w)) for w in ("One", "Two", "three", "Four", "five")] == \
+        [True, True, False, False, True]
 
 
 def test_norm_unifies_spellings():
