@@ -291,8 +291,7 @@ def build_server(state: ServerState) -> MCPServer:
             snap = (run.phase, run.done, run.total)
             if snap != last:
                 last = snap
-                await ctx.report_progress(run.done, run.total or None, f"{run.phase}: {run.done}/{run.total} files, "
-                                                                        f"{run.chunks} chunks")
+                await ctx.report_progress(run.done, run.total or None, run.message())
             await anyio.sleep(0.2)
         if run.error:
             raise ToolError(run.error)

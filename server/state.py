@@ -55,6 +55,14 @@ class IndexRun:
         self.phase, self.done, self.total = phase, done, total
         self.chunks = info.get("chunks", self.chunks)
 
+    def message(self) -> str:
+        """What the run is doing, for a progress notification ("files: 3/10, 120 chunks embedded")."""
+        if self.phase == "index":
+            return f"files: {self.done}/{self.total}, {self.chunks} chunks embedded"
+        doing = {"starting": "starting", "scan": "scanning files", "resolve": "resolving symbols",
+                 "density": "chunk neighbourhoods"}.get(self.phase, self.phase)
+        return f"{doing} ({self.chunks} chunks embedded)" if self.chunks else doing
+
     def snapshot(self) -> dict[str, Any]:
         return {"project": self.project, "root": self.root, "phase": self.phase, "files_done": self.done,
                 "files_total": self.total, "chunks_embedded": self.chunks, "running": not self.finished.is_set(),

@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
+
+from server.state import IndexRun
 
 SNAPSHOT = Path(__file__).parent / "fixtures" / "tools_snapshot.json"
 TOOLS = ["store_memory", "get_memories", "update_memory", "delete_memory", "list_memories", "invalidate_memory",
@@ -199,7 +202,17 @@ def test_index_project_with_progress_then_code_tools(tmp_path, repo):
 
     run(go())
     assert progress and progress[-1][2] == "done"
-    assert any("files" in (m or "") for _, _, m in progress)
+    assert any(re.fullmatch(r"files: \d+/\d+, \d+ chunks embedded", m or "") for _, _, m in progress)
+
+
+def test_index_run_progress_messages_name_the_phase():
+    run = IndexRun("repo", "/repo")
+    run.progress("density", 0, 1, {})
+    assert run.message() == "chunk neighbourhoods"
+    run.progress("index", 3, 10, {"chunks": 120})
+    assert run.message() == "files: 3/10, 120 chunks embedded"
+    run.progress("resolve", 0, 1, {})
+    assert run.message() == "resolving symbols (120 chunks embedded)"
 
 
 def test_stdout_carries_only_protocol_messages(tmp_path, repo):
