@@ -162,7 +162,8 @@ class MaintenanceMixin:
         graph, index = self.graph, self.entity_index
         rows = {r["id"]: r for r in self.lance.by_ids("entities", entities,
                                                        ["id", "name", "entity_type", "aliases"]).to_pylist()}
-        for eid in entities:
+        # sorted: the ids come in sets, and the graph's order must not vary from one process to the next
+        for eid in sorted(entities):
             if eid in index.names:
                 index.remove(eid)
             r = rows.get(eid)
@@ -173,7 +174,7 @@ class MaintenanceMixin:
             index.add(eid, r["name"], r["entity_type"], r["aliases"] or [])
         columns = NODE_COLUMNS + ["vector"] if self.memory_vectors is not None else NODE_COLUMNS
         rows = {r["id"]: r for r in self.lance.by_ids("memories", memories, columns).to_pylist()}
-        for mid in memories:
+        for mid in sorted(memories):
             if mid not in rows:
                 graph.remove_node(mid)
                 continue
@@ -192,7 +193,7 @@ class MaintenanceMixin:
         mentions = self.lance.by_ids("mentions", list(rows), ["memory_id", "entity_id", "weight"], column="memory_id")
         for mid, eid, w in zip(*(mentions.column(c).to_pylist() for c in ("memory_id", "entity_id", "weight"))):
             graph.add_mention(mid, eid, w)
-        for rid in relations:
+        for rid in sorted(relations):
             graph.remove_relation(rid)
         for r in self.lance.by_ids("relations", relations,
                                    ["id", "source", "target", "relation_type", "weight"]).to_pylist():
