@@ -107,10 +107,10 @@ def extract(text: str) -> list[Candidate]:
         add(m.group(0), "identifier")
     for m in _CAPS.finditer(text):
         words = m.group(0).split()
-        first = len(words)
+        leading = len(words)
         while words and words[0].lower() in _EDGE_WORDS:
             words.pop(0)
-        first -= len(words)
+        leading -= len(words)  # words stripped from the front
         while words and words[-1].lower() in _EDGE_WORDS:
             words.pop()
         if not words:
@@ -118,7 +118,7 @@ def extract(text: str) -> list[Candidate]:
         phrase = re.sub(r"['’]s$", "", " ".join(words))
         # "Friends are the best!": a common word capitalised only because it opens the sentence is no name
         # ("Orion is the codename..." still is); named again mid-sentence, or already known, it links anyway
-        if (len(words) == 1 and first == 0 and opens_sentence(text, m.start())
+        if (len(words) == 1 and leading == 0 and opens_sentence(text, m.start())
                 and phrase.lower() in common_words()):
             continue
         add(phrase, "name")
