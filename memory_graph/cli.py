@@ -200,5 +200,19 @@ def rebuild(as_json: bool = JsonOpt) -> None:
     _json(result) if as_json else out.print(f"rebuilt: {result}")
 
 
+@app.command("prune-entities")
+def prune_entities(apply: bool = typer.Option(False, "--apply", help="Delete them (default: only list them)."),
+                   as_json: bool = JsonOpt) -> None:
+    """List (or, with --apply, delete) extracted names that extraction would not create today, e.g. "Friends"
+    from "Friends are the best!" in a store written before sentence-opening words stopped becoming entities.
+    Entities with a description, alias, relation or explicit mention are kept."""
+    with engine() as eng:
+        gone = eng.prune_entities(apply=apply)
+    if as_json:
+        return _json({"applied": apply, "entities": [e.to_dict() for e in gone]})
+    out.print(f"{'deleted' if apply else 'would delete'} {len(gone)} entities" + (": " if gone else ""),
+              ", ".join(e.name for e in gone), markup=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -8,7 +8,7 @@ from .errors import NotFoundError, ValidationError
 from .linking import extract, norm
 from .models import Entity, Memory, Relation
 from .records import entity_from_row, entity_text, node_attrs, relation_from_row
-from .store import sql_quote
+from .store import sql_in, sql_quote
 from .validation import check_name, parse_time
 
 #: weight of a memory's link to an entity, by how the link was made.
@@ -218,6 +218,46 @@ class EntitiesMixin:
                 self.entity_index.remove(eid)
             self._after_write()
             return {"deleted": eid, "kind": "entity"}
+
+    def prune_entities(self, apply: bool = False) -> list[Entity]:
+        """Extracted names that extraction would not create today, such as "Friends" from "Friends are the
+        best!" in a store written before words that only open a sentence stopped becoming entities.
+
+        A candidate is an entity of type "name" with no description, alias, relation or explicit mention,
+        linked to at least one memory, none of whose texts yields that name today. apply: delete them and
+        their mentions; otherwise only list them.
+        """
+        with self._writing():
+            rows = self.lance.query("entities", "entity_type = 'name'",
+                                    ["id", "name", "name_norm", "entity_type", "description", "aliases",
+                                     "created_at"]).to_pylist()
+            rows = {r["id"]: r for r in rows if not r["description"] and not r["aliases"]}
+            rels = self.lance.query("relations", None, ["source", "target"])
+            related = set(rels.column("source").to_pylist()) | set(rels.column("target").to_pylist())
+            mentions = self.lance.by_ids("mentions", [e for e in rows if e not in related],
+                                         ["memory_id", "entity_id", "kind"], column="entity_id").to_pylist()
+            linked: dict[str, set[str]] = {}
+            for mn in mentions:
+                linked.setdefault(mn["entity_id"], set()).add(mn["memory_id"] if mn["kind"] == "auto" else "")
+            linked = {e: mids for e, mids in linked.items() if "" not in mids}
+            texts = self.lance.by_ids("memories", set().union(*linked.values()), ["id", "title", "content"])
+            found = {r["id"]: {norm(c.name) for c in extract(f"{r['title']}\n{r['content']}")}
+                     for r in texts.to_pylist()}
+            gone = sorted(e for e, mids in linked.items()
+                          if not any(rows[e]["name_norm"] in found.get(m, ()) for m in mids))
+            if apply and gone:
+                with self.lance.transaction(["entities", "mentions"]):
+                    for i in range(0, len(gone), 500):
+                        part = gone[i:i + 500]
+                        self.lance.delete("entities", sql_in("id", part))
+                        self.lance.delete("mentions", sql_in("entity_id", part))
+                    self._log_change(entities=gone)
+                with self._graph_lock:
+                    for eid in gone:
+                        self.graph.remove_node(eid)
+                        self.entity_index.remove(eid)
+                self._after_write()
+        return [entity_from_row(rows[e]) for e in gone]
 
     def communities(self, min_size: int = 2, top: int = 5) -> list[dict]:
         """Louvain communities of the entity graph, each with its best-connected members by name."""

@@ -37,6 +37,13 @@ def test_export_import_rebuild(run, tmp_path):
     assert json.loads(run("rebuild", "--json").stdout)["memories"] == 1
 
 
+def test_prune_entities_lists_then_applies(run):
+    run("store", "Orion is the codename for the billing-api rewrite")
+    assert json.loads(run("prune-entities", "--json").stdout) == {"applied": False, "entities": []}
+    assert "would delete 0 entities" in run("prune-entities").stdout
+    assert json.loads(run("prune-entities", "--apply", "--json").stdout)["applied"] is True
+
+
 @pytest.mark.parametrize("args", [("store", "   "), ("get", "mem_unknown"), ("search", "x", "--limit", "0"),
                                   ("search", "x", "--mode", "psychic"), ("delete", "mem_unknown"),
                                   ("invalidate", "mem_unknown"), ("import", "/no/such/file.jsonl")])
@@ -47,6 +54,7 @@ def test_mistakes_get_a_message_not_a_traceback(run, args):
 
 
 def test_every_command_has_help(run):
-    for cmd in ("store", "search", "get", "list", "invalidate", "delete", "stats", "export", "import", "rebuild"):
+    for cmd in ("store", "search", "get", "list", "invalidate", "delete", "stats", "export", "import", "rebuild",
+                "prune-entities"):
         out = run(cmd, "--help").stdout
         assert "Usage" in out and len(out) > 200, cmd

@@ -191,6 +191,40 @@ def test_words_that_only_open_sentences_do_not_become_entities(engine):
     assert first in {r["id"] for r in engine.get_related(beacon.id, depth=1)}
 
 
+def test_prune_entities_removes_names_extraction_no_longer_makes(engine, monkeypatch, tmp_path):
+    from memory_graph import linking
+
+    with monkeypatch.context() as m:  # a store written before sentence openers were checked
+        m.setattr(linking, "common_words", lambda: frozenset())
+        engine.store("Friends are the best! We met Melanie.")
+        engine.store("Recently the cache went cold.")
+        engine.store("Decided on Postgres.")
+        engine.store("Switched to Redis.")
+    engine.store("my friends visited")  # linked to "Friends" by name, as any later memory would be
+    engine.store("the build is green", entities=["Decided"])
+    engine.create_relation("Switched", "Redis", "uses")
+    engine.create_entity("Recently", "name", description="a band")
+    assert {"Friends", "Recently", "Decided", "Switched", "Melanie"} <= {e.name for e in engine.list_entities()}
+
+    before = snapshot(engine)
+    assert engine.get_entity("Decided").entity_type == "name"
+    assert [e.name for e in engine.prune_entities()] == ["Friends"]
+    assert snapshot(engine) == before
+    friends = engine.get_entity("Friends").id
+    assert [e.id for e in engine.prune_entities(apply=True)] == [friends]
+    # kept: a description (Recently), an explicit mention (Decided), a relation (Switched), a real name
+    assert {"Recently", "Decided", "Switched", "Melanie", "Redis"} <= {e.name for e in engine.list_entities()}
+    assert "Friends" not in {e.name for e in engine.list_entities()}
+    assert engine.lance.count("mentions", f"entity_id = '{friends}'") == 0
+    assert friends not in engine.graph
+    assert engine.prune_entities(apply=True) == []
+    other = Engine(engine.data_dir, config=engine.config, embedder=engine.embedder)
+    try:
+        assert friends not in other.graph and other.entity_index.find("Friends") is None
+    finally:
+        other.close()
+
+
 BAD_STORES = [
     dict(content=""), dict(content="   \n\t"), dict(content="x" * 100_001), dict(content=42),
     dict(content="ok", created_at="yesterday-ish"), dict(content="ok", importance=11),
