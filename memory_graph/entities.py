@@ -207,17 +207,23 @@ class EntitiesMixin:
             eid = self._resolve(ref, create=False)
             if self.graph.kind(eid) != "entity":
                 raise ValidationError(f"{ref} is a memory, not an entity", hint="use delete_memory for memories")
-            q = sql_quote(eid)
-            with self.lance.transaction(["entities", "mentions", "relations"]):
-                self.lance.delete("entities", f"id = {q}")
-                self.lance.delete("mentions", f"entity_id = {q}")
-                self.lance.delete("relations", f"source = {q} OR target = {q}")
-                self._log_change(entities=[eid])
-            with self._graph_lock:
+            self._drop_entities([eid])
+            return {"deleted": eid, "kind": "entity"}
+
+    def _drop_entities(self, ids: list[str]) -> None:
+        """Delete entities with their mentions and relations, in one transaction (under the write lock)."""
+        with self.lance.transaction(["entities", "mentions", "relations"]):
+            for i in range(0, len(ids), 500):
+                part = ids[i:i + 500]
+                self.lance.delete("entities", sql_in("id", part))
+                self.lance.delete("mentions", sql_in("entity_id", part))
+                self.lance.delete("relations", f"{sql_in('source', part)} OR {sql_in('target', part)}")
+            self._log_change(entities=ids)
+        with self._graph_lock:
+            for eid in ids:
                 self.graph.remove_node(eid)
                 self.entity_index.remove(eid)
-            self._after_write()
-            return {"deleted": eid, "kind": "entity"}
+        self._after_write()
 
     def prune_entities(self, apply: bool = False) -> list[Entity]:
         """Extracted names that extraction would not create today, such as "Friends" from "Friends are the
@@ -236,27 +242,18 @@ class EntitiesMixin:
             related = set(rels.column("source").to_pylist()) | set(rels.column("target").to_pylist())
             mentions = self.lance.by_ids("mentions", [e for e in rows if e not in related],
                                          ["memory_id", "entity_id", "kind"], column="entity_id").to_pylist()
+            explicit = {mn["entity_id"] for mn in mentions if mn["kind"] != "auto"}
             linked: dict[str, set[str]] = {}
             for mn in mentions:
-                linked.setdefault(mn["entity_id"], set()).add(mn["memory_id"] if mn["kind"] == "auto" else "")
-            linked = {e: mids for e, mids in linked.items() if "" not in mids}
+                if mn["entity_id"] not in explicit:
+                    linked.setdefault(mn["entity_id"], set()).add(mn["memory_id"])
             texts = self.lance.by_ids("memories", set().union(*linked.values()), ["id", "title", "content"])
             found = {r["id"]: {norm(c.name) for c in extract(f"{r['title']}\n{r['content']}")}
                      for r in texts.to_pylist()}
             gone = sorted(e for e, mids in linked.items()
                           if not any(rows[e]["name_norm"] in found.get(m, ()) for m in mids))
             if apply and gone:
-                with self.lance.transaction(["entities", "mentions"]):
-                    for i in range(0, len(gone), 500):
-                        part = gone[i:i + 500]
-                        self.lance.delete("entities", sql_in("id", part))
-                        self.lance.delete("mentions", sql_in("entity_id", part))
-                    self._log_change(entities=gone)
-                with self._graph_lock:
-                    for eid in gone:
-                        self.graph.remove_node(eid)
-                        self.entity_index.remove(eid)
-                self._after_write()
+                self._drop_entities(gone)
         return [entity_from_row(rows[e]) for e in gone]
 
     def communities(self, min_size: int = 2, top: int = 5) -> list[dict]:
