@@ -40,6 +40,15 @@ made use used using fix fixed add added remove removed update updated note todo 
 congrats aww awww haha hahaha hehe lol omg yay hmm ugh ooh oops btw thx
 """.split())
 
+#: technology names that are also ordinary words. Opening a sentence of a developer's note ("Rust is used for
+#: the parser") they name the technology; words whose ordinary sense often opens one ("Go ahead", "Make sure",
+#: "Next, ...", "Express your...") are left out and become entities only named mid-sentence.
+TECH_NAMES = frozenset("""
+bun cargo celery consul cypress dart elixir envoy flask helm jest maven mocha nomad pandas parquet pip playwright
+poetry puppeteer rails rake react ruff rust selenium sentry slack snowflake spark storybook stripe svelte tomcat
+torch vagrant vault yarn
+""".split())
+
 #: words stripped from the ends of a capitalised phrase ("The Billing Team" -> "Billing Team").
 _EDGE_WORDS = STOPWORDS - {"new", "old", "first", "last", "next", "great", "good", "nice", "one", "two", "three"}
 
@@ -119,7 +128,7 @@ def extract(text: str) -> list[Candidate]:
         # "Friends are the best!": a common word capitalised only because it opens the sentence is no name
         # ("Orion is the codename..." still is); named again mid-sentence, or already known, it links anyway
         if (len(words) == 1 and leading == 0 and opens_sentence(text, m.start())
-                and phrase.lower() in common_words()):
+                and phrase.lower() in common_words() and phrase.lower() not in TECH_NAMES):
             continue
         add(phrase, "name")
     for m in _ACRONYM.finditer(text):

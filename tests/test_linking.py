@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory_graph.linking import STOPWORDS, EntityIndex, common_words, extract, norm, opens_sentence
+from memory_graph.linking import STOPWORDS, TECH_NAMES, EntityIndex, common_words, extract, norm, opens_sentence
 from memory_graph.text import identifier_terms, query_terms, split_identifier
 
 
@@ -36,7 +36,16 @@ def test_names_that_open_a_sentence_or_are_common_words_mid_sentence_stay():
     assert names("Friends Forever is on tonight.") == {"Friends Forever"}
 
 
-_COMMON = sorted(w for w in common_words() if len(w) > 2 and w not in STOPWORDS)[:: 97]
+def test_technology_names_that_are_common_words_stay_names_when_they_open_a_sentence():
+    assert names("Rust is used for the parser. React renders twice in dev.\n- Celery retries the job.") == \
+        {"Rust", "React", "Celery"}
+    # the list only exempts words the lexicon would otherwise drop
+    assert TECH_NAMES <= common_words()
+    # words whose ordinary sense often opens a sentence are not exempt
+    assert names("Go ahead and merge. Make sure the tests pass.") == set()
+
+
+_COMMON = sorted(w for w in common_words() if len(w) > 2 and w not in STOPWORDS | TECH_NAMES)[:: 97]
 
 
 @given(st.sampled_from(_COMMON), st.sampled_from([". ", "! ", "? ", "\n", "\n- ", ': "', ". ("]))
