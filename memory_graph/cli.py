@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .errors import MemoryGraphError
+from .errors import MemoryGraphError, ValidationError
 
 app = typer.Typer(
     help="Long-term memory for coding agents: store memories, then find them again by meaning, words and links.",
@@ -52,6 +52,19 @@ def engine() -> Iterator:
         raise typer.Exit(2) from None
 
 
+def _stdin_text() -> str:
+    """Standard input as UTF-8 text, without the line ends that close it (piped from echo, git log...).
+
+    Raises ValidationError if it is not UTF-8.
+    """
+    data = typer.get_binary_stream("stdin").read()
+    try:
+        return data.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"standard input is not UTF-8 text (byte {exc.start} of {len(data)})",
+                              hint="convert it first, e.g. iconv -f latin1 -t utf-8") from None
+
+
 def _json(data) -> None:
     out.print_json(json.dumps(data, ensure_ascii=False, default=str))
 
@@ -62,7 +75,7 @@ def _progress() -> Progress:
 
 
 @app.command()
-def store(text: str = typer.Argument(..., help="The memory's content."),
+def store(text: str = typer.Argument(..., help="The memory's content; - reads it from standard input."),
           memory_type: str = typer.Option("episodic", "--type", "-t",
                                           help="episodic, semantic, procedural, decision, bugfix, ..."),
           title: Optional[str] = typer.Option(None, help="Short title (default: the first line)."),
@@ -73,7 +86,7 @@ def store(text: str = typer.Argument(..., help="The memory's content."),
           as_json: bool = JsonOpt) -> None:
     """Store a memory and print its id."""
     with engine() as eng:
-        mid = eng.store(text, memory_type=memory_type, title=title, tags=tags, importance=importance,
+        mid = eng.store(_stdin_text() if text == "-" else text, memory_type=memory_type, title=title, tags=tags, importance=importance,
                         project=project, entities=entity)
     _json({"id": mid}) if as_json else out.print(mid)
 

@@ -82,8 +82,8 @@ def run(tmp_path):
 
     runner = CliRunner()
 
-    def invoke(*args, ok=True):
-        result = runner.invoke(app, ["--data-dir", str(tmp_path / "data"), *args])
+    def invoke(*args, ok=True, input=None):
+        result = runner.invoke(app, ["--data-dir", str(tmp_path / "data"), *args], input=input)
         if ok:
             assert result.exit_code == 0, result.output
         return result

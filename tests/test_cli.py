@@ -30,6 +30,17 @@ def test_store_search_get_list_invalidate_delete(run):
     assert "no results" in run("search", "Orion codename", "--mode", "bm25").stdout
 
 
+def test_store_reads_the_content_from_stdin_when_it_is_a_dash(run):
+    long = "Why Postgres: SQLite locked under concurrent writes.\n" + "details " * 5_000 + "\n"
+    mid = run("store", "-", "--json", input=long.encode()).stdout
+    rec = json.loads(run("get", json.loads(mid)["id"], "--json").stdout)[0]
+    # the newline that ends piped text (echo, git log) is not part of the memory
+    assert rec["content"] == long[:-1] and rec["title"].startswith("Why Postgres")
+    bad = run("store", "-", input=b"caf\xe9 au lait", ok=False)
+    assert bad.exit_code == 2 and "not UTF-8" in bad.output
+    assert json.loads(run("list", "--json").stdout)["total"] == 1
+
+
 def test_export_import_rebuild(run, tmp_path):
     run("store", "Use ruff for linting")
     run("export", str(tmp_path / "dump.jsonl"))
