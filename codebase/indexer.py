@@ -11,7 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from memory_graph import Engine
 from memory_graph.code import chunk_embed_text
@@ -53,15 +53,19 @@ class IndexReport:
         return asdict(self)
 
 
-def detect_project(path: str | Path) -> tuple[Path, str]:
-    """The project root (the git top level, else the folder) and its name."""
+def detect_project(path: str | Path, within: Sequence[Path] | None = None) -> tuple[Path, str]:
+    """The project root (the git top level, else the folder) and its name.
+
+    within: folders the root must lie in (the server's allowed roots); a git top level outside them is not
+    used, and the folder itself is the project.
+    """
     root = check_root(path)
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True,
                              text=True, timeout=5, check=False)
         if out.returncode == 0 and out.stdout.strip():
             top = Path(out.stdout.strip()).resolve()
-            if root.is_relative_to(top):
+            if root.is_relative_to(top) and (within is None or any(top.is_relative_to(r) for r in within)):
                 root = top
     except (OSError, subprocess.SubprocessError):
         pass
@@ -96,9 +100,9 @@ class Indexer:
     """
 
     def __init__(self, engine: Engine, path: str | Path, project: str | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, within: Sequence[Path] | None = None) -> None:
         self.engine = engine
-        self.root, detected = detect_project(path) if project is None else (check_root(path), project)
+        self.root, detected = detect_project(path, within) if project is None else (check_root(path), project)
         if project is None:
             owner = engine.project_root(detected)
             if owner is not None and owner != str(self.root):  # another folder of the same name

@@ -137,7 +137,8 @@ class ServerState:
                                   hint="pass path, the folder to index")
         folder = check_allowed(str(folder), self.roots)
         eng = self.engine()
-        indexer = Indexer(eng, folder, project or (self.project if folder == self.project_root else None))
+        indexer = Indexer(eng, folder, project or (self.project if folder == self.project_root else None),
+                          within=self.roots)
         with self._runs_lock:
             current = self._runs.get(indexer.project)
             if current is not None and not current.finished.is_set():

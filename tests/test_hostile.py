@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import string
+import subprocess
 import threading
 
 import pytest
@@ -152,6 +154,26 @@ def test_paths_outside_the_allowed_roots_are_refused(live, path):
     text = res.content[0].text
     assert "outside the allowed roots" in text or "path" in text
     assert snapshot(eng) == before
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_folder_inside_the_allowed_roots_is_indexed_alone_when_its_git_root_is_outside(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "allowed").mkdir(parents=True)
+    (repo / "allowed" / "a.py").write_text("def helper():\n    return 1\n")
+    (repo / "secret.py").write_text("def leaked(): pass\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.setenv("MEMORY_GRAPH_ALLOWED_ROOTS", str(repo / "allowed"))
+    state = ServerState(project_dir=tmp_path,
+                        engine_factory=lambda: Engine(tmp_path / "data", config=Config(), embedder=HashEmbedder()))
+    try:
+        run, _ = state.start_index(str(repo / "allowed"), None, False)
+        assert run.finished.wait(60) and run.error is None
+        assert run.root == str((repo / "allowed").resolve())
+        # the git root (repo) is outside the allowed roots, so its other files stay unread
+        assert {s["name"] for q in ("helper", "leaked") for s in state.engine().find_symbols(q)} == {"helper"}
+    finally:
+        state.close()
 
 
 def test_a_misspelt_argument_is_an_error_that_names_it(live):
