@@ -86,7 +86,8 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
           as_json: bool = JsonOpt) -> None:
     """Store a memory and print its id."""
     with engine() as eng:
-        mid = eng.store(_stdin_text() if text == "-" else text, memory_type=memory_type, title=title, tags=tags, importance=importance,
+        content = _stdin_text() if text == "-" else text
+        mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
                         project=project, entities=entity)
     _json({"id": mid}) if as_json else out.print(mid)
 
