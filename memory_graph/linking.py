@@ -37,8 +37,12 @@ yesterday tomorrow tonight still yet even though although however therefore anyw
 absolutely probably hopefully one two three first last next new old every many much lot lots something
 anything nothing everything someone anyone everyone could'nt gonna wanna like love know think see get got make
 made use used using fix fixed add added remove removed update updated note todo done set run ran try tried
-congrats aww awww haha hahaha hehe lol omg yay hmm ugh ooh oops btw thx
+congrats aww awww haha hahaha hehe lol omg yay hmm ugh ooh oops btw thx woah whoa woohoo woot oof nah yup yep
+nope yikes phew meh gosh geez jeez dang darn hooray heh aha ahh argh shh uh um umm lmao rofl idk imo tbh brb ttyl
 """.split())
+
+#: a function word's contraction ("It'll", "How've", "What'd") is a function word too
+_CONTRACTION = re.compile(r"([A-Za-z]+)['’](?:ll|ve|re|d|s|m|t)")
 
 #: technology names that are also ordinary words. Opening a sentence of a developer's note ("Rust is used for
 #: the parser") they name the technology; words whose ordinary sense often opens one ("Go ahead", "Make sure",
@@ -93,6 +97,9 @@ def extract(text: str) -> list[Candidate]:
     def add(name: str, etype: str) -> None:
         name = name.strip().strip(".,;:!?()[]{}\"'")
         key = norm(name)
+        contraction = _CONTRACTION.fullmatch(name)
+        if contraction and contraction.group(1).lower() in STOPWORDS:
+            return
         if _MIN <= len(name) <= _MAX and len(key) >= _MIN and key not in found and name.lower() not in STOPWORDS:
             found[key] = Candidate(name, etype)
 

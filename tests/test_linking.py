@@ -22,6 +22,12 @@ def test_function_words_are_not_entities():
     assert names("What does this do? The answer is yes. Thanks!") == set()
 
 
+def test_contractions_of_function_words_and_chat_interjections_are_no_names():
+    assert names("It'll be fun! How've you been? What'd he say? Woah, Woohoo and Oof. Nah, ttyl!") == set()
+    # a name's possessive and a name with an apostrophe stay names
+    assert names("Caroline's talk was at O'Brien's pub.") == {"Caroline", "O'Brien"}
+
+
 def test_a_common_word_that_opens_a_sentence_is_no_name():
     found = names("Decided to use Postgres. Friends are the best! Recently moved.\n- Remember: rotate keys.\n"
                   '"Tests pass," said Melanie.')
