@@ -104,6 +104,9 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
     """Search memories with the hybrid pipeline (vector + BM25 + graph, fusion, PPR, decay, MMR)."""
     with engine() as eng:
         hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type)
+        hint = eng.project_hint(project)
+    if hint:
+        err.print(f"[yellow]note:[/yellow] {hint}")
     if as_json:
         return _json([h.to_dict(explain=explain) for h in hits])
     if not hits:

@@ -138,6 +138,26 @@ class EntitiesMixin:
         where = f"entity_type = {sql_quote(entity_type)}" if entity_type else None
         return [entity_from_row(r) for r in self.lance.query("entities", where, limit=limit).to_pylist()]
 
+    def memory_projects(self) -> list[str]:
+        """The projects memories have been stored in (each has a project entity), sorted."""
+        with self._lock:
+            self._sync_with_others(locked=False)
+        with self._graph_lock:
+            return sorted(name for name, etype in self.entity_index.names.values() if etype == "project")
+
+    def project_hint(self, project: str | None) -> str | None:
+        """For a search scoped to ``project``: None if memories were stored in it (or no project was given),
+        else a note that only global memories can match, naming the projects that exist (a misspelt name
+        would otherwise look like a project with nothing relevant in it)."""
+        if not project:
+            return None
+        known = self.memory_projects()
+        if norm(project) in {norm(p) for p in known}:
+            return None
+        listed = ", ".join(known[:20]) + (f" and {len(known) - 20} more" if len(known) > 20 else "")
+        return (f"no memory is in project {project!r}, so only global memories can match; "
+                f"projects with memories: {listed or 'none'}")
+
     def _resolve(self, ref: str, create: bool) -> str:
         """A node id from an id (entity or memory) or an entity name; optionally create a missing name."""
         ref = check_name(ref, "id or name")

@@ -203,8 +203,10 @@ def build_server(state: ServerState) -> MCPServer:
                           types=memory_type, tags=tags, created_after=created_after, created_before=created_before,
                           as_of=as_of, include_invalid=include_invalid, min_score=min_score)
         full = {m.id: m.to_dict() for m in eng.get([h.id for h in hits])} if details and hits else {}
-        return {"results": [_hit(h, details, explain, full.get(h.id)) for h in hits],
-                "scope": {"project": proj, "include_global": include_global}}
+        out = {"results": [_hit(h, details, explain, full.get(h.id)) for h in hits],
+               "scope": {"project": proj, "include_global": include_global}}
+        hint = eng.project_hint(proj)
+        return {**out, "note": hint} if hint else out
 
     @mcp.tool(annotations=READ)
     @_tool_errors

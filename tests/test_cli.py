@@ -28,6 +28,7 @@ def test_store_search_get_list_invalidate_delete(run):
     stats = json.loads(run("stats", "--json").stdout)
     assert stats["counts"]["memories"] == 1 and stats["healthy"]
     assert "no results" in run("search", "Orion codename", "--mode", "bm25").stdout
+    assert "no memory is in project 'acm'" in run("search", "Orion", "--project", "acm").stderr
 
 
 def test_store_reads_the_content_from_stdin_when_it_is_a_dash(run):

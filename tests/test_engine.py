@@ -30,6 +30,21 @@ def test_store_get_round_trip(engine):
     assert [x.id for x in engine.get([mid, "mem_nope"], strict=False)] == [mid]
 
 
+def test_a_search_in_a_project_without_memories_gets_a_hint_naming_the_projects(tmp_path, engine, embedder):
+    engine.store("billing-api times out when the cache is cold", project="billing")
+    engine.store("Always run the linter before pushing")
+    assert engine.memory_projects() == ["billing"]
+    assert engine.project_hint(None) is None and engine.project_hint("") is None
+    assert engine.project_hint("billing") is None and engine.project_hint("Billing") is None
+    hint = engine.project_hint("billin")
+    assert "'billin'" in hint and "only global memories" in hint and hint.endswith("projects with memories: billing")
+    # another process's memories count as soon as it has written them
+    other = Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    other.store("The web app uses pnpm", project="web")
+    other.close()
+    assert engine.memory_projects() == ["billing", "web"] and engine.project_hint("web") is None
+
+
 def test_update_reembeds_only_when_content_changes(engine, embedder):
     mid = engine.store("The cache TTL is 60 seconds")
     before = embedder.texts_encoded

@@ -89,6 +89,10 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
             assert b["id"] in ids and set(res["results"][0]) >= {"id", "title", "type", "date", "score"}
             assert "content" not in res["results"][0]
             assert g["id"] in [r["id"] for r in (await ok("search_memory", query="linter before pushing"))["results"]]
+            assert "note" not in res
+            misspelt = await ok("search_memory", query="linter before pushing", project="repoo")
+            assert [r["id"] for r in misspelt["results"]] == [g["id"]]
+            assert "'repoo'" in misspelt["note"] and misspelt["note"].endswith("projects with memories: repo")
             only_global = await ok("search_memory", query="billing-api", scope="global")
             assert b["id"] not in [r["id"] for r in only_global["results"]]
             tl = await ok("timeline", anchor_id=a["id"])
