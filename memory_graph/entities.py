@@ -142,16 +142,20 @@ class EntitiesMixin:
         """The projects memories have been stored in (each has a project entity), sorted."""
         with self._lock:
             self._sync_with_others(locked=False)
+        return self._project_names()
+
+    def _project_names(self) -> list[str]:
         with self._graph_lock:
             return sorted(name for name, etype in self.entity_index.names.values() if etype == "project")
 
     def project_hint(self, project: str | None) -> str | None:
         """For a search scoped to ``project``: None if memories were stored in it (or no project was given),
         else a note that only global memories can match, naming the projects that exist (a misspelt name
-        would otherwise look like a project with nothing relevant in it)."""
+        would otherwise look like a project with nothing relevant in it). Meant for just after that search,
+        which has caught up with other processes' writes, so it does not check for them again."""
         if not project:
             return None
-        known = self.memory_projects()
+        known = self._project_names()
         if norm(project) in {norm(p) for p in known}:
             return None
         listed = ", ".join(known[:20]) + (f" and {len(known) - 20} more" if len(known) > 20 else "")

@@ -43,6 +43,11 @@ def test_a_search_in_a_project_without_memories_gets_a_hint_naming_the_projects(
     other.store("The web app uses pnpm", project="web")
     other.close()
     assert engine.memory_projects() == ["billing", "web"] and engine.project_hint("web") is None
+    other = Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    other.store("The docs site uses mkdocs", project="docs")
+    other.close()
+    engine.search("mkdocs", project="docs")  # the search catches up, and the hint after it sees the project
+    assert engine.project_hint("docs") is None
 
 
 def test_update_reembeds_only_when_content_changes(engine, embedder):
