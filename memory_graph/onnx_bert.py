@@ -12,6 +12,7 @@ import ctypes
 import ctypes.util
 import json
 import logging
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -177,6 +178,27 @@ def build_graph(weights: dict[str, np.ndarray], config: dict, pooling: str):
     return oh.make_model(graph, opset_imports=[oh.make_opsetid("", _OPSET)])
 
 
+def _session_from_file(ort, model, options):
+    """An ONNX Runtime session on ``model`` (a ModelProto), loaded from a temporary file.
+
+    Given bytes, ORT's Python session keeps them for its whole life (its ``_model_bytes``: 86 MB for
+    all-MiniLM-L6-v2, beside the weights it has copied); given a path it keeps nothing. Where no temporary
+    file can be written, it gets the bytes after all.
+    """
+    providers = ["CPUExecutionProvider"]
+    data = model.SerializeToString()
+    try:
+        tmp = tempfile.TemporaryDirectory(prefix="memory-graph-onnx-", ignore_cleanup_errors=True)
+        path = Path(tmp.name) / "model.onnx"
+        path.write_bytes(data)
+    except OSError as exc:
+        log.info("loading the ONNX model from memory: no temporary file (%s)", exc)
+        return ort.InferenceSession(data, options, providers=providers)
+    del data
+    with tmp:
+        return ort.InferenceSession(str(path), options, providers=providers)
+
+
 class OnnxBert:
     """A BERT sentence-transformers directory on ONNX Runtime, with the interface the embedder needs.
 
@@ -208,8 +230,8 @@ class OnnxBert:
         options.enable_cpu_mem_arena = False
         # Idle ORT workers spin by default: on a small machine they would take the core from LanceDB and Tantivy.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-        del model  # the weights now live in the session; the graph's copy and the file's go back
+        self._session = _session_from_file(ort, model, options)
+        del model  # the weights now live in the session
         _release_freed_memory()
         self._truncating = Tokenizer.from_file(str(root / "tokenizer.json"))
         self._truncating.enable_truncation(self.max_seq_length)

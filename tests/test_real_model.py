@@ -191,3 +191,25 @@ def test_the_default_engine_runs_without_pytorch(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["onnx", "False", "False"]
+
+
+def test_the_onnx_session_holds_no_copy_of_the_serialized_model(tmp_path, monkeypatch):
+    """The session is loaded from a temporary file (removed after), so ONNX Runtime keeps no 86 MB of model
+    bytes; with no temporary file it is loaded from memory, to the same vectors."""
+    import tempfile
+
+    from memory_graph.embedding import default_model_path
+    from memory_graph.onnx_bert import OnnxBert
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    from_file = OnnxBert(default_model_path())
+    assert from_file._session._model_bytes is None  # ORT's own attribute: what it keeps, given bytes
+    assert list(tmp_path.iterdir()) == []
+
+    def no_space(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", no_space)
+    from_memory = OnnxBert(default_model_path())
+    assert from_memory._session._model_bytes is not None
+    assert np.allclose(from_file.encode(TEXTS[:4]), from_memory.encode(TEXTS[:4]), atol=1e-6)
