@@ -22,7 +22,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                     "The quick run (default) takes minutes; --full runs every query, the whole corpora and "
                     "100k memories. Writes results.json, results.md and PNG charts to --out. The latency, store and "
                     "indexing engines read MEMORY_GRAPH_<FIELD> variables as the server does (for example "
-                    "MEMORY_GRAPH_EXACT_SEARCH_MAX_ROWS=0 times LanceDB's vector search instead of the in-process "
+                    "MEMORY_GRAPH_VECTOR_COPY_MAX_ROWS=0 times LanceDB's vector search instead of the in-process "
                     "copy), and every part runs the model on MEMORY_GRAPH_EMBEDDING_BACKEND (auto, onnx or "
                     "sentence-transformers).")
     p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",

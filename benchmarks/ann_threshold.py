@@ -4,7 +4,7 @@
 
 Random unit vectors (latency does not depend on the values); prints milliseconds per query (mean of 20) of
 LanceDB's flat search and of the engine's ``VectorCache`` (an exact search over a copy of the vectors in
-process memory). ``Config.ann_min_rows`` and ``Config.exact_search_max_rows`` are chosen from this table.
+process memory). ``Config.ann_min_rows`` and ``Config.vector_copy_max_rows`` are chosen from this table.
 """
 
 from __future__ import annotations

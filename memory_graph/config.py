@@ -82,15 +82,22 @@ class Config:
     #: rows from which the vector leg uses an ANN index instead of flat search. Flat search measured
     #: by ``python -m benchmarks.ann_threshold`` on 2 cores: 7 ms at 5k rows, 15 ms at 10k, 21 ms at 20k.
     ann_min_rows: int = 10_000
-    #: while there are at most this many memories, the vector leg searches an exact copy of their vectors in
-    #: process memory (1.5 KB a memory at 384 dimensions), not LanceDB: 6.1 ms a query at 50,000 rows against
-    #: 43 ms for LanceDB's flat search (python -m benchmarks.ann_threshold). At 100,000 memories the copy took
-    #: search p50 from 40 to 33 ms and added 250 MB to the server's RSS (python -m benchmarks --full with
-    #: MEMORY_GRAPH_EXACT_SEARCH_MAX_ROWS=200000), so past 50,000 the ANN index is used. 0 turns the copy off.
-    exact_search_max_rows: int = 50_000
+    #: while there are at most this many memories, the vector leg searches a copy of their vectors in process
+    #: memory (1.5 KB a memory at 384 dimensions), not LanceDB, and the late stages read the candidates from
+    #: it and the graph: an exact search took 6.1 ms a query at 50,000 rows against 43 ms for LanceDB's flat
+    #: search (python -m benchmarks.ann_threshold). Past it, LanceDB's ANN index. 0 turns the copy off.
+    vector_copy_max_rows: int = 200_000
+    #: from this many rows the copy is split into partitions of about ``partition_rows`` rows (spherical
+    #: k-means), and a search reads only the ``partition_probes`` partitions nearest the query (an IVF index,
+    #: store/vectors.py); below it the search is exact. The partitions are trained again whenever the rows
+    #: have grown or shrunk ``partition_retrain_growth`` times since.
+    partition_min_rows: int = 20_000
+    partition_rows: int = 400
+    partition_probes: int = 16
+    partition_retrain_growth: float = 2.0
     #: a filtered search of that copy checks up to this many times the candidates it needs against the
     #: filters (widening from ``postfilter_factor``); if fewer pass, LanceDB filters first instead.
-    exact_filter_window: int = 20
+    copy_filter_window: int = 20
     ann_index_type: str = "IVF_HNSW_SQ"
     #: a search filtered only by validity reads this many times the candidates it needs and drops invalid
     #: ones afterwards, instead of filtering every row first (1 always filters first). At 100,000 rows,
@@ -222,8 +229,12 @@ class Config:
             (self.half_life_days > 0, "half_life_days must be > 0"),
             (self.ann_rebuild_growth > 1.0, "ann_rebuild_growth must be > 1"),
             (self.postfilter_factor >= 1, "postfilter_factor must be >= 1"),
-            (self.exact_search_max_rows >= 0 and self.exact_filter_window >= self.postfilter_factor,
-             "exact_search_max_rows must be >= 0 and exact_filter_window >= postfilter_factor"),
+            (self.vector_copy_max_rows >= 0 and self.copy_filter_window >= self.postfilter_factor,
+             "vector_copy_max_rows must be >= 0 and copy_filter_window >= postfilter_factor"),
+            (self.partition_min_rows >= 0 and self.partition_rows >= 1 and self.partition_probes >= 1 and
+             self.partition_retrain_growth > 1.0,
+             "partition_min_rows must be >= 0, partition_rows and partition_probes >= 1, "
+             "partition_retrain_growth > 1"),
             (self.change_log_rows >= 1 and self.sync_max_ids >= 1, "change_log_rows and sync_max_ids must be >= 1"),
             (0.0 <= self.min_score_relative <= 1.0, "min_score_relative must lie in [0, 1]"),
             (self.candidates_min > 0 and self.candidates_factor > 0 and self.rerank_factor > 0,

@@ -89,7 +89,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms)
         self.graph = Graph()
         self.entity_index = EntityIndex()
-        # in-process copies of the memories' and the passages' vectors (see Config.exact_search_max_rows)
+        # in-process copies of the memories' and the passages' vectors (see Config.vector_copy_max_rows)
         self.memory_vectors: VectorCache | None = None
         self.passage_vectors: VectorCache | None = None
         self.code_graph = Graph(bridge="symbol")

@@ -1,5 +1,5 @@
 """The memory search's vector and graph legs, and the late stages' reads of their candidates (mixed into
-the Engine). Up to ``Config.exact_search_max_rows`` rows, the vectors of memories and of their passages are
+the Engine). Up to ``Config.vector_copy_max_rows`` rows, the vectors of memories and of their passages are
 searched in an in-process copy (``store.vectors``), kept with the graph; past it, in LanceDB."""
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ class MemoryLegsMixin:
                           c: int) -> tuple[list[str], list[float]]:
         """The ``c`` memories nearest to ``vec`` that pass the filters.
 
-        Up to ``exact_search_max_rows`` memories, an exact search of the in-process copy of their vectors,
-        filtered by the graph's node predicate. Otherwise LanceDB: when only validity filters (few rows fail
+        Up to ``vector_copy_max_rows`` memories, a search of the in-process copy of their vectors (exact below
+        ``partition_min_rows``, by partitions from there), filtered by the graph's node predicate. Otherwise LanceDB: when only validity filters (few rows fail
         them), the nearest ``postfilter_factor`` x c are read and filtered afterwards, which spares LanceDB
         evaluating the filter on every row (``python -m benchmarks.search_probe``); if that leaves fewer than
         ``c``, the search is repeated with the filter applied first, so the result is the same either way
@@ -61,7 +61,7 @@ class MemoryLegsMixin:
                 accept = node_filter(filters, now)
                 found = nearest_accepted(self.memory_vectors, vec, c,
                                          lambda i: i in self.graph and accept(self.graph.attrs(i)),
-                                         factor if where else 1, self.config.exact_filter_window)
+                                         factor if where else 1, self.config.copy_filter_window)
                 if found is not None:
                     return found
         if where and factor > 1 and sql_filter(replace(filters, include_invalid=True), now) is None:

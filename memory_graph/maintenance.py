@@ -13,6 +13,7 @@ from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
 from .records import NODE_COLUMNS, embed_text, entity_text, node_attrs, passage_rows
 from .store.lance import CHANGES, SCHEMA_VERSION, vector_matrix
+from .heap import release_freed_memory
 from .store.vectors import VectorCache
 from .store.text_index import TEXT_LAYOUT, rev_of
 
@@ -95,26 +96,30 @@ class MaintenanceMixin:
         with self._graph_lock:
             self.graph, self.entity_index = graph, index
             self.memory_vectors, self.passage_vectors = memory_vectors, passage_vectors
+        release_freed_memory()  # the rows read to build them: 50 MB at 100,000 memories
 
     def _copy_vectors(self, table: str) -> VectorCache | None:
-        """An in-process copy of a table's vectors, if it has at most ``exact_search_max_rows`` rows."""
-        if not 0 < self.config.exact_search_max_rows >= self.lance.count(table):
+        """An in-process copy of a table's vectors, if it has at most ``vector_copy_max_rows`` rows."""
+        if not 0 < self.config.vector_copy_max_rows >= self.lance.count(table):
             return None
-        copy = VectorCache(self.lance.table(table).schema.field("vector").type.list_size)
-        rows = self.lance.query(table, None, ["id", "memory_id", "vector"] if table == "passages" else ["id", "vector"])
-        if rows.num_rows:
-            copy.put(rows.column("id").to_pylist(), vector_matrix(rows),
-                     rows.column("memory_id").to_pylist() if table == "passages" else None)
+        c = self.config
+        copy = VectorCache(self.lance.table(table).schema.field("vector").type.list_size, c.partition_min_rows,
+                           c.partition_rows, c.partition_probes, c.partition_retrain_growth)
+        passages = table == "passages"
+        for batch in self.lance.batches(table, ["id", "memory_id", "vector"] if passages else ["id", "vector"]):
+            copy.put(batch.column("id").to_pylist(), vector_matrix(batch),
+                     batch.column("memory_id").to_pylist() if passages else None, partition=False)
+        copy.refresh_partitions()
         return copy
 
     def _keep_vectors(self, memories: list[dict], passages: list[dict] = ()) -> None:
         """Put the vectors of memory and passage rows into the in-process copies; drop a copy that would
-        outgrow ``exact_search_max_rows`` (the next whole reload decides again). Hold the graph lock."""
+        outgrow ``vector_copy_max_rows`` (the next whole reload decides again). Hold the graph lock."""
         for attr, rows in (("memory_vectors", memories), ("passage_vectors", passages)):
             copy = getattr(self, attr)
             if copy is None or not rows:
                 continue
-            if len(copy) + len(rows) > self.config.exact_search_max_rows:
+            if len(copy) + len(rows) > self.config.vector_copy_max_rows:
                 setattr(self, attr, None)
             else:
                 copy.put([r["id"] for r in rows], [r["vector"] for r in rows],
@@ -390,8 +395,10 @@ class MaintenanceMixin:
             "model": {"name": self.embedder.name, "dimension": self.embedder.dimension,
                       "loaded": bool(getattr(self.embedder, "loaded", True)),
                       "runtime": getattr(self.embedder, "runtime", None)},
-            # how the vector leg searches memories: a copy in process memory, LanceDB's ANN index, or its flat scan
-            "vector_index": "in-process" if self.memory_vectors is not None else
+            # how the vector leg searches memories: a copy in process memory (whole, or by partitions), LanceDB's
+            # ANN index, or its flat scan
+            "vector_index": ("in-process, partitioned" if self.memory_vectors.partitions else "in-process")
+                            if self.memory_vectors is not None else
                             "ann" if self.lance.has_vector_index("memories") else "flat",
             "code_graph": {"nodes": self.code_graph.g.number_of_nodes(),
                            "edges": self.code_graph.number_of_edges()},

@@ -2,20 +2,20 @@
 
 The ONNX graph is built in memory from the model directory's ``model.safetensors`` and ``config.json``
 (the BERT encoder of Devlin et al. 2019, then the directory's pooling and L2 normalisation), so nothing is
-exported, downloaded or written. Its vectors equal sentence-transformers' to float32 rounding
+exported or downloaded (ONNX Runtime reads the graph from a temporary file, removed once read). Its vectors equal sentence-transformers' to float32 rounding
 (``tests/test_real_model.py`` checks this). Any other architecture runs on sentence-transformers.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import json
 import logging
 import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from .heap import release_freed_memory
 
 log = logging.getLogger("memory_graph")
 
@@ -79,28 +79,6 @@ def length_batches(lengths: list[int], batch_size: int, batch_tokens: int):
         per_batch = max(1, min(batch_size, batch_tokens // max(1, lengths[start])))
         yield start, min(len(lengths), start + per_batch)
         start += per_batch
-
-
-def _release_freed_memory() -> None:
-    """Give the freed heap back to the system after a large encode (glibc only; elsewhere nothing).
-
-    Without the arena ORT frees each batch's buffers, but glibc keeps them mapped: a server that once
-    embedded a batch of long texts would keep that batch's high-water mark as its RSS from then on.
-    """
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
-def _load_libc():
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim.argtypes = [ctypes.c_size_t]
-        return libc
-    except (OSError, AttributeError):
-        return None
-
-
-_LIBC = _load_libc()
 
 
 def build_graph(weights: dict[str, np.ndarray], config: dict, pooling: str):
@@ -232,7 +210,7 @@ class OnnxBert:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = _session_from_file(ort, model, options)
         del model  # the weights now live in the session
-        _release_freed_memory()
+        release_freed_memory()
         self._truncating = Tokenizer.from_file(str(root / "tokenizer.json"))
         self._truncating.enable_truncation(self.max_seq_length)
         self._truncating.no_padding()
@@ -264,7 +242,7 @@ class OnnxBert:
                 mask[j, :n] = 1
             out[rows] = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
         if len(batches) > 1:
-            _release_freed_memory()
+            release_freed_memory()
         return out
 
     def token_ids(self, text: str) -> list[int]:

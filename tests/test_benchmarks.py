@@ -143,7 +143,7 @@ def test_vector_recall_is_one_for_flat_search_and_a_share_with_an_ann_index(tmp_
     from benchmarks.speed import vector_recall
     from memory_graph import Config, Engine
 
-    eng = Engine(tmp_path, Config(ann_min_rows=200, optimize_every_rows=1_000_000, exact_search_max_rows=0),
+    eng = Engine(tmp_path, Config(ann_min_rows=200, optimize_every_rows=1_000_000, vector_copy_max_rows=0),
                  embedder)
     eng.store_many([{"content": f"note {i} on topic {i % 13} and subject {i % 7}"} for i in range(300)])
     queries = [f"topic {i} subject {i % 5}" for i in range(20)]

@@ -389,7 +389,7 @@ def test_rebuild_restores_derived_indexes(engine):
 
 
 def test_ann_index_switches_on_and_stays_fresh(tmp_path, embedder):
-    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000, exact_search_max_rows=0),
+    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000, vector_copy_max_rows=0),
                  embedder)
     eng.store_many([{"content": f"filler memory number {i} about topic {i % 7}"} for i in range(60)])
     assert not eng.lance.has_vector_index("memories")
@@ -434,7 +434,7 @@ def test_ann_index_is_rebuilt_once_its_table_has_grown_twofold(tmp_path, embedde
 @pytest.mark.parametrize("exact", [True, False])  # the in-process copy of the vectors, or LanceDB
 @pytest.mark.parametrize("invalid", [3, 150])  # few: filtered after the search; most: filtered before it
 def test_the_vector_leg_returns_the_nearest_valid_memories(tmp_path, embedder, invalid, exact):
-    engine = Engine(tmp_path / "data", config=Config(exact_search_max_rows=1_000 if exact else 0),
+    engine = Engine(tmp_path / "data", config=Config(vector_copy_max_rows=1_000 if exact else 0),
                     embedder=embedder)
     texts = [f"quokka {'island ' * (i % 5)}photo number {i} of topic {i % 9}" for i in range(240)]
     ids = engine.store_many([{"content": t} for t in texts])

@@ -49,7 +49,7 @@ def test_window_starts_cover_the_text_past_what_the_model_reads(n, seen, stride,
 @pytest.fixture(params=[50_000, 0], ids=["in-process", "lancedb"])
 def eng(tmp_path, request):
     """With the in-process copies of the vectors, and without them (LanceDB's searches)."""
-    e = Engine(tmp_path / "data", Config(**PASSAGE_CONFIG, exact_search_max_rows=request.param), WindowEmbedder())
+    e = Engine(tmp_path / "data", Config(**PASSAGE_CONFIG, vector_copy_max_rows=request.param), WindowEmbedder())
     yield e
     e.close()
 

@@ -1,6 +1,6 @@
 """What searches keep in memory between writes: read once, dropped by every write of this or another engine.
 
-Up to ``exact_search_max_rows`` memories the graph and the in-process copy of the vectors already hold what
+Up to ``vector_copy_max_rows`` memories the graph and the in-process copy of the vectors already hold what
 the late stages read, so most tests here turn the copy off to test the LanceDB reads and their cache.
 """
 
@@ -30,7 +30,7 @@ def memory_reads(engine):
 
 @pytest.fixture
 def engine(tmp_path, embedder):
-    eng = Engine(tmp_path / "data", config=Config(exact_search_max_rows=0), embedder=embedder)
+    eng = Engine(tmp_path / "data", config=Config(vector_copy_max_rows=0), embedder=embedder)
     yield eng
     eng.close()
 
@@ -61,8 +61,8 @@ def test_a_repeated_search_reads_no_rows_until_a_write(engine):
 
 @pytest.mark.parametrize("copy", [50_000, 0])
 def test_a_write_by_another_engine_reaches_the_next_search(tmp_path, embedder, copy):
-    a = Engine(tmp_path, Config(exact_search_max_rows=copy), embedder)
-    b = Engine(tmp_path, Config(exact_search_max_rows=copy), embedder)
+    a = Engine(tmp_path, Config(vector_copy_max_rows=copy), embedder)
+    b = Engine(tmp_path, Config(vector_copy_max_rows=copy), embedder)
     ids = a.store_many([{"content": c} for c in CORPUS])
     assert {h.id: h.title for h in a.search("billing-api")}[ids[0]] != "Project Orion"
     b.update(ids[0], title="Project Orion")
@@ -90,7 +90,7 @@ def test_rows_read_while_a_write_began_are_not_kept(engine):
 
 
 def test_a_cache_size_of_zero_reads_every_time(tmp_path, embedder):
-    eng = Engine(tmp_path, Config(describe_cache_size=0, exact_search_max_rows=0), embedder)
+    eng = Engine(tmp_path, Config(describe_cache_size=0, vector_copy_max_rows=0), embedder)
     eng.store_many([{"content": c} for c in CORPUS])
     reads = memory_reads(eng)
     eng.search("billing-api")

@@ -276,8 +276,8 @@ def test_a_reembed_makes_other_processes_reload_their_copy_of_the_vectors(pair):
         fresh_reader.close()
 
 
-def test_the_copy_of_the_vectors_is_dropped_past_exact_search_max_rows_and_search_falls_back(tmp_path):
-    eng = Engine(tmp_path / "data", config=Config(exact_search_max_rows=6), embedder=HashEmbedder())
+def test_the_copy_of_the_vectors_is_dropped_past_vector_copy_max_rows_and_search_falls_back(tmp_path):
+    eng = Engine(tmp_path / "data", config=Config(vector_copy_max_rows=6), embedder=HashEmbedder())
     first = eng.store_many([{"content": f"quokka photo {i}"} for i in range(5)])
     assert len(eng.memory_vectors) == 5
     more = eng.store_many([{"content": f"quokka island photo {i}"} for i in range(3)])

@@ -1,4 +1,4 @@
-"""The in-process copy of the memories' vectors: exact search that agrees with brute force and with LanceDB."""
+"""The in-process copy of the memories' vectors: exact search that agrees with brute force and with LanceDB, and\nsearch by partitions (an IVF index) that keeps its partitions right through any writes."""
 
 from __future__ import annotations
 
@@ -86,10 +86,15 @@ def test_the_vector_leg_finds_the_same_memories_in_its_copy_as_in_lancedb(tmp_pa
     ids = exact.store_many(items)
     for mid in ids[::10]:
         exact.invalidate(mid)
-    lance = Engine(data, config=Config(exact_search_max_rows=0), embedder=HashEmbedder())
+    lance = Engine(data, config=Config(vector_copy_max_rows=0), embedder=HashEmbedder())
     # a window of 2 x 20 candidates: selective filters fall back to LanceDB filtering first
-    narrow = Engine(data, config=Config(exact_filter_window=2), embedder=HashEmbedder())
+    narrow = Engine(data, config=Config(copy_filter_window=2), embedder=HashEmbedder())
+    # partitions of ~8 rows, every one of them probed: the rows of the exact search, found through them
+    parts = Engine(data, config=Config(partition_min_rows=30, partition_rows=8, partition_probes=1_000),
+                   embedder=HashEmbedder())
     assert exact.memory_vectors is not None and lance.memory_vectors is None
+    assert parts.memory_vectors.partitions == 90 // 8 and exact.memory_vectors.partitions == 0
+    assert (parts.stats()["vector_index"], exact.stats()["vector_index"]) == ("in-process, partitioned", "in-process")
     fallbacks = []
     real = narrow.lance.vector_search
     narrow.lance.vector_search = lambda *a, **kw: fallbacks.append(a[2]) or real(*a, **kw)
@@ -101,14 +106,17 @@ def test_the_vector_leg_finds_the_same_memories_in_its_copy_as_in_lancedb(tmp_pa
         for query in ("Orion release", "topic 3", "Vega note 12"):
             b = lance._vector_leg(query, filters, now, 20)
             assert len(b.ids) == min(20, sum(1 for i in ids if _passes(exact, i, filters, now)))
-            for a in (exact._vector_leg(query, filters, now, 20), narrow._vector_leg(query, filters, now, 20)):
+            # the int8 rows of the partitioned copy give similarities about 0.001 off
+            for a, tol in ((exact._vector_leg(query, filters, now, 20), 1e-5),
+                           (narrow._vector_leg(query, filters, now, 20), 1e-5),
+                           (parts._vector_leg(query, filters, now, 20), 5e-3)):
                 # the same similarities in the same order (memories of equal similarity may swap places)
-                assert a.scores == pytest.approx(b.scores, abs=1e-5), (filters, query)
-                tied = {i for leg in (a, b) for i, s in zip(leg.ids, leg.scores) if abs(s - b.scores[-1]) < 1e-5}
+                assert a.scores == pytest.approx(b.scores, abs=tol), (filters, query)
+                tied = {i for leg in (a, b) for i, s in zip(leg.ids, leg.scores) if abs(s - b.scores[-1]) < tol}
                 assert set(a.ids) - tied == set(b.ids) - tied
     # only the selective filters needed LanceDB; validity alone never does
     assert fallbacks and all(any(c in w for c in ("project", "tags", "memory_type")) for w in fallbacks)
-    for eng in (exact, lance, narrow):
+    for eng in (exact, lance, narrow, parts):
         eng.close()
 
 
@@ -139,3 +147,75 @@ def test_an_id_put_again_under_another_owner_leaves_the_first_owner():
     assert "p" in cache
     cache.remove_owned(["b"])
     assert "p" not in cache and len(cache) == 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(ops=OPS, query=VEC, k=st.integers(1, 3))
+def test_a_partitioned_copy_keeps_each_row_in_its_nearest_partition_through_any_puts_and_removes(ops, query, k):
+    """Partitions from 3 rows, of ~2 rows each: after any writes every row sits in the partition of its nearest
+    centroid, the counts agree, the partitions were trained at a row count within the growth factor, and a
+    one-partition search returns true cosines, best first, missing none nearer in the partition nearest the
+    query."""
+    cache, model = VectorCache(DIM, partition_min_rows=3, partition_rows=2, probes=1, retrain_growth=2.0), {}
+    for op, ids, vec in ops:
+        if op == "put":
+            v = np.array(vec, dtype=np.float32)
+            cache.put(ids, [v] * len(ids))
+            model.update({i: v for i in ids})
+        else:
+            cache.remove(ids)
+            for i in ids:
+                model.pop(i, None)
+    n = len(cache)
+    assert n == len(model) and cache.partitions == (0 if n < 3 else cache.partitions)
+    q = np.array(query, dtype=np.float32) / np.linalg.norm(query)
+    got, sims = cache.nearest(q, k)
+    assert sims == sorted(sims, reverse=True)
+    tol = 0.02 if cache.partitions else 1e-5  # int8 rows: a step is 1/127 of a dimension's largest magnitude
+    assert sims == pytest.approx([float(model[i] @ q / np.linalg.norm(model[i])) for i in got], abs=tol)
+    if not cache.partitions:
+        assert cache._matrix.dtype == np.float32
+        return
+    assert cache._matrix.dtype == np.int8
+    assert cache._trained_rows / 2.0 < n < cache._trained_rows * 2.0 or cache._trained_rows == n
+    centroids, part, rows = cache._centroids, cache._part[:n], cache._decode(cache._matrix[:n])
+    own = rows @ centroids.T
+    assert np.allclose(own[np.arange(n), part], own.max(axis=1), atol=1e-5)
+    assert (np.bincount(part, minlength=cache.partitions) == cache._sizes).all()
+    # the partition whose centroid is nearest the query is always searched: none of its rows that is nearer
+    # than the last one returned can be missing (unless two centroids tie for nearest)
+    near = centroids @ q
+    first, second = np.sort(near)[::-1][:2] if len(near) > 1 else (near[0], -np.inf)
+    if first - second > 1e-4 and len(got) == k:
+        for r in np.flatnonzero(part == int(np.argmax(near))):
+            if float(rows[r] @ q) > sims[-1] + 1e-4:
+                assert cache._ids[r] in got
+
+
+def test_searching_a_few_partitions_finds_most_of_the_exact_neighbours_of_clustered_vectors():
+    """3,000 vectors around 40 centres, partitions of ~50, 4 of 60 probed: recall@10 against the exact search."""
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((40, 16))
+    vectors = centres[rng.integers(0, 40, 3_000)] + 0.4 * rng.standard_normal((3_000, 16))
+    ids = [f"m{i}" for i in range(3_000)]
+    exact, parts = VectorCache(16), VectorCache(16, partition_min_rows=1_000, partition_rows=50, probes=4)
+    for start in range(0, 3_000, 250):  # grown in batches: trained at 1,000 rows, again at 2,000
+        exact.put(ids[start:start + 250], vectors[start:start + 250])
+        parts.put(ids[start:start + 250], vectors[start:start + 250])
+    assert parts.partitions == 2_000 // 50 and parts._trained_rows == 2_000
+    queries = centres[rng.integers(0, 40, 50)] + 0.4 * rng.standard_normal((50, 16))
+    recall = np.mean([len(set(parts.nearest(q, 10)[0]) & set(exact.nearest(q, 10)[0])) / 10 for q in queries])
+    assert recall >= 0.9
+    everything = VectorCache(16, partition_min_rows=1_000, partition_rows=50, probes=1_000)
+    everything.put(ids, vectors)
+    for q in queries[:10]:  # every partition probed: the exact neighbours, but for int8's ~0.001
+        (a, sa), (b, sb) = everything.nearest(q, 10), exact.nearest(q, 10)
+        assert sa == pytest.approx(sb, abs=5e-3)
+        tied = {i for ids_, s_ in ((a, sa), (b, sb)) for i, s in zip(ids_, s_) if abs(s - sb[-1]) < 5e-3}
+        assert set(a) - tied == set(b) - tied
+        assert np.abs(everything.get(a[0]) - exact.get(a[0])).max() < 0.01
+    parts.remove(ids[:2_200])  # 800 rows left: below partition_min_rows, exact (and float32) again
+    got, sims = parts.nearest(queries[0], 10)
+    want = [i for i in exact.nearest(queries[0], 3_000)[0] if int(i[1:]) >= 2_200][:10]
+    assert parts.partitions == 0 and parts._matrix.dtype == np.float32
+    assert len(set(got) & set(want)) >= 9

@@ -78,9 +78,10 @@ def sql_in(column: str, values: Iterable[str]) -> str:
     return f"{column} IN ({', '.join(sql_quote(v) for v in values)})"
 
 
-def vector_matrix(rows: pa.Table, column: str = "vector") -> np.ndarray:
+def vector_matrix(rows: pa.Table | pa.RecordBatch, column: str = "vector") -> np.ndarray:
     """A float32 (rows, dim) matrix of a fixed-size vector column, without a Python list per row."""
-    col = rows.column(column).combine_chunks()
+    col = rows.column(column)
+    col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     if col.null_count:
         raise StoreError(f"{col.null_count} row(s) have no {column}", hint="re-embed them with Engine.reembed()")
     return col.flatten().to_numpy().astype(np.float32, copy=False).reshape(rows.num_rows, -1)
@@ -249,6 +250,10 @@ class LanceStore:
         if columns:
             q = q.select(columns)
         return q.limit(limit).to_arrow()
+
+    def batches(self, name: str, columns: list[str], size: int = 8_192) -> Iterator[pa.RecordBatch]:
+        """Every row of a table, ``size`` rows at a time: a whole table read at once would hold it twice."""
+        yield from self.table(name).search().select(columns).limit(None).to_batches(size)
 
     def by_ids(self, name: str, ids: Iterable[str], columns: list[str] | None = None,
                column: str = "id") -> pa.Table:

@@ -1,10 +1,14 @@
-"""An in-process copy of vectors (the memories', and their passages'), for exact cosine search without a
-LanceDB query.
+"""An in-process copy of vectors (the memories', and their passages'), for cosine search without a LanceDB
+query.
 
 LanceDB stays the source of truth: the engine fills the copy when it loads its graph and changes it where it
 changes the graph's memory nodes, so both follow the same writes, its own and (through the change log) other
 processes'. On 2 cores, LanceDB's flat search took 4.1 ms a query over 1,000 vectors, 13.4 ms over 10,000 and
-43.2 ms over 50,000; this copy took 0.07, 0.67 and 6.1 ms (``python -m benchmarks.ann_threshold``).
+43.2 ms over 50,000; an exact search of this copy 0.07, 0.67 and 6.1 ms (``python -m benchmarks.ann_threshold``).
+From ``partition_min_rows`` rows the copy is also split into partitions by spherical k-means, and a search
+reads only the rows of the partitions whose centroids are nearest the query: an inverted file index (IVF;
+Jégou, Douze and Schmid, "Product quantization for nearest neighbor search", 2011, section 4), here without
+quantization.
 """
 
 from __future__ import annotations
@@ -13,17 +17,33 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+_SLICE = 2_048  # rows a search or a conversion handles at a time
 
 class VectorCache:
-    """Unit vectors by id in one growing matrix; ``nearest`` is an exact cosine search over all of them."""
+    """Unit vectors by id in one growing matrix; ``nearest`` is a cosine search over them.
 
-    def __init__(self, dim: int) -> None:
+    partition_min_rows: from this many rows (0: never), ``nearest`` searches only the ``probes`` partitions
+    nearest the query, of about ``partition_rows`` rows each; the partitions are trained again whenever the
+    row count has grown or shrunk ``retrain_growth`` times since they were last trained. A partitioned copy
+    also holds its vectors as int8 (scalar quantization, one step per dimension: its largest magnitude over
+    127), a quarter of the memory, so its similarities are off by about 0.001.
+    """
+
+    def __init__(self, dim: int, partition_min_rows: int = 0, partition_rows: int = 400, probes: int = 16,
+                 retrain_growth: float = 2.0) -> None:
         self.dim = dim
         self._matrix = np.zeros((0, dim), dtype=np.float32)
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
         self._owned: dict[str, set[str]] = {}  # passages: the memory id -> its passages' ids
         self._owner: dict[str, str] = {}
+        self.partition_min_rows, self.partition_rows, self.probes = partition_min_rows, partition_rows, probes
+        self.retrain_growth = retrain_growth
+        self._centroids: np.ndarray | None = None  # (partitions, dim) unit vectors, or None: exact search
+        self._part = np.zeros(0, dtype=np.int32)  # each row's partition, beside _matrix
+        self._sizes = np.zeros(0, dtype=np.int64)  # rows in each partition
+        self._trained_rows = 0
+        self._step: np.ndarray | None = None  # int8 rows: value = int8 x step, per dimension; None: float32
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -31,22 +51,43 @@ class VectorCache:
     def __contains__(self, item: str) -> bool:
         return item in self._row
 
-    def put(self, ids: Sequence[str], vectors, owners: Sequence[str] | None = None) -> None:
+    @property
+    def partitions(self) -> int:
+        """How many partitions a search chooses from; 0 while it is exact."""
+        return 0 if self._centroids is None else len(self._centroids)
+
+    def put(self, ids: Sequence[str], vectors, owners: Sequence[str] | None = None, partition: bool = True) -> None:
         """Add vectors, or replace those of ids already held; ``owners`` (one per id) lets
-        ``remove_owned`` drop them together."""
+        ``remove_owned`` drop them together. partition=False leaves the partitions as they are (a load in
+        batches), until ``refresh_partitions``."""
         mat = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
         mat = mat / np.linalg.norm(mat, axis=1, keepdims=True).clip(1e-12)
+        last = {i: j for j, i in enumerate(ids)}
+        if len(last) < len(ids):  # an id given twice keeps its last vector
+            keep = sorted(last.values())
+            ids, mat = [ids[j] for j in keep], mat[keep]
+            owners = [owners[j] for j in keep] if owners else owners
         fresh = [i for i in dict.fromkeys(ids) if i not in self._row]
         need = len(self._ids) + len(fresh)
         if need > len(self._matrix):  # doubling keeps a run of single stores from copying every time
-            grown = np.zeros((max(need, 2 * len(self._matrix), 64), self.dim), dtype=np.float32)
+            size = max(need, 2 * len(self._matrix), 64)
+            grown = np.zeros((size, self.dim), dtype=self._matrix.dtype)
             grown[:len(self._ids)] = self._matrix[:len(self._ids)]
             self._matrix = grown
+            self._part = np.resize(self._part, size)
+        if self._centroids is not None:  # rows replaced leave their partitions
+            np.subtract.at(self._sizes, self._part[[self._row[i] for i in ids if i in self._row]], 1)
         for i in fresh:
             self._row[i] = len(self._ids)
             self._ids.append(i)
-        for i, v in zip(ids, mat):
-            self._matrix[self._row[i]] = v
+        rows = np.fromiter((self._row[i] for i in ids), dtype=np.int64, count=len(ids))
+        if self._step is not None and (np.abs(mat).max(axis=0) > 127 * self._step).any():
+            # a value past the int8 range of its dimension: widen that range for all rows, with room to spare
+            self._requantize(np.maximum(self._step, np.abs(mat).max(axis=0) * 1.25 / 127))
+        self._matrix[rows] = self._encode(mat)
+        trained = partition and self.refresh_partitions()  # (a new training places every row)
+        if not trained and self._centroids is not None:
+            self._assign(rows)
         for i, owner in zip(ids, owners or ()):
             self._disown(i)
             self._owner[i] = owner
@@ -60,12 +101,16 @@ class VectorCache:
                 continue
             self._disown(i)
             last = len(self._ids) - 1
+            if self._centroids is not None:
+                self._sizes[self._part[row]] -= 1
             if row != last:
                 moved = self._ids[last]
                 self._matrix[row] = self._matrix[last]
+                self._part[row] = self._part[last]
                 self._ids[row] = moved
                 self._row[moved] = row
             self._ids.pop()
+        self.refresh_partitions()
 
     def _disown(self, i: str) -> None:
         owner = self._owner.pop(i, None)
@@ -80,22 +125,126 @@ class VectorCache:
 
     def get(self, item: str) -> np.ndarray | None:
         row = self._row.get(item)
-        return None if row is None else self._matrix[row].copy()
+        return None if row is None else self._decode(self._matrix[row:row + 1])[0].copy()
 
     def nearest(self, query: np.ndarray, k: int) -> tuple[list[str], list[float]]:
-        """The ``k`` ids most similar to ``query`` by cosine, best first (ties by id), with their similarities."""
+        """The ``k`` ids most similar to ``query`` by cosine, best first (ties by id), with their similarities.
+
+        Exact while the copy is not partitioned, or when ``k`` asks for a quarter of its rows or more.
+        """
         n = len(self._ids)
         k = min(k, n)
         if k <= 0:
             return [], []
         q = np.asarray(query, dtype=np.float32)
+        q = q / max(float(np.linalg.norm(q)), 1e-12)
+        rows = self._probed_rows(q, k) if self._centroids is not None and 4 * k < n else None
         # einsum, not the @ operator: OpenBLAS spreads a product this size over its threads, which then spin
         # and starve the model's threads embedding the next query (embedding + search took 16-50 ms against
         # 7 ms this way, at 10,000 rows; einsum computes it in one thread)
-        sims = np.einsum("ij,j->i", self._matrix[:n], q / max(float(np.linalg.norm(q)), 1e-12))
-        top = np.argpartition(-sims, k - 1)[:k] if k < n else np.arange(n)
-        order = sorted(top.tolist(), key=lambda r: (-float(sims[r]), self._ids[r]))
-        return [self._ids[r] for r in order], [float(sims[r]) for r in order]
+        # a slice at a time: one large temporary a search would stay in its thread's heap
+        scaled = q if self._step is None else q * self._step
+        if rows is None:
+            rows = np.arange(n)
+            parts = (self._matrix[s:min(s + _SLICE, n)] for s in range(0, n, _SLICE))
+        else:
+            parts = (self._matrix[rows[s:s + _SLICE]] for s in range(0, len(rows), _SLICE))
+        sims = np.concatenate([np.einsum("ij,j->i", p.astype(np.float32, copy=False), scaled) for p in parts])
+        k = min(k, len(rows))
+        top = np.argpartition(-sims, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
+        order = sorted(top.tolist(), key=lambda r: (-float(sims[r]), self._ids[rows[r]]))
+        return [self._ids[rows[r]] for r in order], [float(sims[r]) for r in order]
+
+    # ---- partitions -------------------------------------------------------
+    def _probed_rows(self, q: np.ndarray, k: int) -> np.ndarray:
+        """Rows of the ``probes`` partitions nearest ``q``, and of as many more as it takes to hold 4 x k."""
+        order = np.argsort(-(self._centroids @ q), kind="stable")
+        held = np.cumsum(self._sizes[order])
+        m = max(min(self.probes, len(order)), int(np.searchsorted(held, 4 * k)) + 1)
+        probed = np.zeros(len(order), dtype=bool)
+        probed[order[:m]] = True
+        return np.flatnonzero(probed[self._part[:len(self._ids)]])
+
+    def refresh_partitions(self) -> bool:
+        """Train the partitions anew, or drop them, where the row count calls for it; whether it did either."""
+        n = len(self._ids)
+        if not self.partition_min_rows or n < self.partition_min_rows:
+            dropped = self._centroids is not None
+            self._centroids = None
+            self._requantize(None)
+            return dropped
+        if self._centroids is not None and \
+                self._trained_rows / self.retrain_growth < n < self._trained_rows * self.retrain_growth:
+            return False
+        step = np.zeros(self.dim, dtype=np.float32)
+        for s in range(0, n, _SLICE):
+            step = np.maximum(step, np.abs(self._decode(self._matrix[s:min(s + _SLICE, n)])).max(axis=0))
+        self._requantize((step / 127).clip(1e-12))
+        self._centroids = spherical_kmeans(self._decode, self._matrix[:n], max(1, n // self.partition_rows))
+        self._trained_rows = n
+        self._sizes = np.zeros(len(self._centroids), dtype=np.int64)
+        self._assign(np.arange(n))
+        return True
+
+    def _assign(self, rows: np.ndarray) -> None:
+        part = nearest_centroid(self._decode(self._matrix[rows]), self._centroids)
+        self._part[rows] = part
+        np.add.at(self._sizes, part, 1)
+
+    # ---- int8 rows -----------------------------------------------------
+    def _encode(self, vectors: np.ndarray) -> np.ndarray:
+        return vectors if self._step is None else quantize(vectors, self._step)
+
+    def _decode(self, rows: np.ndarray) -> np.ndarray:
+        return rows if self._step is None else dequantize(rows, self._step)
+
+    def _requantize(self, step: np.ndarray | None) -> None:
+        """Hold the rows as int8 with these steps, or as float32 (None), converted a slice at a time."""
+        if step is None and self._step is None:
+            return
+        n, old, old_step = len(self._ids), self._matrix, self._step
+        self._matrix = np.zeros(old.shape, dtype=np.float32 if step is None else np.int8)
+        for s in range(0, n, _SLICE):
+            e = min(s + _SLICE, n)
+            decoded = old[s:e] if old_step is None else dequantize(old[s:e], old_step)
+            self._matrix[s:e] = decoded if step is None else quantize(decoded, step)
+        self._step = step
+
+
+def quantize(vectors: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """int8 rows of float vectors, ``step`` apart in each dimension (clipped at +-127 steps)."""
+    return np.clip(np.rint(vectors / step), -127, 127).astype(np.int8)
+
+
+def dequantize(rows: np.ndarray, step: np.ndarray) -> np.ndarray:
+    return rows.astype(np.float32) * step
+
+
+def nearest_centroid(vectors: np.ndarray, centroids: np.ndarray, batch: int = 8_192) -> np.ndarray:
+    """The index of the centroid most similar to each (unit) vector, in batches that bound the memory."""
+    return np.concatenate([np.argmax(vectors[s:s + batch] @ centroids.T, axis=1)
+                           for s in range(0, len(vectors), batch)] or [np.zeros(0, dtype=np.int64)])
+
+
+def spherical_kmeans(decode: Callable[[np.ndarray], np.ndarray], vectors: np.ndarray, clusters: int,
+                     iterations: int = 10, sample: int = 32, seed: int = 0) -> np.ndarray:
+    """Unit centroids of ``clusters`` partitions of unit ``vectors`` (as ``decode`` turns their rows into
+    float32) by cosine (Dhillon and Modha, "Concept decompositions for large sparse text data using
+    clustering", 2001), trained on ``sample`` x clusters rows drawn with a fixed seed, so the same rows give
+    the same partitions."""
+    rng = np.random.default_rng(seed)
+    n = len(vectors)
+    clusters = min(clusters, n)
+    train = decode(vectors[np.sort(rng.choice(n, min(n, sample * clusters), replace=False))])
+    centroids = train[rng.choice(len(train), clusters, replace=False)].copy()
+    for _ in range(iterations):
+        members = np.zeros((clusters, len(train)), dtype=np.float32)
+        members[nearest_centroid(train, centroids), np.arange(len(train))] = 1.0
+        sums = members @ train
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        filled = norms[:, 0] > 1e-12  # an empty partition keeps its centroid
+        centroids[filled] = sums[filled] / norms[filled]
+    return centroids
 
 
 def nearest_accepted(cache: VectorCache, query: np.ndarray, k: int, accept: Callable[[str], bool],
