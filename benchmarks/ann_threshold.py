@@ -3,8 +3,11 @@
     python -m benchmarks.ann_threshold [--sizes 1000,5000,10000,20000,50000] [--dim 384] [--ann]
 
 Random unit vectors (latency does not depend on the values); prints milliseconds per query (mean of 20) of
-LanceDB's flat search and of the engine's ``VectorCache`` (an exact search over a copy of the vectors in
-process memory). ``Config.ann_min_rows`` and ``Config.vector_copy_max_rows`` are chosen from this table.
+LanceDB's flat search, of the engine's ``VectorCache`` searched exactly (a copy of the vectors in process
+memory) and of the same copy split into partitions as ``Config`` sets them (from ``partition_min_rows``
+rows; "-" below). ``Config.ann_min_rows``, ``Config.vector_copy_max_rows`` and ``Config.partition_min_rows``
+are chosen from this table. Random vectors have no clusters, so the partitioned search's recall here says
+nothing; ``python -m benchmarks`` measures it on real text.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ def main() -> None:
     args = ap.parse_args()
     import lancedb
 
+    from memory_graph import Config
     from memory_graph.store.vectors import VectorCache
 
     rng = np.random.default_rng(0)
@@ -32,7 +36,9 @@ def main() -> None:
     schema = pa.schema([("id", pa.string()), ("vector", pa.list_(pa.float32(), args.dim))])
     table = db.create_table("t", schema=schema)
     query = rng.standard_normal(args.dim).astype(np.float32)
-    cache = VectorCache(args.dim)
+    cache, c = VectorCache(args.dim), Config()
+    parts = VectorCache(args.dim, c.partition_min_rows, c.partition_rows, c.partition_probes,
+                        c.partition_retrain_growth)
 
     def timed(search=lambda: table.search(query).metric("cosine").limit(50).select(["id", "_distance"]).to_arrow()
               ) -> float:
@@ -42,7 +48,7 @@ def main() -> None:
             search()
         return (time.perf_counter() - start) / 20 * 1000
 
-    print(f"{'rows':>8} {'flat ms':>9} {'in-process ms':>14}")
+    print(f"{'rows':>8} {'flat ms':>9} {'in-process ms':>14} {'partitioned ms':>15}")
     for size in sorted(int(s) for s in args.sizes.split(",")):
         n = size - table.count_rows()
         v = rng.standard_normal((n, args.dim)).astype(np.float32)
@@ -51,8 +57,11 @@ def main() -> None:
                             "vector": pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), args.dim)},
                            schema=schema))
         table.optimize()
-        cache.put([f"v{len(cache) + i}" for i in range(n)], v)
-        print(f"{size:>8} {timed():>9.1f} {timed(lambda: cache.nearest(query, 50)):>14.2f}")
+        new_ids = [f"v{len(cache) + i}" for i in range(n)]
+        cache.put(new_ids, v)
+        parts.put(new_ids, v)
+        split = f"{timed(lambda: parts.nearest(query, 50)):.2f}" if parts.partitions else "-"
+        print(f"{size:>8} {timed():>9.1f} {timed(lambda: cache.nearest(query, 50)):>14.2f} {split:>15}")
     if args.ann:
         start = time.perf_counter()
         table.create_index(metric="cosine", index_type="IVF_HNSW_SQ", vector_column_name="vector")

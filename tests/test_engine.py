@@ -399,9 +399,23 @@ def test_ann_index_switches_on_and_stays_fresh(tmp_path, embedder):
     assert [h.id for h in eng.search("quokka photographed Rottnest", mode="vector", limit=1)] == [late]
 
 
+def test_no_ann_index_is_built_for_memories_the_in_process_copy_serves(tmp_path, embedder):
+    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000, vector_copy_max_rows=100),
+                 embedder)
+    ids = eng.store_many([{"content": f"filler memory number {i} about topic {i % 7}"} for i in range(60)])
+    eng.optimize()
+    assert not eng.lance.has_vector_index("memories") and eng.lance._has_index("memories", "id")
+    assert eng.stats()["vector_index"] == "in-process"
+    eng.store_many([{"content": f"more filler number {i} on subject {i % 5}"} for i in range(50)])
+    eng.optimize()  # 110 memories: past the copy's limit, so LanceDB's index serves and is built
+    assert eng.lance.has_vector_index("memories")
+    assert [m.id for m in eng.get(ids[:2])] == ids[:2]
+
+
 def test_compacting_an_indexed_table_prints_no_lance_warning(tmp_path, embedder, capfd):
     # LanceDB's Rust logger writes to file descriptor 2 itself, so capfd, not caplog
-    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000), embedder)
+    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000, vector_copy_max_rows=0),
+                 embedder)
     eng.store_many([{"content": f"filler memory number {i} about topic {i % 7}"} for i in range(60)])
     eng.optimize()
     assert eng.lance.has_vector_index("memories")
@@ -411,7 +425,7 @@ def test_compacting_an_indexed_table_prints_no_lance_warning(tmp_path, embedder,
 
 
 def test_ann_index_is_rebuilt_once_its_table_has_grown_twofold(tmp_path, embedder):
-    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000), embedder)
+    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000, vector_copy_max_rows=0), embedder)
 
     def index_uuid():
         return next(ix.index_uuid for ix in eng.lance.table("memories").list_indices() if "vector" in ix.columns)

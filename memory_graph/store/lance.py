@@ -63,6 +63,8 @@ def schemas(dim: int) -> dict[str, pa.Schema]:
 #: columns that lookups by id filter on, besides the vector tables' id (whose index comes with the ANN index):
 #: another process's catch-up reads a memory's mentions and passages by memory_id, which scanned 500,000
 #: mention rows at 100,000 memories
+#: tables whose vectors the engine also holds in process memory, up to ``Config.vector_copy_max_rows`` rows
+COPIED = ("memories", "passages")
 LOOKUP_COLUMNS = {"mentions": ("memory_id",), "relations": ("id",), "passages": ("memory_id",)}
 
 
@@ -322,6 +324,12 @@ class LanceStore:
         tbl = self.table(name)
         rows = tbl.count_rows()
         key = f"ann_rows:{name}"
+        if name in COPIED and rows <= self.config.vector_copy_max_rows:
+            # the engine's in-process copy serves these searches: an index would cost a build (48 s at
+            # 100,000 rows, stalling a write) that nothing reads; the B-tree on id still serves lookups
+            if rows >= self.config.ann_min_rows and not self._has_index(name, "id"):
+                tbl.create_scalar_index("id")
+            return False
         if self.has_vector_index(name):
             built = self.get_meta().get(key)
             if built is None:  # an index from before this rule: count from now
