@@ -24,10 +24,9 @@ def brute(model: dict[str, np.ndarray], query: np.ndarray, k: int) -> list[str]:
     return sorted(sims, key=lambda i: (-round(sims[i], 5), i))[:k]
 
 
-@settings(max_examples=60, deadline=None)
-@given(ops=OPS, query=VEC, k=st.integers(1, 12))
-def test_nearest_equals_brute_force_after_any_puts_and_removes(ops, query, k):
-    cache, model = VectorCache(DIM), {}
+def apply(cache: VectorCache, ops) -> dict[str, np.ndarray]:
+    """Run puts and removes on the cache and on a plain dict; returns the dict."""
+    model: dict[str, np.ndarray] = {}
     for op, ids, vec in ops:
         if op == "put":
             v = np.array(vec, dtype=np.float32)
@@ -37,6 +36,14 @@ def test_nearest_equals_brute_force_after_any_puts_and_removes(ops, query, k):
             cache.remove(ids)
             for i in ids:
                 model.pop(i, None)
+    return model
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=OPS, query=VEC, k=st.integers(1, 12))
+def test_nearest_equals_brute_force_after_any_puts_and_removes(ops, query, k):
+    cache = VectorCache(DIM)
+    model = apply(cache, ops)
     assert len(cache) == len(model) and all(i in cache for i in model)
     got, sims = cache.nearest(np.array(query, dtype=np.float32), k)
     want = brute(model, np.array(query, dtype=np.float32), k)
@@ -156,16 +163,8 @@ def test_a_partitioned_copy_keeps_each_row_in_its_nearest_partition_through_any_
     centroid, the counts agree, the partitions were trained at a row count within the growth factor, and a
     one-partition search returns true cosines, best first, missing none nearer in the partition nearest the
     query."""
-    cache, model = VectorCache(DIM, partition_min_rows=3, partition_rows=2, probes=1, retrain_growth=2.0), {}
-    for op, ids, vec in ops:
-        if op == "put":
-            v = np.array(vec, dtype=np.float32)
-            cache.put(ids, [v] * len(ids))
-            model.update({i: v for i in ids})
-        else:
-            cache.remove(ids)
-            for i in ids:
-                model.pop(i, None)
+    cache = VectorCache(DIM, partition_min_rows=3, partition_rows=2, probes=1, retrain_growth=2.0)
+    model = apply(cache, ops)
     n = len(cache)
     assert n == len(model) and cache.partitions == (0 if n < 3 else cache.partitions)
     q = np.array(query, dtype=np.float32) / np.linalg.norm(query)
