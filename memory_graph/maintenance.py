@@ -96,7 +96,7 @@ class MaintenanceMixin:
         with self._graph_lock:
             self.graph, self.entity_index = graph, index
             self.memory_vectors, self.passage_vectors = memory_vectors, passage_vectors
-        release_freed_memory()  # the rows read to build them: 50 MB at 100,000 memories
+        release_freed_memory()  # the rows read to build them, tens of MB at 100,000 memories
 
     def _copy_vectors(self, table: str) -> VectorCache | None:
         """An in-process copy of a table's vectors, if it has at most ``vector_copy_max_rows`` rows."""
