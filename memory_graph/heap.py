@@ -1,4 +1,4 @@
-"""Handing freed heap memory back to the system (glibc's ``malloc_trim``; elsewhere nothing)."""
+"""Keeping a long-lived process's heap small on glibc (``malloc_trim``, ``mallopt``); elsewhere nothing."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ def _load_libc():
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         libc.malloc_trim.argtypes = [ctypes.c_size_t]
+        libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
         return libc
     except (OSError, AttributeError):
         return None
@@ -26,3 +27,17 @@ def release_freed_memory() -> None:
     """
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
+
+
+_M_ARENA_MAX = -8  # glibc's malloc.h
+
+
+def limit_malloc_arenas(count: int) -> bool:
+    """Let threads share at most ``count`` malloc arenas (as ``MALLOC_ARENA_MAX`` would); whether it was set.
+
+    glibc gives threads arenas of their own, up to 8 per core, and each keeps the high-water mark of what its
+    threads freed: the search legs' threads, LanceDB's and ONNX Runtime's. Call it before those threads start.
+    """
+    if _LIBC is None or count < 1:
+        return False
+    return bool(_LIBC.mallopt(_M_ARENA_MAX, count))

@@ -85,11 +85,12 @@ class MaintenanceMixin:
         for r in self.lance.query("entities", None, ["id", "name", "entity_type", "aliases"]).to_pylist():
             graph.add_entity(r["id"], r["name"], r["entity_type"])
             index.add(r["id"], r["name"], r["entity_type"], r["aliases"] or [])
-        for r in self.lance.query("memories", None, NODE_COLUMNS).to_pylist():
-            graph.add_memory(r["id"], node_attrs(r))
-        mentions = self.lance.query("mentions", None, ["memory_id", "entity_id", "weight"])
-        for mid, eid, w in zip(*(mentions.column(c).to_pylist() for c in ("memory_id", "entity_id", "weight"))):
-            graph.add_mention(mid, eid, w)
+        for batch in self.lance.batches("memories", NODE_COLUMNS):
+            for r in batch.to_pylist():
+                graph.add_memory(r["id"], node_attrs(r))
+        for batch in self.lance.batches("mentions", ["memory_id", "entity_id", "weight"]):
+            for mid, eid, w in zip(*(batch.column(c).to_pylist() for c in ("memory_id", "entity_id", "weight"))):
+                graph.add_mention(mid, eid, w)
         for r in self.lance.query("relations", None, ["id", "source", "target", "relation_type", "weight"]).to_pylist():
             graph.add_relation(r["id"], r["source"], r["target"], r["relation_type"], r["weight"])
         memory_vectors, passage_vectors = self._copy_vectors("memories"), self._copy_vectors("passages")
@@ -105,6 +106,7 @@ class MaintenanceMixin:
         c = self.config
         copy = VectorCache(self.lance.table(table).schema.field("vector").type.list_size, c.partition_min_rows,
                            c.partition_rows, c.partition_probes, c.partition_retrain_growth)
+        copy.reserve(self.lance.count(table))
         passages = table == "passages"
         for batch in self.lance.batches(table, ["id", "memory_id", "vector"] if passages else ["id", "vector"]):
             copy.put(batch.column("id").to_pylist(), vector_matrix(batch),

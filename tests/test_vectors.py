@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -218,3 +220,23 @@ def test_searching_a_few_partitions_finds_most_of_the_exact_neighbours_of_cluste
     want = [i for i in exact.nearest(queries[0], 3_000)[0] if int(i[1:]) >= 2_200][:10]
     assert parts.partitions == 0 and parts._matrix.dtype == np.float32
     assert len(set(got) & set(want)) >= 9
+
+
+def test_a_load_that_reserves_its_rows_holds_no_spare_room_and_shares_the_ids_strings():
+    """A whole load reserves its row count first: the matrix is sized once, where doubling from batches of
+    8,192 would leave 131,072 rows of room for 100,000; ids are interned, so the copy and the graph hold one
+    string per memory (ids read from LanceDB are new strings on every read)."""
+    vectors = np.random.default_rng(1).standard_normal((1_000, 16))
+    ids = [f"mem_{i:04d}" for i in range(1_000)]
+    grown, reserved = VectorCache(16, partition_min_rows=500, partition_rows=50), VectorCache(16, 500, 50)
+    reserved.reserve(1_000)
+    for start in range(0, 1_000, 300):
+        for copy in (grown, reserved):
+            copy.put(ids[start:start + 300], vectors[start:start + 300], partition=False)
+    for copy in (grown, reserved):
+        copy.refresh_partitions()
+    assert len(grown._matrix) > 1_000 and len(reserved._matrix) == 1_000 and reserved._matrix.dtype == np.int8
+    assert reserved.nearest(vectors[3], 5) == grown.nearest(vectors[3], 5)
+    assert reserved._ids[3] is sys.intern("".join(["mem_", "0003"]))  # an equal string, another object
+    reserved.reserve(10)  # never shrinks
+    assert len(reserved._matrix) == 1_000 and reserved.get("mem_0999") is not None

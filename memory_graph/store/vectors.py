@@ -13,6 +13,7 @@ its rows held as int8 (scalar quantization) rather than product codes.
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -67,14 +68,10 @@ class VectorCache:
             keep = sorted(last.values())
             ids, mat = [ids[j] for j in keep], mat[keep]
             owners = [owners[j] for j in keep] if owners else owners
-        fresh = [i for i in dict.fromkeys(ids) if i not in self._row]
+        fresh = [intern(i) for i in dict.fromkeys(ids) if i not in self._row]  # the graph holds the same ids
         need = len(self._ids) + len(fresh)
         if need > len(self._matrix):  # doubling keeps a run of single stores from copying every time
-            size = max(need, 2 * len(self._matrix), 64)
-            grown = np.zeros((size, self.dim), dtype=self._matrix.dtype)
-            grown[:len(self._ids)] = self._matrix[:len(self._ids)]
-            self._matrix = grown
-            self._part = np.resize(self._part, size)
+            self.reserve(max(need, 2 * len(self._matrix), 64))
         if self._centroids is not None:  # rows replaced leave their partitions
             np.subtract.at(self._sizes, self._part[[self._row[i] for i in ids if i in self._row]], 1)
         for i in fresh:
@@ -92,6 +89,15 @@ class VectorCache:
             self._disown(i)
             self._owner[i] = owner
             self._owned.setdefault(owner, set()).add(i)
+
+    def reserve(self, rows: int) -> None:
+        """Make room for ``rows`` rows in all: a load that knows its row count grows the matrix once, where
+        doubling as it goes would leave up to twice the room (and copy every row several times)."""
+        if rows > len(self._matrix):
+            grown = np.zeros((rows, self.dim), dtype=self._matrix.dtype)
+            grown[:len(self._ids)] = self._matrix[:len(self._ids)]
+            self._matrix = grown
+            self._part = np.resize(self._part, rows)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Drop these ids (unknown ones are ignored); the last row moves into each freed one."""
