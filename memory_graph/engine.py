@@ -313,7 +313,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
                 self._log_change(memories=[memory_id], relations=[rel["id"]] if rel else [])
             with self._graph_lock:
                 if memory_id in self.graph:
-                    self.graph.attrs(memory_id).update(node_attrs(row))
+                    self.graph.add_memory(memory_id, node_attrs(row))
                 if rel:
                     self.graph.add_relation(rel["id"], superseded_by, memory_id, "supersedes", 1.0)
             self._after_write()

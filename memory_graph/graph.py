@@ -14,6 +14,42 @@ MEMORY, ENTITY = "memory", "entity"
 CHUNK, SYMBOL = "chunk", "symbol"
 
 
+class MemoryNode:
+    """A memory's node: what the filters and the late stages read, in slots.
+
+    Read like the attribute dict of any other node (``node["title"]``, ``node.get("kind")``). At 100,000
+    memories a dict per memory, and networkx's three, held about 60 MB more.
+    """
+
+    __slots__ = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title", "source")
+    kind = MEMORY
+
+    def __init__(self, memory_type: str, tags: Iterable[str], project: str, created_at: float,
+                 valid_from: float | None, valid_until: float | None, title: str, source: str) -> None:
+        # interned: these repeat over thousands of memories, and each row read from LanceDB is a new string
+        self.memory_type, self.project, self.source = intern(memory_type), intern(project), intern(source)
+        self.tags = tuple(intern(t) for t in tags)
+        self.created_at, self.valid_from, self.valid_until, self.title = created_at, valid_from, valid_until, title
+
+    def get(self, key: str, default=None):
+        return getattr(self, key, default)
+
+    def __getitem__(self, key: str):
+        try:
+            return getattr(self, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def as_dict(self) -> dict:
+        return {"kind": MEMORY, **{k: getattr(self, k) for k in self.__slots__}}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MemoryNode) and self.as_dict() == other.as_dict()
+
+    def __repr__(self) -> str:
+        return f"MemoryNode({self.as_dict()})"
+
+
 class Graph:
     """A directed multigraph: memory -mentions-> entity, and typed relations between entities or memories.
 
@@ -23,6 +59,9 @@ class Graph:
     Mentions (memory -> entity) are kept out of networkx, in two dicts of weights: a MultiDiGraph edge is a
     key dict and an attribute dict in two adjacency dicts, and mentions are most of the edges. ``g`` holds
     the nodes and every other edge; ``neighbors``, ``degree``, ``edges`` and ``number_of_edges`` see both.
+
+    Memory nodes are kept out of networkx too, as ``MemoryNode`` slots by id: networkx holds three dicts
+    for each node. A memory joins ``g`` (bare) only when it is the end of a relation.
 
     Node ids are interned: networkx keys each edge by the id objects it is given, and ids read from LanceDB
     are new strings every time, so without it each edge held two more copies of its ends' ids. The MCP
@@ -36,18 +75,28 @@ class Graph:
         self._mentions: dict[str, dict[str, float]] = {}  # memory -> {entity: weight}
         self._mentioned_by: dict[str, dict[str, float]] = {}  # entity -> {memory: weight}
         self._n_mentions = 0
+        self._memories: dict[str, MemoryNode] = {}
 
     def add_node(self, node: str, kind: str, **attrs) -> None:
         self.g.add_node(intern(node), kind=kind, **attrs)
 
     def add_edge(self, u: str, v: str, etype: str, weight: float = 1.0, key: str | None = None) -> None:
-        if u in self.g and v in self.g:
-            self.g.add_edge(intern(u), intern(v), key=key or etype, type=etype, weight=float(weight))
+        if u in self and v in self:
+            self.g.add_edge(*self._in_g(u, v), key=key or etype, type=etype, weight=float(weight))
+
+    def _in_g(self, *nodes: str) -> list[str]:
+        """The nodes' interned ids, each added to ``g`` (bare) if it is a memory not there yet."""
+        out = [intern(n) for n in nodes]
+        for n in out:
+            if n not in self.g:
+                self.g.add_node(n)
+        return out
 
     # ---- building -------------------------------------------------------
-    def add_memory(self, mid: str, attrs: dict) -> None:
-        """Add a memory node, or replace the attributes of the one there."""
-        self._set_node(mid, {"kind": MEMORY, **attrs})
+    def add_memory(self, mid: str, node: MemoryNode) -> None:
+        """Add a memory node, or replace the one there."""
+        mid = intern(mid)
+        self._memories[mid] = node
 
     def add_entity(self, eid: str, name: str, entity_type: str) -> None:
         self._set_node(eid, {"kind": ENTITY, "name": name, "entity_type": entity_type})
@@ -61,7 +110,7 @@ class Graph:
             self.g.add_node(intern(node), **attrs)
 
     def add_mention(self, mid: str, eid: str, weight: float = 1.0) -> None:
-        if mid in self.g and eid in self.g:
+        if mid in self and eid in self:
             mid, eid = intern(mid), intern(eid)
             weight = 1.0 if weight == 1.0 else float(weight)  # one float object for the common weight
             out = self._mentions.setdefault(mid, {})
@@ -70,8 +119,8 @@ class Graph:
             self._mentioned_by.setdefault(eid, {})[mid] = weight
 
     def add_relation(self, rid: str, source: str, target: str, relation_type: str, weight: float = 1.0) -> None:
-        if source in self.g and target in self.g:
-            source, target = intern(source), intern(target)
+        if source in self and target in self:
+            source, target = self._in_g(source, target)
             self.g.add_edge(source, target, key=rid, type=relation_type, weight=float(weight), id=rid)
             self._relation_ends[rid] = (source, target)
 
@@ -81,12 +130,17 @@ class Graph:
             self.g.remove_edge(*ends, key=rid)
 
     def remove_node(self, node: str) -> None:
-        if node in self.g:
+        if node in self:
             self.remove_mentions_of(node)
             for mid in self._mentioned_by.pop(node, {}):
                 _drop(self._mentions, mid, node)
                 self._n_mentions -= 1
-            self.g.remove_node(node)
+            self._memories.pop(node, None)
+            if node in self.g:
+                for rid in [k for *_, k in self.g.in_edges(node, keys=True)] + \
+                        [k for *_, k in self.g.out_edges(node, keys=True)]:
+                    self._relation_ends.pop(rid, None)
+                self.g.remove_node(node)
 
     def remove_mentions_of(self, mid: str) -> None:
         for eid in self._mentions.pop(mid, {}):
@@ -95,45 +149,61 @@ class Graph:
 
     # ---- reading --------------------------------------------------------
     def __contains__(self, node: str) -> bool:
-        return node in self.g
+        return node in self._memories or node in self.g
 
     def kind(self, node: str) -> str | None:
+        if node in self._memories:
+            return MEMORY
         return self.g.nodes[node].get("kind") if node in self.g else None
 
-    def attrs(self, node: str) -> dict:
-        return self.g.nodes[node]
+    def attrs(self, node: str) -> dict | MemoryNode:
+        """A node's attributes: a ``MemoryNode`` for a memory, else networkx's dict."""
+        found = self._memories.get(node)
+        return self.g.nodes[node] if found is None else found
+
+    def nodes(self) -> Iterator[tuple[str, dict]]:
+        """Every node with a dict of its attributes, memories first (for tests and stats)."""
+        for n, node in self._memories.items():
+            yield n, node.as_dict()
+        for n, data in self.g.nodes(data=True):
+            if n not in self._memories:
+                yield n, data
+
+    def number_of_nodes(self) -> int:
+        return len(self._memories) + sum(1 for n in self.g if n not in self._memories)
 
     def specific(self, nodes: Iterable[str], hub_degree: int) -> list[str]:
         """The nodes in the graph that are not hubs (at most ``hub_degree`` neighbours), in their given order."""
-        return [n for n in nodes if n in self.g and self.degree(n) <= hub_degree]
+        return [n for n in nodes if n in self and self.degree(n) <= hub_degree]
 
     def degree(self, node: str) -> int:
         """Distinct neighbours in each direction, summed: O(1) for a node without relations, where networkx
         counts a multigraph's edges one by one."""
-        if node not in self.g:
+        if node not in self:
             return 0
-        return _union_size(self.g.succ[node], self._mentions.get(node)) + \
-            _union_size(self.g.pred[node], self._mentioned_by.get(node))
+        succ, pred = (self.g.succ[node], self.g.pred[node]) if node in self.g else ({}, {})
+        return _union_size(succ, self._mentions.get(node)) + _union_size(pred, self._mentioned_by.get(node))
 
     def neighbors(self, node: str, direction: str = "both",
                   types: Iterable[str] | None = None) -> Iterator[tuple[str, str, float, str]]:
         """(neighbour, edge type, weight, direction) for each edge at a node: mentions first, then the rest."""
         types = set(types) if types else None
-        if node not in self.g:
+        if node not in self:
             return
+        in_g = node in self.g
         with_mentions = types is None or "mentions" in types
         if direction in ("out", "both"):
             if with_mentions:
                 for v, w in self._mentions.get(node, {}).items():
                     yield v, "mentions", w, "out"
-            for _, v, data in self.g.out_edges(node, data=True):
+            for _, v, data in self.g.out_edges(node, data=True) if in_g else ():
                 if types is None or data["type"] in types:
                     yield v, data["type"], data["weight"], "out"
         if direction in ("in", "both"):
             if with_mentions:
                 for u, w in self._mentioned_by.get(node, {}).items():
                     yield u, "mentions", w, "in"
-            for u, _, data in self.g.in_edges(node, data=True):
+            for u, _, data in self.g.in_edges(node, data=True) if in_g else ():
                 if types is None or data["type"] in types:
                     yield u, data["type"], data["weight"], "in"
 
@@ -176,9 +246,7 @@ class Graph:
         for u, v, data in self.g.edges(data=True):
             if self.kind(u) == ENTITY and self.kind(v) == ENTITY:
                 _bump(h, u, v, data["weight"])
-        for n, data in self.g.nodes(data=True):
-            if data.get("kind") != MEMORY:
-                continue
+        for n in self._memories:
             ents = [v for v, *_ in self.neighbors(n, "out", ["mentions"])][:max_per_memory]
             for i, a in enumerate(ents):
                 for b in ents[i + 1:]:
@@ -209,8 +277,8 @@ class Graph:
         entity it names, and to a candidate it has a relation with. Every candidate gets a self-loop of
         weight 1, so mass stays where the graph says nothing.
         """
-        cands = [c for c in dict.fromkeys(candidates) if c in self.g]
-        cset, qset = set(cands), {q for q in query_nodes if q in self.g}
+        cands = [c for c in dict.fromkeys(candidates) if c in self]
+        cset, qset = set(cands), {q for q in query_nodes if q in self}
         edges: dict[tuple[str, str], float] = defaultdict(float)
         by_entity: dict[str, list[tuple[str, float]]] = defaultdict(list)
         # a bridge's degree, or -1 for any other node: candidates share most of their entities

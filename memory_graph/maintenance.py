@@ -304,8 +304,8 @@ class MaintenanceMixin:
             self._write_stamp()
             return {"memories": self.lance.count("memories"), "code_chunks": self.lance.count("code_chunks"),
                     "chunk_neighbours": self.lance.count("chunk_neighbours"),
-                    "graph_nodes": self.graph.g.number_of_nodes(), "graph_edges": self.graph.number_of_edges(),
-                    "code_graph_nodes": self.code_graph.g.number_of_nodes(),
+                    "graph_nodes": self.graph.number_of_nodes(), "graph_edges": self.graph.number_of_edges(),
+                    "code_graph_nodes": self.code_graph.number_of_nodes(),
                     "code_graph_edges": self.code_graph.number_of_edges()}
 
     def optimize(self) -> None:
@@ -393,7 +393,7 @@ class MaintenanceMixin:
             "data_dir": str(self.data_dir),
             "counts": counts,
             "text_index_docs": text_docs,
-            "graph": {"nodes": self.graph.g.number_of_nodes(), "edges": self.graph.number_of_edges()},
+            "graph": {"nodes": self.graph.number_of_nodes(), "edges": self.graph.number_of_edges()},
             "model": {"name": self.embedder.name, "dimension": self.embedder.dimension,
                       "loaded": bool(getattr(self.embedder, "loaded", True)),
                       "runtime": getattr(self.embedder, "runtime", None)},
@@ -402,7 +402,7 @@ class MaintenanceMixin:
             "vector_index": ("in-process, partitioned" if self.memory_vectors.partitions else "in-process")
                             if self.memory_vectors is not None else
                             "ann" if self.lance.has_vector_index("memories") else "flat",
-            "code_graph": {"nodes": self.code_graph.g.number_of_nodes(),
+            "code_graph": {"nodes": self.code_graph.number_of_nodes(),
                            "edges": self.code_graph.number_of_edges()},
             "healthy": text_docs == counts["memories"] + counts["code_chunks"],
             "disk_bytes": self.lance.disk_bytes(),

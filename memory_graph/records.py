@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from .config import Config
+from .graph import MemoryNode
 from .models import Entity, Memory, Relation, iso
 from .retrieval import Candidate, is_evergreen
 from .text import derive_title
@@ -39,11 +40,10 @@ def memory_to_row(m: Memory, vector) -> dict:
     }
 
 
-def node_attrs(row: dict) -> dict:
-    """The attributes a memory node carries in the graph: what the filters and the late stages read."""
-    return {"memory_type": row["memory_type"], "tags": tuple(row.get("tags") or ()), "project": row["project"],
-            "created_at": row["created_at"], "valid_from": row["valid_from"], "valid_until": row["valid_until"],
-            "title": row.get("title", ""), "source": row.get("source", "")}
+def node_attrs(row: dict) -> MemoryNode:
+    """A memory's node in the graph, from its row: what the filters and the late stages read."""
+    return MemoryNode(row["memory_type"], row.get("tags") or (), row["project"], row["created_at"], row["valid_from"],
+                      row["valid_until"], row.get("title", ""), row.get("source", ""))
 
 
 def candidate(r: dict, vector, config: Config) -> Candidate:

@@ -162,7 +162,7 @@ def test_the_search_after_another_process_write_catches_that_write_up(tmp_path, 
     eng = Engine(tmp_path, Config(), embedder)
     eng.store_many([{"content": t} for t in texts], _vectors=vectors)
     out = after_foreign_writes(eng, tmp_path, texts, vectors, embedder, ["Vega pipeline"], rounds=4)
-    memories = [n for n, d in eng.graph.g.nodes(data=True) if d["kind"] == "memory"]
+    memories = [n for n, d in eng.graph.nodes() if d["kind"] == "memory"]
     assert len(memories) == 34
     assert out["search_after_foreign_write_ms"]["p50"] <= out["search_after_foreign_write_ms"]["max"]
     assert out["graph_reload_ms"] > 0

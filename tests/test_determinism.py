@@ -17,7 +17,7 @@ ROOT = TESTS.parent
 # on the order of a set of strings.
 SCRIPT = """
 import json
-from memory_graph.graph import Graph
+from memory_graph.graph import Graph, MemoryNode
 from memory_graph.linking import EntityIndex
 from memory_graph.retrieval import graph_leg
 
@@ -26,8 +26,7 @@ for eid, name, etype in [("ent_%(a)s", "Orion", "project"), ("ent_%(b)s", "Orion
                          ("ent_vega", "Vega", "project"), ("ent_billing", "billing", "concept")]:
     g.add_entity(eid, name, etype)
     index.add(eid, name, etype)
-attrs = {"project": "", "memory_type": "note", "tags": (), "created_at": 0.0, "valid_from": None,
-         "valid_until": None}
+attrs = MemoryNode("note", (), "", 0.0, None, None, "", "")
 for mid, ents in [("m_kickoff", ["ent_%(a)s", "ent_%(b)s", "ent_vega"]), ("m_vega", ["ent_vega"]),
                   ("m_ledger", ["ent_vega", "ent_billing"]), ("m_nightly", ["ent_billing"])]:
     g.add_memory(mid, attrs)

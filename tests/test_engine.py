@@ -14,7 +14,7 @@ DAY = 86_400.0
 def snapshot(eng: Engine) -> tuple:
     """Everything a write could change, in all three stores."""
     return (tuple(eng.lance.count(t) for t in ("memories", "entities", "relations", "mentions")),
-            eng.text.num_docs(), eng.graph.g.number_of_nodes(), eng.graph.number_of_edges(),
+            eng.text.num_docs(), eng.graph.number_of_nodes(), eng.graph.number_of_edges(),
             sorted(eng.lance.query("memories", None, ["id", "updated_at"]).to_pylist(), key=lambda r: r["id"]))
 
 

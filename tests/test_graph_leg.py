@@ -3,8 +3,11 @@
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memory_graph.graph import Graph
+from memory_graph.graph import Graph, MemoryNode
 from memory_graph.retrieval import graph_leg
+
+
+NOTE = MemoryNode("note", (), "", 0.0, None, None, "", "")
 
 
 def build(hub_size: int = 0) -> Graph:
@@ -12,16 +15,14 @@ def build(hub_size: int = 0) -> Graph:
     for e in ("orion", "billing", "hub"):
         g.add_entity(e, e, "name")
     for m in ("m1", "m2", "m3", "m4"):
-        g.add_memory(m, {"project": "", "memory_type": "note", "tags": (), "created_at": 0.0,
-                         "valid_from": None, "valid_until": None})
+        g.add_memory(m, NOTE)
     g.add_mention("m1", "orion")
     g.add_mention("m1", "billing")
     g.add_mention("m2", "billing")
     g.add_mention("m3", "orion")
     g.add_mention("m3", "hub")
     for i in range(hub_size):
-        g.add_memory(f"h{i}", {"project": "", "memory_type": "note", "tags": (), "created_at": 0.0,
-                               "valid_from": None, "valid_until": None})
+        g.add_memory(f"h{i}", NOTE)
         g.add_mention(f"h{i}", "hub")
     return g
 
@@ -55,7 +56,7 @@ def test_filtered_memories_bridge_but_are_not_returned():
                      hub_degree=50, max_fanout=100)
     assert hits == []
     g = build()
-    g.attrs("m1")["memory_type"] = "hidden"
+    g.add_memory("m1", MemoryNode("hidden", (), "", 0.0, None, None, "", ""))
     hits = graph_leg(g, {"orion": 1.0}, lambda a: a["memory_type"] != "hidden", 10, 50, 100)
     assert "m1" not in [h.id for h in hits] and "m2" in [h.id for h in hits]
 
@@ -89,14 +90,14 @@ def test_edges_hold_the_node_id_objects_not_copies_of_them():
         return "".join(list(s))  # an equal string that is not the same object
 
     g = Graph()
-    g.add_memory(fresh("mem-1"), {"memory_type": "episodic", "tags": (), "project": None})
+    g.add_memory(fresh("mem-1"), NOTE)
     g.add_entity(fresh("ent-1"), "Orion", "project")
     g.add_entity(fresh("ent-2"), "Vega", "project")
     g.add_mention(fresh("mem-1"), fresh("ent-1"), 1.0)
     g.add_relation("rel-1", fresh("ent-1"), fresh("ent-2"), "depends_on")
     g.add_node(fresh("sym-1"), "symbol")
     g.add_edge(fresh("sym-1"), fresh("ent-2"), "calls")
-    nodes = {n: n for n in g.g.nodes}
+    nodes = {n: n for n, _ in g.nodes()}
     ends = [x for u, nbrs in g.g.adj.items() for v in nbrs for x in (u, v)]
     ends += [x for v, nbrs in g.g.pred.items() for u in nbrs for x in (u, v)]
     ends += [x for u, ents in g._mentions.items() for v in ents for x in (u, v)]
@@ -124,7 +125,7 @@ def test_mentions_outside_networkx_read_as_multigraph_edges(sequence):
 
     def add(n):
         if n.startswith("m"):
-            g.add_memory(n, {"project": ""})
+            g.add_memory(n, NOTE)
         else:
             g.add_entity(n, n, "name")
         ref.add_node(n)

@@ -33,7 +33,7 @@ def consistent(data_dir: Path) -> Engine:
     eng = Engine(data_dir, config=Config(), embedder=HashEmbedder())
     truth = set(eng.lance.query("memories", None, ["id"]).column("id").to_pylist())
     assert set(eng.text.revisions("memory")) == truth
-    graph_memories = {n for n, a in eng.graph.g.nodes(data=True) if a.get("kind") == "memory"}
+    graph_memories = {n for n, a in eng.graph.nodes() if a.get("kind") == "memory"}
     assert graph_memories == truth
     chunks = set(eng.lance.query("code_chunks", None, ["id"]).column("id").to_pylist())
     assert set(eng.text.revisions("code")) == chunks
@@ -45,8 +45,7 @@ def consistent(data_dir: Path) -> Engine:
 
 def graph_of(eng: Engine) -> tuple:
     """The memory graph's nodes and edges, comparable across engines."""
-    g = eng.graph.g
-    return dict(g.nodes(data=True)), sorted((u, v, k) for u, v, k, _ in eng.graph.edges())
+    return dict(eng.graph.nodes()), sorted((u, v, k) for u, v, k, _ in eng.graph.edges())
 
 
 WRITER = """

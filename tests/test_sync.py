@@ -15,8 +15,7 @@ from memory_graph import Config, Engine
 
 def snapshot(eng: Engine):
     """The memory graph, the entity index and the in-process copy of the vectors, comparable across engines."""
-    g = eng.graph.g
-    nodes = {n: dict(d) for n, d in g.nodes(data=True)}
+    nodes = {n: dict(d) for n, d in eng.graph.nodes()}
     edges = sorted((u, v, k, tuple(sorted(d.items()))) for u, v, k, d in eng.graph.edges())
     index = (dict(eng.entity_index.names), {k: set(v) for k, v in eng.entity_index.by_norm.items() if v})
     vectors = [None if c is None else {i: tuple(np.round(c.get(i), 5)) for i in c._ids}
@@ -138,7 +137,7 @@ def test_an_import_makes_other_processes_reload_whole(tmp_path):
     reader.search("Kepler")
     assert reloads.calls == 1
     assert snapshot(reader) == fresh(data)
-    assert any(d.get("name") == "Kepler" for _, d in reader.graph.g.nodes(data=True))
+    assert any(d.get("name") == "Kepler" for _, d in reader.graph.nodes())
 
 
 def test_a_failed_write_logs_no_change(pair, monkeypatch):
