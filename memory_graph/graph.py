@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from sys import intern
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Collection, Iterable, Iterator
 
 import networkx as nx
 
@@ -21,7 +21,8 @@ class MemoryNode:
     memories a dict per memory, and networkx's three, held about 60 MB more.
     """
 
-    __slots__ = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title", "source")
+    FIELDS = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title", "source")
+    __slots__ = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "_title", "source")
     kind = MEMORY
 
     def __init__(self, memory_type: str, tags: Iterable[str], project: str, created_at: float,
@@ -29,7 +30,13 @@ class MemoryNode:
         # interned: these repeat over thousands of memories, and each row read from LanceDB is a new string
         self.memory_type, self.project, self.source = intern(memory_type), intern(project), intern(source)
         self.tags = tuple(intern(t) for t in tags)
-        self.created_at, self.valid_from, self.valid_until, self.title = created_at, valid_from, valid_until, title
+        self.created_at, self.valid_from, self.valid_until = created_at, valid_from, valid_until
+        # as UTF-8: one character past U+00FF (a cut title's "…") makes a str two bytes a character
+        self._title = title.encode()
+
+    @property
+    def title(self) -> str:
+        return self._title.decode()
 
     def get(self, key: str, default=None):
         return getattr(self, key, default)
@@ -41,7 +48,7 @@ class MemoryNode:
             raise KeyError(key) from None
 
     def as_dict(self) -> dict:
-        return {"kind": MEMORY, **{k: getattr(self, k) for k in self.__slots__}}
+        return {"kind": MEMORY, **{k: getattr(self, k) for k in self.FIELDS}}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, MemoryNode) and self.as_dict() == other.as_dict()
@@ -56,9 +63,10 @@ class Graph:
     The code graph uses the same class: chunk -defines-> symbol, and symbol edges (calls, contains, imports,
     extends, implements). ``bridge`` is the kind of node that links records (entities, or symbols).
 
-    Mentions (memory -> entity) are kept out of networkx, in two dicts of weights: a MultiDiGraph edge is a
-    key dict and an attribute dict in two adjacency dicts, and mentions are most of the edges. ``g`` holds
-    the nodes and every other edge; ``neighbors``, ``degree``, ``edges`` and ``number_of_edges`` see both.
+    Mentions (memory -> entity) are kept out of networkx: a MultiDiGraph edge is a key dict and an attribute
+    dict in two adjacency dicts, and mentions are most of the edges. Each entity has a dict of its memories'
+    weights, and each memory a tuple of its entities (a dict of a memory's few would cost twice the bytes).
+    ``g`` holds every other edge; ``neighbors``, ``degree``, ``edges`` and ``number_of_edges`` see both.
 
     Memory nodes are kept out of networkx too, as ``MemoryNode`` slots by id: networkx holds three dicts
     for each node. A memory joins ``g`` (bare) only when it is the end of a relation.
@@ -72,7 +80,7 @@ class Graph:
         self.g = nx.MultiDiGraph()
         self.bridge = bridge
         self._relation_ends: dict[str, tuple[str, str]] = {}  # so removing a relation is not a scan of edges
-        self._mentions: dict[str, dict[str, float]] = {}  # memory -> {entity: weight}
+        self._mentions: dict[str, tuple[str, ...]] = {}  # memory -> its entities
         self._mentioned_by: dict[str, dict[str, float]] = {}  # entity -> {memory: weight}
         self._n_mentions = 0
         self._memories: dict[str, MemoryNode] = {}
@@ -113,9 +121,10 @@ class Graph:
         if mid in self and eid in self:
             mid, eid = intern(mid), intern(eid)
             weight = 1.0 if weight == 1.0 else float(weight)  # one float object for the common weight
-            out = self._mentions.setdefault(mid, {})
-            self._n_mentions += eid not in out
-            out[eid] = weight
+            out = self._mentions.get(mid, ())
+            if eid not in out:
+                self._mentions[mid] = out + (eid,)
+                self._n_mentions += 1
             self._mentioned_by.setdefault(eid, {})[mid] = weight
 
     def add_relation(self, rid: str, source: str, target: str, relation_type: str, weight: float = 1.0) -> None:
@@ -133,7 +142,9 @@ class Graph:
         if node in self:
             self.remove_mentions_of(node)
             for mid in self._mentioned_by.pop(node, {}):
-                _drop(self._mentions, mid, node)
+                rest = tuple(e for e in self._mentions.pop(mid) if e != node)
+                if rest:
+                    self._mentions[mid] = rest
                 self._n_mentions -= 1
             self._memories.pop(node, None)
             if node in self.g:
@@ -143,7 +154,7 @@ class Graph:
                 self.g.remove_node(node)
 
     def remove_mentions_of(self, mid: str) -> None:
-        for eid in self._mentions.pop(mid, {}):
+        for eid in self._mentions.pop(mid, ()):
             _drop(self._mentioned_by, eid, mid)
             self._n_mentions -= 1
 
@@ -194,8 +205,8 @@ class Graph:
         with_mentions = types is None or "mentions" in types
         if direction in ("out", "both"):
             if with_mentions:
-                for v, w in self._mentions.get(node, {}).items():
-                    yield v, "mentions", w, "out"
+                for v in self._mentions.get(node, ()):
+                    yield v, "mentions", self._mentioned_by[v][node], "out"
             for _, v, data in self.g.out_edges(node, data=True) if in_g else ():
                 if types is None or data["type"] in types:
                     yield v, data["type"], data["weight"], "out"
@@ -212,8 +223,8 @@ class Graph:
 
     def edges(self) -> list[tuple[str, str, str, dict]]:
         """Every edge as (source, target, key, attributes), mentions included (for tests and stats)."""
-        out = [(mid, eid, "mentions", {"type": "mentions", "weight": w})
-               for mid, ents in self._mentions.items() for eid, w in ents.items()]
+        out = [(mid, eid, "mentions", {"type": "mentions", "weight": self._mentioned_by[eid][mid]})
+               for mid, ents in self._mentions.items() for eid in ents]
         return out + list(self.g.edges(keys=True, data=True))
 
     def related(self, node: str, depth: int = 1, direction: str = "both",
@@ -311,14 +322,14 @@ class Graph:
 
 
 def _drop(side: dict[str, dict[str, float]], node: str, other: str) -> None:
-    """Remove one mention from one side's dict of dicts, and the node's entry once it has none left."""
+    """Remove one mention from the entities' dict of dicts, and the node's entry once it has none left."""
     weights = side[node]
     del weights[other]
     if not weights:
         del side[node]
 
 
-def _union_size(a: dict, b: dict | None) -> int:
+def _union_size(a: Collection[str], b: Collection[str] | None) -> int:
     if not b:
         return len(a)
     if not a:

@@ -1,5 +1,6 @@
 """The graph leg and PPR's local subgraph on a hand-built graph."""
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -149,6 +150,12 @@ def test_mentions_outside_networkx_read_as_multigraph_edges(sequence):
         elif op[0] == "readd" and op[1] not in ref:
             add(op[1])
     assert g.number_of_edges() == ref.number_of_edges()
+    assert g.number_of_nodes() == ref.number_of_nodes() and {n for n, _ in g.nodes()} == set(ref)
+    assert all((n in g) == (n in ref) and g.kind(n) == (None if n not in ref else "memory" if n[0] == "m"
+                                                         else "entity") for n in MEMS + ENTS)
+    # a memory joins networkx only as a relation's end
+    ends = {n for op in sequence if op[0] == "relation" for n in op[1:3]}
+    assert not {n for n in MEMS if n in g.g} - ends
     assert sorted((u, v, k, d["weight"]) for u, v, k, d in g.edges() if k == "mentions") == \
         sorted((u, v, k, d["weight"]) for u, v, k, d in ref.edges(keys=True, data=True) if k == "mentions")
     for n in MEMS + ENTS:
@@ -162,3 +169,17 @@ def test_mentions_outside_networkx_read_as_multigraph_edges(sequence):
                 if n in ref and direction in ("in", "both"):
                     want += [(u, d["type"], d["weight"], "in") for u, _, d in ref.in_edges(n, data=True)]
                 assert ours == sorted(x for x in want if types is None or x[1] in types)
+
+
+def test_a_memory_node_reads_like_an_attribute_dict_and_keeps_its_title_whole():
+    """MemoryNode stands for a memory's attribute dict: the filters' ``get``, the late stages' ``[]``."""
+    node = MemoryNode("note", ["ops", "db"], "orion", 5.0, None, 9.0, "Café tasks for the launch…", "slack")
+    assert node["title"] == "Café tasks for the launch…" and node.get("kind") == "memory"
+    assert node.get("name") is None and node.get("name", "") == "" and node.tags == ("ops", "db")
+    assert node.as_dict() == {"kind": "memory", "memory_type": "note", "tags": ("ops", "db"), "project": "orion",
+                              "created_at": 5.0, "valid_from": None, "valid_until": 9.0,
+                              "title": "Café tasks for the launch…", "source": "slack"}
+    with pytest.raises(KeyError):
+        node["content"]
+    assert node == MemoryNode("note", ("ops", "db"), "orion", 5.0, None, 9.0, "Café tasks for the launch…", "slack")
+    assert node != MemoryNode("note", ("ops",), "orion", 5.0, None, 9.0, "Café tasks for the launch…", "slack")
