@@ -14,12 +14,37 @@ MEMORY, ENTITY = "memory", "entity"
 CHUNK, SYMBOL = "chunk", "symbol"
 
 
-class MemoryNode:
-    """A memory's node: what the filters and the late stages read, in slots.
+class _Node:
+    """A node's attributes in slots, read like networkx's attribute dict (``node["title"]``, ``node.get("kind")``).
 
-    Read like the attribute dict of any other node (``node["title"]``, ``node.get("kind")``). At 100,000
-    memories a dict per memory, and networkx's three, held about 60 MB more.
+    At 100,000 memories a dict per node, and networkx's three, held about 60 MB more than these.
     """
+
+    __slots__ = ()
+    FIELDS: tuple[str, ...] = ()
+    kind = ""
+
+    def get(self, key: str, default=None):
+        return getattr(self, key, default)
+
+    def __getitem__(self, key: str):
+        try:
+            return getattr(self, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, **{k: getattr(self, k) for k in self.FIELDS}}
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.as_dict() == other.as_dict()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.as_dict()})"
+
+
+class MemoryNode(_Node):
+    """A memory's node: what the filters and the late stages read."""
 
     FIELDS = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title", "source")
     __slots__ = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "_title", "source")
@@ -38,23 +63,15 @@ class MemoryNode:
     def title(self) -> str:
         return self._title.decode()
 
-    def get(self, key: str, default=None):
-        return getattr(self, key, default)
 
-    def __getitem__(self, key: str):
-        try:
-            return getattr(self, key)
-        except AttributeError:
-            raise KeyError(key) from None
+class EntityNode(_Node):
+    """An entity's node: its name and type."""
 
-    def as_dict(self) -> dict:
-        return {"kind": MEMORY, **{k: getattr(self, k) for k in self.FIELDS}}
+    FIELDS = __slots__ = ("name", "entity_type")
+    kind = ENTITY
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, MemoryNode) and self.as_dict() == other.as_dict()
-
-    def __repr__(self) -> str:
-        return f"MemoryNode({self.as_dict()})"
+    def __init__(self, name: str, entity_type: str) -> None:
+        self.name, self.entity_type = name, intern(entity_type)
 
 
 class Graph:
@@ -68,8 +85,9 @@ class Graph:
     weights, and each memory a tuple of its entities (a dict of a memory's few would cost twice the bytes).
     ``g`` holds every other edge; ``neighbors``, ``degree``, ``edges`` and ``number_of_edges`` see both.
 
-    Memory nodes are kept out of networkx too, as ``MemoryNode`` slots by id: networkx holds three dicts
-    for each node. A memory joins ``g`` (bare) only when it is the end of a relation.
+    Memory and entity nodes are kept out of networkx too, as ``MemoryNode`` and ``EntityNode`` slots by id:
+    networkx holds three dicts for each node, and an attribute dict. One joins ``g`` (bare) only as the end
+    of a relation. ``g`` holds the code graph's nodes as networkx does (``add_node``).
 
     Node ids are interned: networkx keys each edge by the id objects it is given, and ids read from LanceDB
     are new strings every time, so without it each edge held two more copies of its ends' ids. The MCP
@@ -83,7 +101,7 @@ class Graph:
         self._mentions: dict[str, tuple[str, ...]] = {}  # memory -> its entities
         self._mentioned_by: dict[str, dict[str, float]] = {}  # entity -> {memory: weight}
         self._n_mentions = 0
-        self._memories: dict[str, MemoryNode] = {}
+        self._nodes: dict[str, MemoryNode | EntityNode] = {}
 
     def add_node(self, node: str, kind: str, **attrs) -> None:
         self.g.add_node(intern(node), kind=kind, **attrs)
@@ -103,19 +121,11 @@ class Graph:
     # ---- building -------------------------------------------------------
     def add_memory(self, mid: str, node: MemoryNode) -> None:
         """Add a memory node, or replace the one there."""
-        mid = intern(mid)
-        self._memories[mid] = node
+        self._nodes[intern(mid)] = node
 
     def add_entity(self, eid: str, name: str, entity_type: str) -> None:
-        self._set_node(eid, {"kind": ENTITY, "name": name, "entity_type": entity_type})
-
-    def _set_node(self, node: str, attrs: dict) -> None:
-        if node in self.g:
-            data = self.g.nodes[node]
-            data.clear()
-            data.update(attrs)
-        else:
-            self.g.add_node(intern(node), **attrs)
+        """Add an entity node, or replace the one there."""
+        self._nodes[intern(eid)] = EntityNode(name, entity_type)
 
     def add_mention(self, mid: str, eid: str, weight: float = 1.0) -> None:
         if mid in self and eid in self:
@@ -146,7 +156,7 @@ class Graph:
                 if rest:
                     self._mentions[mid] = rest
                 self._n_mentions -= 1
-            self._memories.pop(node, None)
+            self._nodes.pop(node, None)
             if node in self.g:
                 for rid in [k for *_, k in self.g.in_edges(node, keys=True)] + \
                         [k for *_, k in self.g.out_edges(node, keys=True)]:
@@ -160,28 +170,29 @@ class Graph:
 
     # ---- reading --------------------------------------------------------
     def __contains__(self, node: str) -> bool:
-        return node in self._memories or node in self.g
+        return node in self._nodes or node in self.g
 
     def kind(self, node: str) -> str | None:
-        if node in self._memories:
-            return MEMORY
+        found = self._nodes.get(node)
+        if found is not None:
+            return found.kind
         return self.g.nodes[node].get("kind") if node in self.g else None
 
-    def attrs(self, node: str) -> dict | MemoryNode:
-        """A node's attributes: a ``MemoryNode`` for a memory, else networkx's dict."""
-        found = self._memories.get(node)
+    def attrs(self, node: str) -> dict | MemoryNode | EntityNode:
+        """A node's attributes: its ``MemoryNode`` or ``EntityNode``, else (the code graph's) networkx dict."""
+        found = self._nodes.get(node)
         return self.g.nodes[node] if found is None else found
 
     def nodes(self) -> Iterator[tuple[str, dict]]:
-        """Every node with a dict of its attributes, memories first (for tests and stats)."""
-        for n, node in self._memories.items():
+        """Every node with a dict of its attributes, memories and entities first (for tests and stats)."""
+        for n, node in self._nodes.items():
             yield n, node.as_dict()
         for n, data in self.g.nodes(data=True):
-            if n not in self._memories:
+            if n not in self._nodes:
                 yield n, data
 
     def number_of_nodes(self) -> int:
-        return len(self._memories) + sum(1 for n in self.g if n not in self._memories)
+        return len(self._nodes) + sum(1 for n in self.g if n not in self._nodes)
 
     def specific(self, nodes: Iterable[str], hub_degree: int) -> list[str]:
         """The nodes in the graph that are not hubs (at most ``hub_degree`` neighbours), in their given order."""
@@ -251,13 +262,13 @@ class Graph:
     def entity_projection(self, max_per_memory: int = 20) -> nx.Graph:
         """Entities linked by relations and by co-mention in one memory (weights summed)."""
         h = nx.Graph()
-        for n, data in self.g.nodes(data=True):
-            if data.get("kind") == ENTITY:
+        for n, node in self._nodes.items():
+            if node.kind == ENTITY:
                 h.add_node(n)
         for u, v, data in self.g.edges(data=True):
             if self.kind(u) == ENTITY and self.kind(v) == ENTITY:
                 _bump(h, u, v, data["weight"])
-        for n in self._memories:
+        for n in (n for n, node in self._nodes.items() if node.kind == MEMORY):
             ents = [v for v, *_ in self.neighbors(n, "out", ["mentions"])][:max_per_memory]
             for i, a in enumerate(ents):
                 for b in ents[i + 1:]:

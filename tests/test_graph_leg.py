@@ -153,9 +153,9 @@ def test_mentions_outside_networkx_read_as_multigraph_edges(sequence):
     assert g.number_of_nodes() == ref.number_of_nodes() and {n for n, _ in g.nodes()} == set(ref)
     assert all((n in g) == (n in ref) and g.kind(n) == (None if n not in ref else "memory" if n[0] == "m"
                                                          else "entity") for n in MEMS + ENTS)
-    # a memory joins networkx only as a relation's end
+    # a memory or an entity joins networkx only as a relation's end
     ends = {n for op in sequence if op[0] == "relation" for n in op[1:3]}
-    assert not {n for n in MEMS if n in g.g} - ends
+    assert not {n for n in MEMS + ENTS if n in g.g} - ends
     assert sorted((u, v, k, d["weight"]) for u, v, k, d in g.edges() if k == "mentions") == \
         sorted((u, v, k, d["weight"]) for u, v, k, d in ref.edges(keys=True, data=True) if k == "mentions")
     for n in MEMS + ENTS:
