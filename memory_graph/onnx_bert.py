@@ -164,6 +164,9 @@ def _session_from_file(ort, model, options):
     file can be written, it gets the bytes after all.
     """
     providers = ["CPUExecutionProvider"]
+    # with fallback on, a session that fails to build, or a run that fails, prints to stdout: the stdio
+    # server's protocol channel. There is nothing to fall back to from the CPU anyway.
+    options_kw = {"providers": providers, "enable_fallback": 0}
     data = model.SerializeToString()
     try:
         tmp = tempfile.TemporaryDirectory(prefix="memory-graph-onnx-", ignore_cleanup_errors=True)
@@ -171,10 +174,10 @@ def _session_from_file(ort, model, options):
         path.write_bytes(data)
     except OSError as exc:
         log.info("loading the ONNX model from memory: no temporary file (%s)", exc)
-        return ort.InferenceSession(data, options, providers=providers)
+        return ort.InferenceSession(data, options, **options_kw)
     del data
     with tmp:
-        return ort.InferenceSession(str(path), options, providers=providers)
+        return ort.InferenceSession(str(path), options, **options_kw)
 
 
 class OnnxBert:

@@ -195,7 +195,8 @@ def test_the_default_engine_runs_without_pytorch(tmp_path):
 
 def test_the_onnx_session_holds_no_copy_of_the_serialized_model(tmp_path, monkeypatch):
     """The session is loaded from a temporary file (removed after), so ONNX Runtime keeps no 86 MB of model
-    bytes; with no temporary file it is loaded from memory, to the same vectors."""
+    bytes; with no temporary file it is loaded from memory, to the same vectors. Neither falls back (and
+    prints) on errors."""
     import tempfile
 
     from memory_graph.embedding import default_model_path
@@ -213,3 +214,5 @@ def test_the_onnx_session_holds_no_copy_of_the_serialized_model(tmp_path, monkey
     from_memory = OnnxBert(default_model_path())
     assert from_memory._session._model_bytes is not None
     assert np.allclose(from_file.encode(TEXTS[:4]), from_memory.encode(TEXTS[:4]), atol=1e-6)
+    # ORT's own flag: with it on, a failing session or run prints to stdout, the stdio server's protocol
+    assert from_file._session._enable_fallback is False and from_memory._session._enable_fallback is False
