@@ -6,6 +6,11 @@ import json
 from pathlib import Path
 
 
+def _num(value, spec: str) -> str:
+    """A figure, or "-" where the run could not take it."""
+    return "-" if value is None else format(value, spec)
+
+
 def markdown(results: dict) -> str:
     lines = [f"# memory-graph benchmarks ({results['mode']} run)", "",
              f"Command: `{results['command']}`  ", f"Model: {results['model']}"
@@ -38,13 +43,14 @@ def markdown(results: dict) -> str:
     if results.get("latency"):
         lines += ["## Search latency (warm, query embedding included, limit 10)", "",
                   "| memories | p50 ms | p95 ms | p99 ms | vector index | recall@10 of the vector search | load /s "
-                  "| RSS MB | disk MB |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| RSS MB | disk MB | without old versions MB |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for n, r in results["latency"].items():
             s = r["search_ms"]
             lines.append(f"| {int(n):,} | {s['p50']:.1f} | {s['p95']:.1f} | {s['p99']:.1f} | {r['vector_index']} | "
                          f"{r.get('vector_recall_at_10', float('nan')):.3f} | {r['load_per_s']:.0f} | "
-                         f"{r['rss_mb']:.0f} | {r['disk_mb']:.1f} |")
+                         f"{r['rss_mb']:.0f} | {r['disk_mb']:.1f} | "
+                         f"{_num(r.get('disk_mb_without_old_versions'), '.1f')} |")
         stages = sorted({k for r in results["latency"].values() for k in r["stages_ms_p50"]})
         lines += ["", "Per stage, p50 ms (legs run in parallel; `legs` is their wall time):", "",
                   "| memories | " + " | ".join(stages) + " |", "|---" * (len(stages) + 1) + "|"]

@@ -147,7 +147,8 @@ class EntityIndex:
     """Names and aliases of every entity, by normal form, for linking texts and queries to entities."""
 
     def __init__(self) -> None:
-        self.by_norm: dict[str, set[str]] = {}
+        # tuples, not sets: most names have one entity, and a set of one is 216 bytes against a tuple's 48
+        self.by_norm: dict[str, tuple[str, ...]] = {}
         self.names: dict[str, tuple[str, str]] = {}  # id -> (name, type)
         self._by_prefix: dict[str, set[str]] = {}
 
@@ -156,14 +157,18 @@ class EntityIndex:
         for n in [name, *aliases]:
             key = norm(n)
             if key:
-                self.by_norm.setdefault(key, set()).add(entity_id)
+                ids = self.by_norm.get(key, ())
+                if entity_id not in ids:
+                    self.by_norm[key] = ids + (entity_id,)
                 self._by_prefix.setdefault(key[:2], set()).add(key)
 
     def remove(self, entity_id: str) -> None:
         self.names.pop(entity_id, None)
         for key in [k for k, ids in self.by_norm.items() if entity_id in ids]:
-            self.by_norm[key].discard(entity_id)
-            if not self.by_norm[key]:
+            rest = tuple(i for i in self.by_norm[key] if i != entity_id)
+            if rest:
+                self.by_norm[key] = rest
+            else:
                 del self.by_norm[key]
                 self._by_prefix.get(key[:2], set()).discard(key)
 

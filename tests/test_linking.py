@@ -84,6 +84,19 @@ def test_entity_index_finds_names_aliases_and_ngrams():
     assert idx.mentioned_in("Orion") == {}
 
 
+def test_entities_sharing_a_name_are_found_apart_and_removed_one_at_a_time():
+    idx = EntityIndex()
+    idx.add("e2", "Orion", "project", ["orion", "ORION"])  # the same normal form three times: held once
+    idx.add("e1", "Orion", "person")
+    assert idx.mentioned_in("ask Orion") == {"e1": 1.0, "e2": 1.0}
+    assert idx.find("orion") == "e1" and idx.find("Orion", "project") == "e2"
+    idx.remove("e1")
+    assert idx.mentioned_in("ask Orion") == {"e2": 1.0} and idx.find("orion") == "e2"
+    idx.remove("e2")
+    assert idx.find("orion") is None and "orion" not in idx.by_norm
+    assert idx.mentioned_in("ask Orian", fuzzy_cutoff=0.8) == {}  # no name left to be close to
+
+
 def test_split_identifier():
     assert split_identifier("getHTTPResponse_code") == ["get", "http", "response", "code"]
     assert "getuserbyid" in identifier_terms("call getUserById now").split()
