@@ -11,7 +11,6 @@ import re
 import shutil
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -34,25 +33,6 @@ def rss_mb() -> float:
 
 def disk_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
-def prune_old_versions(eng: Engine) -> bool:
-    """Delete every LanceDB version but the latest (whether it could). The engine's ``optimize`` keeps a
-    minute of them for other processes' readers, so right after a load the fragments compaction replaced are
-    still on disk: this is the size the data settles at."""
-    from datetime import timedelta
-
-    from memory_graph.maintenance import ALL_TABLES
-
-    try:
-        with warnings.catch_warnings():  # LanceDB warns of other processes' readers: here there are none
-            warnings.simplefilter("ignore", UserWarning)
-            for name in ALL_TABLES:
-                eng.lance.table(name).optimize(cleanup_older_than=timedelta(0))
-    except Exception as exc:  # a figure less, not a failed run
-        log.warning("could not prune LanceDB's old versions: %s", exc)
-        return False
-    return True
 
 
 def peak_rss_mb() -> float:
@@ -113,7 +93,10 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
         recall = vector_recall(eng, embedder, qs[:100])
         foreign = after_foreign_writes(eng, d, texts, vectors, embedder, qs)
         disk = disk_bytes(d)
-        pruned = disk_bytes(d) if prune_old_versions(eng) else None
+        # optimize keeps a minute of LanceDB versions for readers in other processes, and with them the
+        # fragments compaction replaced; with every version but the latest gone: the size the data settles at
+        eng.optimize(keep_versions_seconds=0)
+        pruned = disk_bytes(d)
         out[str(n)] = {
             "memories": n, "load_seconds": round(load_s, 2), "load_per_s": round(n / load_s, 1),
             "optimize_seconds": round(optimize_s, 2),
@@ -123,7 +106,7 @@ def latency(texts: list[str], vectors: np.ndarray, queries: list[str], sizes: li
             "vector_index": eng.stats()["vector_index"], "vector_recall_at_10": recall, **foreign,
             "rss_mb": round(rss_mb(), 1),
             "peak_rss_mb": round(peak_rss_mb(), 1), "disk_mb": round(disk / 2**20, 1),
-            "disk_mb_without_old_versions": None if pruned is None else round(pruned / 2**20, 1),
+            "disk_mb_without_old_versions": round(pruned / 2**20, 1),
         }
         log.info("%d memories: search p50 %.1f ms, p95 %.1f ms", n, out[str(n)]["search_ms"]["p50"],
                  out[str(n)]["search_ms"]["p95"])

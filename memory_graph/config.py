@@ -116,6 +116,9 @@ class Config:
     ann_rebuild_growth: float = 2.0
     #: writes (rows) after which tables are compacted, old versions pruned and the ANN index refreshed.
     optimize_every_rows: int = 500
+    #: LanceDB versions younger than this survive an optimize: another process may still be reading one
+    #: (its files, those compaction replaced among them, are deleted with it). 0 keeps only the latest.
+    keep_versions_seconds: float = 60.0
     #: changes kept in the change log (pruned at each optimize): another process that is further behind, or
     #: one whose backlog touches more than ``sync_max_ids`` ids, reloads its graph whole instead of by id.
     change_log_rows: int = 10_000
@@ -235,6 +238,7 @@ class Config:
             (self.half_life_days > 0, "half_life_days must be > 0"),
             (self.ann_rebuild_growth > 1.0, "ann_rebuild_growth must be > 1"),
             (self.postfilter_factor >= 1, "postfilter_factor must be >= 1"),
+            (self.keep_versions_seconds >= 0, "keep_versions_seconds must be >= 0"),
             (self.vector_copy_max_rows >= 0 and self.copy_filter_window >= self.postfilter_factor,
              "vector_copy_max_rows must be >= 0 and copy_filter_window >= postfilter_factor"),
             (self.partition_min_rows >= 0 and self.partition_rows >= 1 and self.partition_probes >= 1 and

@@ -7,7 +7,7 @@ import logging
 import os
 from typing import Callable, Iterable
 
-from .errors import ConfigError
+from .errors import ConfigError, ValidationError
 from .graph import Graph
 from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
@@ -261,7 +261,8 @@ class MaintenanceMixin:
             return {"added": 0, "removed": 0, "in_sync": True}
         added = removed = 0
         for kind, (table, columns) in TEXT_KINDS.items():
-            truth = {r["id"]: rev_of(r) for r in self.lance.query(table, None, columns).to_pylist()}
+            # a batch at a time: a whole table's rows as dicts, 100,000 of them, would stay in the heap
+            truth = {r["id"]: rev_of(r) for batch in self.lance.batches(table, columns) for r in batch.to_pylist()}
             indexed = self.text.revisions(kind)
             stale = [i for i, rev in truth.items() if indexed.get(i) != rev]
             extra = [i for i in indexed if i not in truth]
@@ -308,10 +309,17 @@ class MaintenanceMixin:
                     "code_graph_nodes": self.code_graph.number_of_nodes(),
                     "code_graph_edges": self.code_graph.number_of_edges()}
 
-    def optimize(self) -> None:
-        """Compact the tables, prune old versions and build or refresh the ANN index now."""
+    def optimize(self, keep_versions_seconds: float | None = None) -> None:
+        """Compact the tables, prune old versions and build or refresh the ANN index now.
+
+        keep_versions_seconds: prune only versions older than this (default ``Config.keep_versions_seconds``);
+        0 keeps only the latest, which a reader in another process may still need: use it when none runs.
+        """
+        if keep_versions_seconds is not None and (isinstance(keep_versions_seconds, bool) or not isinstance(
+                keep_versions_seconds, (int, float)) or not keep_versions_seconds >= 0):
+            raise ValidationError("keep_versions_seconds must be a number of seconds, 0 or more")
         with self._writing():
-            self.lance.optimize(ALL_TABLES, force=True)
+            self.lance.optimize(ALL_TABLES, force=True, keep_versions_seconds=keep_versions_seconds)
             self._write_stamp()
 
     def reembed(self, progress: Progress | None = None,

@@ -153,22 +153,6 @@ def test_vector_recall_is_one_for_flat_search_and_a_share_with_an_ann_index(tmp_
     assert 0.0 < vector_recall(eng, embedder, queries) <= 1.0
 
 
-def test_pruning_old_versions_shrinks_the_data_to_its_latest_version_and_loses_nothing(tmp_path, embedder):
-    from benchmarks.speed import disk_bytes, prune_old_versions
-    from memory_graph import Config, Engine
-
-    eng = Engine(tmp_path, Config(), embedder)
-    for i in range(6):  # six writes, six fragments, which optimize compacts into one
-        eng.store_many([{"content": f"batch {i} note {j} about the Vega pipeline"} for j in range(20)])
-    eng.optimize()  # keeps the replaced fragments a minute, for other processes' readers
-    before = disk_bytes(tmp_path)
-    assert prune_old_versions(eng)
-    assert disk_bytes(tmp_path) < before
-    eng.close()
-    again = Engine(tmp_path, Config(), embedder)
-    assert again.lance.count("memories") == 120 and again.search("Vega pipeline batch 3", limit=5)
-
-
 def test_the_search_after_another_process_write_catches_that_write_up(tmp_path, embedder):
     from benchmarks.speed import after_foreign_writes
     from memory_graph import Config, Engine

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memory_graph import Config, Engine
-from memory_graph.errors import ConfigError
+from memory_graph.errors import ConfigError, ValidationError
 from conftest import FIXTURE_REPO, HashEmbedder
 
 TESTS = Path(__file__).parent
@@ -254,3 +254,22 @@ def test_a_killed_batch_import_leaves_consistent_stores_and_a_rerun_completes(tm
     assert eng.lance.count("memories") == 3000
     eng.close()
     consistent(data)
+
+
+def test_optimize_can_keep_only_the_latest_version_and_loses_nothing(tmp_path):
+    """``optimize(keep_versions_seconds=0)`` deletes the versions (and the fragments compaction replaced) that
+    the default minute keeps for other processes' readers, and leaves the stamp current, so the next process
+    to open the directory does not take it for another writer's and reconcile everything."""
+    disk = lambda: sum(p.stat().st_size for p in tmp_path.rglob("*") if p.is_file())  # noqa: E731
+    eng = Engine(tmp_path, config=Config(), embedder=HashEmbedder())
+    for i in range(6):  # six writes, six fragments, which optimize compacts into one
+        eng.store_many([{"content": f"batch {i} note {j} about the Vega pipeline"} for j in range(20)])
+    eng.optimize()
+    kept = disk()
+    eng.optimize(keep_versions_seconds=0)
+    assert disk() < kept and eng._read_stamp() == eng._stamp()
+    with pytest.raises(ValidationError, match="keep_versions_seconds"):
+        eng.optimize(keep_versions_seconds=-1)
+    eng.close()
+    again = consistent(tmp_path)
+    assert again.lance.count("memories") == 120 and again.search("Vega pipeline batch 3", limit=5)

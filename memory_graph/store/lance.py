@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import warnings
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -287,8 +288,10 @@ class LanceStore:
     def has_vector_index(self, name: str) -> bool:
         return any("vector" in list(ix.columns) for ix in self.table(name).list_indices())
 
-    def optimize(self, names: Iterable[str], force: bool = False) -> None:
-        """Compact fragments, prune old versions, refresh (or create) the ANN index."""
+    def optimize(self, names: Iterable[str], force: bool = False, keep_versions_seconds: float | None = None) -> None:
+        """Compact fragments, prune old versions (older than ``keep_versions_seconds``, by default the
+        config's), refresh (or create) the ANN index."""
+        keep = self.config.keep_versions_seconds if keep_versions_seconds is None else keep_versions_seconds
         if not force and self.rows_since_optimize < self.config.optimize_every_rows:
             return
         for name in names:
@@ -300,7 +303,9 @@ class LanceStore:
                     self.ensure_ann_index(name)
                 for column in LOOKUP_COLUMNS.get(name, ()):
                     self.ensure_scalar_index(name, column)
-                tbl.optimize(cleanup_older_than=timedelta(seconds=60))
+                with warnings.catch_warnings():  # LanceDB's warning on 0 is what the caller asked for
+                    warnings.simplefilter("ignore", UserWarning)
+                    tbl.optimize(cleanup_older_than=timedelta(seconds=keep))
             except Exception as exc:
                 raise StoreError(f"optimizing table {name} failed: {exc}") from exc
         self.rows_since_optimize = 0
