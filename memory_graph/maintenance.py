@@ -279,6 +279,7 @@ class MaintenanceMixin:
             with self.lance.transaction([]):
                 self._log_change(full=True)
         self._write_stamp()
+        release_freed_memory()  # both sides' revisions of every record, read to compare
         return {"added": added, "removed": removed, "in_sync": False}
 
     def _after_write(self) -> None:
