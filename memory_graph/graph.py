@@ -17,7 +17,8 @@ CHUNK, SYMBOL = "chunk", "symbol"
 class _Node:
     """A node's attributes in slots, read like networkx's attribute dict (``node["title"]``, ``node.get("kind")``).
 
-    At 100,000 memories a dict per node, and networkx's three, held about 60 MB more than these.
+    A networkx node is an attribute dict and three adjacency dicts: several times these slots, which is most of
+    what the MCP server's RSS lost at 100,000 memories (README, "The MCP server's memory").
     """
 
     __slots__ = ()
@@ -111,7 +112,7 @@ class Graph:
             self.g.add_edge(*self._in_g(u, v), key=key or etype, type=etype, weight=float(weight))
 
     def _in_g(self, *nodes: str) -> list[str]:
-        """The nodes' interned ids, each added to ``g`` (bare) if it is a memory not there yet."""
+        """The nodes' interned ids, each added to ``g`` (bare) if it is not there yet (a memory or an entity)."""
         out = [intern(n) for n in nodes]
         for n in out:
             if n not in self.g:

@@ -101,12 +101,13 @@ class MaintenanceMixin:
 
     def _copy_vectors(self, table: str) -> VectorCache | None:
         """An in-process copy of a table's vectors, if it has at most ``vector_copy_max_rows`` rows."""
-        if not 0 < self.config.vector_copy_max_rows >= self.lance.count(table):
+        rows = self.lance.count(table)
+        if not 0 < self.config.vector_copy_max_rows >= rows:
             return None
         c = self.config
         copy = VectorCache(self.lance.table(table).schema.field("vector").type.list_size, c.partition_min_rows,
                            c.partition_rows, c.partition_probes, c.partition_retrain_growth)
-        copy.reserve(self.lance.count(table))
+        copy.reserve(rows)
         passages = table == "passages"
         for batch in self.lance.batches(table, ["id", "memory_id", "vector"] if passages else ["id", "vector"]):
             copy.put(batch.column("id").to_pylist(), vector_matrix(batch),
