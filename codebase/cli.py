@@ -32,7 +32,9 @@ def _print_report(r: IndexReport) -> None:
 
 
 @app.command()
-def index(path: Path = typer.Argument(Path("."), help="Project folder (default: the current one)."),
+def index(path: Path = typer.Argument(Path("."), help=(
+              "The folder to index (default: the current one). Inside a git repository the whole repository, "
+              "from its top level, is indexed, unless --project names the project: then this folder alone.")),
           project: Optional[str] = typer.Option(None, "--project", "-p",
                                                 help="Project name (default: the git root's folder name)."),
           force: bool = typer.Option(False, "--force", help="Re-chunk and re-embed every file."),
@@ -57,7 +59,9 @@ def index(path: Path = typer.Argument(Path("."), help="Project folder (default: 
 
 
 @app.command()
-def watch(path: Path = typer.Argument(Path("."), help="Project folder to keep indexed."),
+def watch(path: Path = typer.Argument(Path("."), help=(
+              "The folder to keep indexed; inside a git repository the whole repository, unless --project "
+              "names the project: then this folder alone.")),
           project: Optional[str] = typer.Option(None, "--project", "-p", help="Project name."),
           debounce: float = typer.Option(1.0, min=0.0, help="Seconds of quiet before re-indexing.")) -> None:
     """Index a folder, then re-index it whenever files change, until Ctrl-C."""

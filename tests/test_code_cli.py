@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 
 import pytest
 
@@ -28,6 +30,21 @@ def test_index_search_symbols_callers_callees(run, repo):
     projects = json.loads(run("projects", "--json").stdout)
     assert projects[0]["project"] == "demo" and projects[0]["files"] == 18
     assert json.loads(run("delete-project", "demo", "--json").stdout)["code_chunks"] > 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_index_of_a_subfolder_takes_its_whole_git_repository_unless_a_project_is_named(run, tmp_path):
+    """What `index --help` says: the git top level is the project; --project indexes the folder alone."""
+    repo = tmp_path / "shop"
+    (repo / "api").mkdir(parents=True)
+    (repo / "api" / "orders.py").write_text("def place_order():\n    return 1\n")
+    (repo / "billing.py").write_text("def charge_card():\n    return 2\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    whole = json.loads(run("index", str(repo / "api"), "--json").stdout)
+    assert whole["project"] == "shop" and whole["files_indexed"] == 2
+    alone = json.loads(run("index", str(repo / "api"), "--project", "orders", "--json").stdout)
+    assert alone["project"] == "orders" and alone["files_indexed"] == 1
+    assert [s["path"] for s in json.loads(run("symbols", "charge_card", "--json").stdout)] == ["billing.py"]
 
 
 def test_code_commands_report_mistakes_clearly(run, tmp_path):
