@@ -63,6 +63,17 @@ def engine(tmp_path, embedder):
 FIXTURE_REPO = os.path.join(os.path.dirname(__file__), "fixtures", "repo")
 
 
+def git_repo(root, files: dict[str, str]):
+    """A git work tree at ``root`` holding these files (path -> text); nothing committed."""
+    import subprocess
+
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
 @pytest.fixture
 def repo(tmp_path):
     """A fresh copy of the multi-language fixture repository (outside any git work tree)."""

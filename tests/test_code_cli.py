@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 
 import pytest
+from conftest import git_repo
 
 
 
@@ -35,11 +35,8 @@ def test_index_search_symbols_callers_callees(run, repo):
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_index_of_a_subfolder_takes_its_whole_git_repository_unless_a_project_is_named(run, tmp_path):
     """What `index --help` says: the git top level is the project; --project indexes the folder alone."""
-    repo = tmp_path / "shop"
-    (repo / "api").mkdir(parents=True)
-    (repo / "api" / "orders.py").write_text("def place_order():\n    return 1\n")
-    (repo / "billing.py").write_text("def charge_card():\n    return 2\n")
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_repo(tmp_path / "shop", {"api/orders.py": "def place_order():\n    return 1\n",
+                                         "billing.py": "def charge_card():\n    return 2\n"})
     whole = json.loads(run("index", str(repo / "api"), "--json").stdout)
     assert whole["project"] == "shop" and whole["files_indexed"] == 2
     alone = json.loads(run("index", str(repo / "api"), "--project", "orders", "--json").stdout)

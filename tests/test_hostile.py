@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import string
-import subprocess
 import threading
 
 import pytest
@@ -19,7 +18,7 @@ from typer.testing import CliRunner
 from memory_graph import Config, Engine
 from server.app import build_server
 from server.state import ServerState
-from conftest import HashEmbedder
+from conftest import HashEmbedder, git_repo
 from test_server import TOOLS
 
 SYNTAX = list('+-&|!(){}[]^"~*?:\\/<>=@#$%\'`,;') + ["AND", "OR", "NOT", "TO", "*:*", "title:", "\x00", "\u202e",
@@ -158,11 +157,8 @@ def test_paths_outside_the_allowed_roots_are_refused(live, path):
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_folder_inside_the_allowed_roots_is_indexed_alone_when_its_git_root_is_outside(tmp_path, monkeypatch):
-    repo = tmp_path / "repo"
-    (repo / "allowed").mkdir(parents=True)
-    (repo / "allowed" / "a.py").write_text("def helper():\n    return 1\n")
-    (repo / "secret.py").write_text("def leaked(): pass\n")
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_repo(tmp_path / "repo", {"allowed/a.py": "def helper():\n    return 1\n",
+                                        "secret.py": "def leaked(): pass\n"})
     monkeypatch.setenv("MEMORY_GRAPH_ALLOWED_ROOTS", str(repo / "allowed"))
     state = ServerState(project_dir=tmp_path,
                         engine_factory=lambda: Engine(tmp_path / "data", config=Config(), embedder=HashEmbedder()))
