@@ -49,11 +49,11 @@ class MemoryLegsMixin:
         """The ``c`` memories nearest to ``vec`` that pass the filters.
 
         Up to ``vector_copy_max_rows`` memories, a search of the in-process copy of their vectors (exact below
-        ``partition_min_rows``, by partitions from there), filtered by the graph's node predicate. Otherwise LanceDB: when only validity filters (few rows fail
-        them), the nearest ``postfilter_factor`` x c are read and filtered afterwards, which spares LanceDB
-        evaluating the filter on every row (``python -m benchmarks.search_probe``); if that leaves fewer than
-        ``c``, the search is repeated with the filter applied first, so the result is the same either way
-        (exactly so for flat search).
+        ``partition_min_rows``, by partitions from there), filtered by the graph's node predicate. Otherwise
+        LanceDB: when only validity filters (few rows fail them), the nearest ``postfilter_factor`` x c are
+        read and filtered afterwards, which spares LanceDB evaluating the filter on every row (``python -m
+        benchmarks.search_probe``); if that leaves fewer than ``c``, the search is repeated with the filter
+        applied first, so the result is the same either way (exactly so for flat search).
         """
         factor = self.config.postfilter_factor
         with self._graph_lock:

@@ -2,8 +2,9 @@
 
 The ONNX graph is built in memory from the model directory's ``model.safetensors`` and ``config.json``
 (the BERT encoder of Devlin et al. 2019, then the directory's pooling and L2 normalisation), so nothing is
-exported or downloaded (ONNX Runtime reads the graph from a temporary file, removed once read). Its vectors equal sentence-transformers' to float32 rounding
-(``tests/test_real_model.py`` checks this). Any other architecture runs on sentence-transformers.
+exported or downloaded (ONNX Runtime reads the graph from a temporary file, removed once read). Its vectors
+equal sentence-transformers' to float32 rounding (``tests/test_real_model.py`` checks this). Any other
+architecture runs on sentence-transformers.
 """
 
 from __future__ import annotations

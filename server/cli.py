@@ -15,8 +15,9 @@ from memory_graph.cli import _state, app
 
 __all__ = ["app", "serve"]
 
-# two arenas, not glibc's 16 on 2 cores: the server's RSS after 50 searches at 100,000 memories fell by about
-# 30 MB, at the same round-trip time (benchmarks/server_rss.py, run with and without MALLOC_ARENA_MAX=2)
+# two arenas, not glibc's 16 on 2 cores: on a store of 100,000 memories built as benchmarks/speed.py builds it,
+# benchmarks.server_rss.server_rss gave 681 and 704 MB without, 660 and 661 with extra_env MALLOC_ARENA_MAX=2,
+# at the same round-trip time
 SERVER_MALLOC_ARENAS = 2
 
 

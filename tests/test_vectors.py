@@ -1,4 +1,5 @@
-"""The in-process copy of the memories' vectors: exact search that agrees with brute force and with LanceDB, and\nsearch by partitions (an IVF index) that keeps its partitions right through any writes."""
+"""The in-process copy of the memories' vectors: exact search that agrees with brute force and with LanceDB, and
+search by partitions (an IVF index) that keeps its partitions right through any writes."""
 
 from __future__ import annotations
 

@@ -61,11 +61,11 @@ def schemas(dim: int) -> dict[str, pa.Schema]:
     }
 
 
+#: tables whose vectors the engine also holds in process memory, up to ``Config.vector_copy_max_rows`` rows
+COPIED = ("memories", "passages")
 #: columns that lookups by id filter on, besides the vector tables' id (whose index comes with the ANN index):
 #: another process's catch-up reads a memory's mentions and passages by memory_id, which scanned 500,000
 #: mention rows at 100,000 memories
-#: tables whose vectors the engine also holds in process memory, up to ``Config.vector_copy_max_rows`` rows
-COPIED = ("memories", "passages")
 LOOKUP_COLUMNS = {"mentions": ("memory_id",), "relations": ("id",), "passages": ("memory_id",)}
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 _SLICE = 2_048  # rows a search or a conversion handles at a time
 
+
 class VectorCache:
     """Unit vectors by id in one growing matrix; ``nearest`` is a cosine search over them.
 
