@@ -9,7 +9,8 @@ from typing import List, Optional
 import typer
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
-from rich.table import Table
+from rich.table import Column, Table
+from rich.text import Text
 
 from memory_graph.cli import JsonOpt, _json, app, engine, err, out
 
@@ -102,18 +103,24 @@ def search_code(query: str = typer.Argument(..., help="What the code does, an id
     if as_json:
         _json([h.to_dict(explain=explain) for h in hits])
         return
-    t = Table("score", "where", "what")
+    # a path stays whole (it is copied into an editor); the breadcrumb wraps
+    t = Table("score", Column("where", no_wrap=True), "what")
     for h in hits:
         r = h.record or {}
         t.add_row(f"{h.score:.3f}", f"{r.get('path')}:{r.get('start_line')}-{r.get('end_line')}", h.title)
     out.print(t)
 
 
-def _symbol_rows(rows: list[dict], title: str) -> Table:
-    t = Table("kind", "symbol", "where", "signature", title=title)
+def _print_symbols(rows: list[dict], title: str) -> None:
+    """One line per symbol, grep-style (path:line kind name), its signature under it: whole at any width."""
+    out.print(Text(title, style="bold"))
     for r in rows:
-        t.add_row(r["kind"], r["qualname"], f"{r['path']}:{r['start_line']}", r["signature"])
-    return t
+        out.print(Text.assemble((f"{r['path']}:{r['start_line']}", "cyan"), f"  {r['kind']} ", (r["qualname"], "bold")),
+                  soft_wrap=True)
+        if r["signature"]:
+            out.print(Text("    " + r["signature"], style="dim"), soft_wrap=True)
+    if not rows:
+        out.print("no symbols")
 
 
 @app.command()
@@ -125,7 +132,7 @@ def symbols(name: str = typer.Argument(..., help="A name, part of one, or text o
     """Find symbols by name: exact matches first, then prefixes, then substrings."""
     with engine() as eng:
         rows = eng.find_symbols(name, project=project, kind=kind, limit=limit)
-    _json(rows) if as_json else out.print(_symbol_rows(rows, f"symbols matching {name!r}"))
+    _json(rows) if as_json else _print_symbols(rows, f"symbols matching {name!r}")
 
 
 def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as_json: bool) -> None:
@@ -134,7 +141,7 @@ def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as
     if as_json:
         _json(res)
         return
-    out.print(_symbol_rows(res["results"], f"{relation} of {res['symbol']['qualname']}"))
+    _print_symbols(res["results"], f"{relation} of {res['symbol']['qualname']}")
     if res["unresolved"]:
         out.print("outside the project: " + ", ".join(res["unresolved"]))
 

@@ -12,7 +12,7 @@ from typing import Iterator, List, Optional
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from .errors import MemoryGraphError, ValidationError
 
@@ -112,7 +112,7 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
     if not hits:
         out.print("no results")
         return
-    table = Table("score", "id", "type", "date", "title")
+    table = Table("score", *_record_columns())
     for h in hits:
         table.add_row(f"{h.score:.3f}", h.id, h.record.get("memory_type", ""),
                       (h.record.get("created_at") or "")[:10], h.title)
@@ -122,6 +122,12 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
             e = h.explanation
             out.print(f"{h.id}: ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} decay={e.decay_factor:.3f} "
                       f"mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}")
+
+
+def _record_columns() -> list[Column]:
+    """Columns of a memory table: the id, type and date stay whole (an id is copied into `get`), the title wraps."""
+    return [Column("id", no_wrap=True, min_width=24), Column("type", no_wrap=True, min_width=10),
+            Column("date", no_wrap=True, min_width=10), Column("title")]
 
 
 @app.command()
@@ -152,7 +158,7 @@ def list_(project: Optional[str] = typer.Option(None, "--project", "-p", help="O
                                descending=not oldest_first)
     if as_json:
         return _json({"total": total, "offset": offset, "items": [m.to_dict() for m in page]})
-    table = Table("id", "type", "date", "title", title=f"{len(page)} of {total}")
+    table = Table(*_record_columns(), title=f"{len(page)} of {total}")
     for m in page:
         table.add_row(m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], m.title)
     out.print(table)

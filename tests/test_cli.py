@@ -31,6 +31,16 @@ def test_store_search_get_list_invalidate_delete(run):
     assert "no memory is in project 'acm'" in run("search", "Orion", "--project", "acm").stderr
 
 
+def test_tables_print_whole_ids_at_80_columns_so_they_can_be_copied_into_get(run):
+    ids = [run("store", text, "--type", "procedural").stdout.strip() for text in (
+        "Orion's deploy runbook: drain the billing-api pods one zone at a time, then flush the cache",
+        "Orion's rollback runbook: restore the previous billing-api image and replay the queued invoices")]
+    for args in (("search", "Orion runbook billing-api"), ("list",)):
+        shown = run(*args).stdout
+        assert all(i in shown for i in ids), shown
+    assert "procedural" in shown
+
+
 def test_store_reads_the_content_from_stdin_when_it_is_a_dash(run):
     long = "Why Postgres: SQLite locked under concurrent writes.\n" + "details " * 5_000 + "\n"
     mid = run("store", "-", "--json", input=long.encode()).stdout

@@ -44,6 +44,15 @@ def test_index_of_a_subfolder_takes_its_whole_git_repository_unless_a_project_is
     assert [s["path"] for s in json.loads(run("symbols", "charge_card", "--json").stdout)] == ["billing.py"]
 
 
+def test_code_tables_print_whole_paths_at_80_columns(run, tmp_path):
+    path = "services/billing/invoices/reconciliation/late_payment_reminders.py"
+    (tmp_path / "shop" / path).parent.mkdir(parents=True)
+    (tmp_path / "shop" / path).write_text("def send_late_payment_reminder(invoice):\n    return invoice.customer\n")
+    run("index", str(tmp_path / "shop"), "--project", "shop")
+    assert f"{path}:1-2" in run("search-code", "late payment reminder").stdout
+    assert f"{path}:1" in run("symbols", "send_late_payment_reminder").stdout
+
+
 def test_code_commands_report_mistakes_clearly(run, tmp_path):
     r = run("index", str(tmp_path / "missing"), ok=False)
     assert r.exit_code == 2 and "does not exist" in " ".join(r.output.split())  # rich wraps long paths
