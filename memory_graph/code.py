@@ -345,14 +345,16 @@ class CodeMixin:
 
     def _describe_code(self, ids: list[str]) -> dict[str, Candidate]:
         cols = ["id", "project", "path", "language", "start_line", "end_line", "chunk_type", "name", "breadcrumb",
-                "vector"]
+                "symbol_id", "vector"]
         out = {}
         for r in self.lance.by_ids("code_chunks", ids, cols).to_pylist():
             out[r["id"]] = Candidate(
                 created_at=0.0, evergreen=True, vector=r["vector"], words=set(),
                 title=r["breadcrumb"] or r["name"] or r["path"],
                 summary={"project": r["project"], "path": r["path"], "start_line": r["start_line"],
-                         "end_line": r["end_line"], "language": r["language"], "chunk_type": r["chunk_type"]})
+                         "end_line": r["end_line"], "language": r["language"], "chunk_type": r["chunk_type"]},
+                # a chunk's windows share all of these; distinct chunks of one file differ in one of them
+                group=(r["project"], r["path"], r["chunk_type"], r["breadcrumb"], r["symbol_id"]))
         return out
 
     def get_chunks(self, ids: str | list[str]) -> list[dict]:

@@ -208,6 +208,12 @@ class Config:
     #: results scoring below this absolute [0, 1] score are dropped (callers may raise it).
     min_score_absolute: float = 0.0
 
+    # --- one hit per group ---
+    #: the windows of one long code definition are one answer: only its best window is returned (on this
+    #: repository, `memory-graph search-code "personalized pagerank power iteration"` had returned 8 windows
+    #: of the 40-line personalized_pagerank among its 10 results).
+    collapse_groups: bool = True
+
     # --- MMR (Carbonell & Goldstein 1998) ---
     #: DESIGN.md's lambda, with a redundancy floor: on SciFact's 809 dev claims the relevant abstracts of one
     #: claim have a median cosine of 0.68 to each other, so plain MMR demoted them (nDCG@10 0.718 at lambda 0.9,

@@ -319,7 +319,7 @@ def build_server(state: ServerState) -> MCPServer:
                 "function, method, class, module, section, lines, ..."))] = None,
             details: Annotated[bool, Field(description="Include each chunk's code.")] = False,
             explain: bool = False) -> dict[str, Any]:
-        """Search indexed code by meaning, identifier and structure; returns paths, lines and breadcrumbs."""
+        """Search code by meaning, identifier and structure: paths, lines and breadcrumbs, one result per definition."""
         eng = state.engine()
         if project == "*":
             proj = None

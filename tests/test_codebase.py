@@ -367,6 +367,29 @@ def test_a_single_leg_mode_ranks_by_that_leg_even_where_hybrid_gives_it_no_weigh
     assert [h.explanation.ranks["bm25"] for h in hits] == sorted(h.explanation.ranks["bm25"] for h in hits)
 
 
+def test_the_windows_of_one_long_definition_are_one_result(tmp_path, embedder):
+    src = tmp_path / "src"
+    src.mkdir()
+    steps = "".join(f"    total += invoice.line_{i} * rate  # reconcile ledger line {i}\n" for i in range(60))
+    (src / "ledger.py").write_text(f"def reconcile_ledger(invoice, rate):\n    total = 0\n{steps}    return total\n\n\n"
+                                   "def close_ledger(book):\n    return book.close()\n")
+    (src / "other.py").write_text("def reconcile_accounts(a, b):\n    return a == b\n")
+    eng = Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    try:
+        index_project(eng, src, project="books")
+        query = "reconcile ledger invoice line rate"
+        eng.config = eng.config.with_(collapse_groups=False)
+        apart = eng.search_code(query, limit=10, mode="bm25")
+        eng.config = eng.config.with_(collapse_groups=True)
+        one = eng.search_code(query, limit=10, mode="bm25")
+    finally:
+        eng.close()
+    assert sum(h.title == "def reconcile_ledger" for h in apart) > 1  # the definition was cut into windows
+    assert [h.title for h in one].count("def reconcile_ledger") == 1
+    assert one[0].id == apart[0].id  # its best window stands for it
+    assert {h.title for h in one} == {h.title for h in apart}  # every other answer is still there
+
+
 def test_a_hub_symbol_in_the_query_does_not_personalise_ppr(tmp_path, embedder):
     # helper_io is called by five functions (7 neighbours: a hub at graph_hub_degree=4); parse_kestrel by two (4)
     src = tmp_path / "src"

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_graph.retrieval import (convex, decay_factor, decay_factors, is_evergreen, min_score_filter, mmr,
+from memory_graph.retrieval import (convex, decay_factor, decay_factors, first_of_each_group, is_evergreen,
+                                    min_score_filter, mmr,
                                     passage_scores, personalized_pagerank, ppr_factors, rrf, similarity_matrix)
 
 ids = st.lists(st.sampled_from([f"d{i}" for i in range(30)]), unique=True, max_size=20)
@@ -219,6 +220,17 @@ def test_min_score_relative_and_absolute():
     assert set(min_score_filter(s, 0.1, 0.0)) == {"a", "b"}
     assert set(min_score_filter(s, 0.1, 0.6)) == {"a"}
     assert min_score_filter({}, 0.1, 0.0) == {}
+
+
+@given(ids, st.dictionaries(st.sampled_from([f"d{i}" for i in range(30)]), st.sampled_from(["a", "b", "c", None])))
+def test_one_per_group_keeps_each_groups_first_in_order_and_every_ungrouped_id(ordered, groups):
+    kept = first_of_each_group(ordered, groups)
+    assert kept == [d for d in ordered if d in kept]  # a subsequence: order is never changed
+    named = [groups[d] for d in kept if groups.get(d) is not None]
+    assert len(named) == len(set(named))
+    assert all(d in kept for d in ordered if groups.get(d) is None)
+    for g in {groups.get(d) for d in ordered} - {None}:
+        assert next(d for d in ordered if groups.get(d) == g) in kept
 
 
 edge_lists = st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7), st.floats(0.1, 5)), min_size=1, max_size=20)

@@ -1,15 +1,15 @@
-"""The retrieval pipeline: legs, fusion (convex or RRF), PPR dampening, temporal decay, min_score and MMR."""
+"""The retrieval pipeline: legs, fusion (convex or RRF), PPR dampening, temporal decay, min_score, collapse, MMR."""
 
 from .decay import decay_factor, decay_factors, is_evergreen
 from .fusion import convex, rrf
 from .graph_leg import GraphHit, graph_leg, graph_result
-from .mmr import min_score_filter, mmr, similarity_matrix
+from .mmr import first_of_each_group, min_score_filter, mmr, similarity_matrix
 from .passages import passage_scores
 from .pipeline import Candidate, LegResult, rank
 from .ppr import personalized_pagerank, ppr_factors, ppr_lift
 
 __all__ = [
-    "Candidate", "GraphHit", "LegResult", "convex", "decay_factor", "decay_factors", "graph_leg",
+    "Candidate", "GraphHit", "LegResult", "convex", "decay_factor", "decay_factors", "first_of_each_group", "graph_leg",
     "graph_result",
     "is_evergreen", "min_score_filter", "mmr", "passage_scores", "personalized_pagerank", "ppr_factors",
     "ppr_lift", "rank", "rrf", "similarity_matrix",

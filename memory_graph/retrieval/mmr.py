@@ -1,8 +1,8 @@
-"""Maximal marginal relevance re-ranking, and the score floor before it."""
+"""Maximal marginal relevance re-ranking, and the filters before it (score floor, one hit per group)."""
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -13,6 +13,24 @@ def min_score_filter(scores: Mapping[str, float], relative: float, absolute: flo
         return {}
     floor = max(absolute, relative * max(scores.values()))
     return {d: s for d, s in scores.items() if s >= floor}
+
+
+def first_of_each_group(ordered: Sequence[str], groups: Mapping[str, Hashable | None]) -> list[str]:
+    """Keep, in order, only the first id of each group; an id whose group is None stands alone.
+
+    Windows of one long definition are one answer: its best window stands for it (as web search collapses
+    results from one site, or Elasticsearch's field collapsing).
+    """
+    seen: set[Hashable] = set()
+    out = []
+    for d in ordered:
+        g = groups.get(d)
+        if g is not None:
+            if g in seen:
+                continue
+            seen.add(g)
+        out.append(d)
+    return out
 
 
 def mmr(ids: Sequence[str], scores: Sequence[float], similarity: np.ndarray, lam: float,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Hashable, Iterable, Mapping
 
 import numpy as np
 
@@ -12,7 +12,7 @@ from ..config import Config, LegWeights
 from ..models import Explanation, Hit
 from .decay import decay_factors
 from .fusion import convex, rrf
-from .mmr import min_score_filter, mmr, similarity_matrix
+from .mmr import first_of_each_group, min_score_filter, mmr, similarity_matrix
 from .ppr import ppr_factors, ppr_lift
 
 
@@ -37,6 +37,8 @@ class Candidate:
     words: set[str]
     title: str = ""
     summary: dict = field(default_factory=dict)
+    #: candidates of one group are one answer (the windows of one code definition): the best one stays
+    group: Hashable | None = None
 
 
 def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, limit: int, now: float,
@@ -98,6 +100,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     floor_abs = config.min_score_absolute if min_score is None else min_score
     scores = min_score_filter(scores, config.min_score_relative, floor_abs)
     ordered = sorted(scores, key=lambda d: (-scores[d], d))
+    if config.collapse_groups:
+        ordered = first_of_each_group(ordered, {d: info[d].group for d in ordered})
     pre_rank = {d: i + 1 for i, d in enumerate(ordered)}
     if use_mmr and len(ordered) > 1:
         sim = similarity_matrix([info[d].vector for d in ordered], [info[d].words for d in ordered])
