@@ -330,7 +330,11 @@ def build_server(state: ServerState) -> MCPServer:
         hits = eng.search_code(query, limit=limit, mode=mode, project=proj, path_prefix=path_prefix,
                                languages=languages, chunk_types=chunk_types)
         full = {c["id"]: c for c in eng.get_chunks([h.id for h in hits])} if details and hits else {}
-        return {"results": [_hit(h, details, explain, full.get(h.id)) for h in hits], "project": proj}
+        results = [_hit(h, details, explain, full.get(h.id)) for h in hits]
+        if proj is None:  # paths alone are ambiguous across projects
+            for out, h in zip(results, hits):
+                out["project"] = (h.record or {}).get("project")
+        return {"results": results, "project": proj}
 
     @mcp.tool(annotations=READ)
     @_tool_errors

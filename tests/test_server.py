@@ -182,7 +182,9 @@ def test_index_project_with_progress_then_code_tools(tmp_path, repo):
             again = data(await c.call_tool("index_project", {"path": str(repo), "watch": True}))
             assert again["files_indexed"] == 0 and again["watching"] is True
             hits = data(await c.call_tool("search_code", {"query": "normalize_sku"}))["results"]
-            assert hits[0]["path"] == "php/Cart.php" and hits[0]["lines"] == "18-21"
+            assert hits[0]["path"] == "php/Cart.php" and hits[0]["lines"] == "18-21" and "project" not in hits[0]
+            everywhere = data(await c.call_tool("search_code", {"query": "normalize_sku", "project": "*"}))
+            assert everywhere["results"][0]["project"] == "repo"
             code = data(await c.call_tool("search_code", {"query": "checksum", "details": True, "limit": 1}))
             assert "unsigned int checksum" in code["results"][0]["content"]
             syms = data(await c.call_tool("search_symbols", {"name": "parse_config"}))["symbols"]
