@@ -9,8 +9,7 @@ from .pipeline import Candidate, LegResult, rank
 from .ppr import personalized_pagerank, ppr_factors, ppr_lift
 
 __all__ = [
-    "Candidate", "GraphHit", "LegResult", "convex", "decay_factor", "decay_factors", "first_of_each_group", "graph_leg",
-    "graph_result",
-    "is_evergreen", "min_score_filter", "mmr", "passage_scores", "personalized_pagerank", "ppr_factors",
-    "ppr_lift", "rank", "rrf", "similarity_matrix",
+    "Candidate", "GraphHit", "LegResult", "convex", "decay_factor", "decay_factors", "first_of_each_group",
+    "graph_leg", "graph_result", "is_evergreen", "min_score_filter", "mmr", "passage_scores",
+    "personalized_pagerank", "ppr_factors", "ppr_lift", "rank", "rrf", "similarity_matrix",
 ]
