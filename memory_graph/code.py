@@ -317,7 +317,20 @@ class CodeMixin:
         for h in hits:
             h.explanation.graph_path = [self.code_graph.attrs(n).get("name", n) if n in self.code_graph else n
                                         for n in h.explanation.graph_path]
+        self._add_definition_spans(hits)
         return hits
+
+    def _add_definition_spans(self, hits: list[Hit]) -> None:
+        """A hit that is one window of a longer definition gets the definition's lines too (the caller reads
+        the whole function, not the window the query matched best)."""
+        sym = {h.id: h.record.get("symbol_id") for h in hits if h.record and h.record.get("symbol_id")}
+        rows = self.lance.by_ids("symbols", set(sym.values()), ["id", "kind", "start_line", "end_line"]).to_pylist()
+        # a file's module symbol spans the whole file: no help in finding one section or one module block
+        spans = {r["id"]: (r["start_line"], r["end_line"]) for r in rows if r["kind"] != "module"}
+        for h in hits:
+            span = spans.get(sym.get(h.id))
+            if span and span != (h.record["start_line"], h.record["end_line"]):
+                h.record["definition_start_line"], h.record["definition_end_line"] = span
 
     def _code_vector_leg(self, query: str, filters: Filters, c: int) -> LegResult:
         from .store import sql_filter
@@ -352,7 +365,8 @@ class CodeMixin:
                 created_at=0.0, evergreen=True, vector=r["vector"], words=set(),
                 title=r["breadcrumb"] or r["name"] or r["path"],
                 summary={"project": r["project"], "path": r["path"], "start_line": r["start_line"],
-                         "end_line": r["end_line"], "language": r["language"], "chunk_type": r["chunk_type"]},
+                         "end_line": r["end_line"], "language": r["language"], "chunk_type": r["chunk_type"],
+                         "symbol_id": r["symbol_id"]},
                 # a chunk's windows share all of these; distinct chunks of one file differ in one of them
                 group=(r["project"], r["path"], r["chunk_type"], r["breadcrumb"], r["symbol_id"]))
         return out

@@ -76,6 +76,8 @@ def _hit(h: Hit, details: bool, explain: bool, full: dict | None = None) -> dict
     else:
         out.update(path=r.get("path"), lines=f"{r.get('start_line')}-{r.get('end_line')}",
                    language=r.get("language"), type=r.get("chunk_type"))
+        if r.get("definition_start_line"):  # the hit is one window of this definition
+            out["definition"] = f"{r['definition_start_line']}-{r['definition_end_line']}"
     if details and full:
         out["content"] = full.get("content")
         if "tags" in full:

@@ -387,6 +387,10 @@ def test_the_windows_of_one_long_definition_are_one_result(tmp_path, embedder):
     assert sum(h.title == "def reconcile_ledger" for h in apart) > 1  # the definition was cut into windows
     assert [h.title for h in one].count("def reconcile_ledger") == 1
     assert one[0].id == apart[0].id  # its best window stands for it
+    best = next(h.record for h in one if h.title == "def reconcile_ledger")
+    assert (best["definition_start_line"], best["definition_end_line"]) == (1, 63)
+    assert 1 <= best["start_line"] <= best["end_line"] <= 63 and best["end_line"] - best["start_line"] < 62
+    assert all("definition_start_line" not in h.record for h in one if h.title != "def reconcile_ledger")
     assert {h.title for h in one} == {h.title for h in apart}  # every other answer is still there
 
 

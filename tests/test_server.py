@@ -196,13 +196,21 @@ def test_index_project_with_progress_then_code_tools(tmp_path, repo):
             st = data(await c.call_tool("project_status", {}))
             assert st["projects"][0]["project"] == "repo" and st["projects"][0]["watching"]
             assert st["runs"][0]["running"] is False
-            (repo / "app" / "late.py").write_text("def added_while_watching():\n    return 1\n")
+            steps = "".join(f"    total += invoice.line_{i} * rate  # ledger line {i}\n" for i in range(60))
+            (repo / "app" / "late.py").write_text("def added_while_watching():\n    return 1\n\n\n"
+                                                  f"def reconcile_ledger(invoice, rate):\n    total = 0\n{steps}"
+                                                  "    return total\n")
             for _ in range(100):
                 found = data(await c.call_tool("search_symbols", {"name": "added_while_watching"}))["symbols"]
                 if found:
                     break
                 await asyncio.sleep(0.1)
             assert found, "the watcher did not pick up the new file"
+            # a long definition is cut into windows: one result, with the lines of the whole definition
+            hits = data(await c.call_tool("search_code", {"query": "reconcile ledger invoice line", "limit": 5,
+                                                          "path_prefix": "app/late.py"}))["results"]
+            ledger = [h for h in hits if h["title"] == "def reconcile_ledger"]
+            assert len(ledger) == 1 and ledger[0]["definition"] == "5-67" and ledger[0]["lines"] != "5-67"
             deleted = data(await c.call_tool("delete_project", {"project": "repo"}))
             assert deleted["deleted"]["code_chunks"] > 0
 
