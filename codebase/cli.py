@@ -12,7 +12,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.table import Column, Table
 from rich.text import Text
 
-from memory_graph.cli import JsonOpt, _json, app, engine, err, out
+from memory_graph.cli import JsonOpt, _json, app, engine, err, labelled, out
 
 from .indexer import IndexReport, index_project
 
@@ -29,7 +29,7 @@ def _print_report(r: IndexReport) -> None:
         t.add_row(k, str(v))
     out.print(t)
     for e in r.errors[:20]:
-        err.print(f"[yellow]warning:[/yellow] {e}")
+        err.print(labelled("warning:", "yellow", str(e)))
 
 
 @app.command()

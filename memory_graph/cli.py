@@ -13,14 +13,16 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Column, Table
+from rich.text import Text
 
 from .errors import MemoryGraphError, ValidationError
 
 app = typer.Typer(
     help="Long-term memory for coding agents: store memories, then find them again by meaning, words and links.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
-out = Console()
-err = Console(stderr=True)
+# markup off: titles, ids and messages are user text ("[WIP] fix [/path]" is not a style)
+out = Console(markup=False)
+err = Console(stderr=True, markup=False)
 _state: dict = {"data_dir": None}
 
 JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON instead of a table.")
@@ -48,8 +50,13 @@ def engine() -> Iterator:
         finally:
             eng.close()
     except MemoryGraphError as exc:
-        err.print(f"[red]error:[/red] {exc.message}" + (f"\n[yellow]hint:[/yellow] {exc.hint}" if exc.hint else ""))
+        err.print(labelled("error:", "red", exc.message) + (labelled("\nhint:", "yellow", exc.hint) if exc.hint else ""))
         raise typer.Exit(2) from None
+
+
+def labelled(label: str, style: str, message: str) -> Text:
+    """A styled label, then the message as plain text."""
+    return Text.assemble((label, style), " ", message)
 
 
 def _stdin_text() -> str:
@@ -106,7 +113,7 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
         hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type)
         hint = eng.project_hint(project)
     if hint:
-        err.print(f"[yellow]note:[/yellow] {hint}")
+        err.print(labelled("note:", "yellow", hint))
     if as_json:
         return _json([h.to_dict(explain=explain) for h in hits])
     if not hits:
@@ -139,9 +146,9 @@ def get(ids: List[str] = typer.Argument(..., help="One or more memory ids."), as
         return _json([m.to_dict() for m in records])
     for m in records:
         out.rule(f"{m.id} [{m.memory_type}] {m.title}")
-        out.print(m.content, markup=False, highlight=False)
+        out.print(m.content, highlight=False)
         out.print(f"tags={m.tags} project={m.project!r} created={m.to_dict()['created_at']} "
-                  f"valid_until={m.to_dict()['valid_until']}", markup=False)
+                  f"valid_until={m.to_dict()['valid_until']}")
 
 
 @app.command("list")
@@ -161,6 +168,42 @@ def list_(project: Optional[str] = typer.Option(None, "--project", "-p", help="O
     table = Table(*_record_columns(), title=f"{len(page)} of {total}")
     for m in page:
         table.add_row(m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], m.title)
+    out.print(table)
+
+
+@app.command()
+def update(memory_id: str = typer.Argument(..., help="The memory to change."),
+           text: Optional[str] = typer.Option(None, "--text", help="New content; - reads it from standard input."),
+           title: Optional[str] = typer.Option(None, help="New title."),
+           memory_type: Optional[str] = typer.Option(None, "--type", "-t", help="New type."),
+           tags: Optional[str] = typer.Option(None, help="New comma-separated tags (replace the old ones)."),
+           importance: Optional[int] = typer.Option(None, min=1, max=10, help="New importance, 1 to 10."),
+           project: Optional[str] = typer.Option(None, "--project", "-p", help="Move it to this project."),
+           as_json: bool = JsonOpt) -> None:
+    """Change fields of a memory; only a new text or title re-embeds and re-links it."""
+    with engine() as eng:
+        content = _stdin_text() if text == "-" else text
+        m = eng.update(memory_id, content=content, title=title, memory_type=memory_type, tags=tags,
+                       importance=importance, project=project)
+    _json(m.to_dict()) if as_json else out.print(f"updated {m.id}")
+
+
+@app.command()
+def timeline(memory_id: Optional[str] = typer.Argument(None, help="The anchor memory (or give --query)."),
+             query: Optional[str] = typer.Option(None, "--query", "-q", help="Anchor on this search's top hit."),
+             before: int = typer.Option(3, min=0, max=100, help="Memories before the anchor."),
+             after: int = typer.Option(3, min=0, max=100, help="Memories after the anchor."),
+             project: Optional[str] = typer.Option(None, "--project", "-p", help="Search this project (--query)."),
+             as_json: bool = JsonOpt) -> None:
+    """What was stored just before and after a memory, in its project."""
+    with engine() as eng:
+        t = eng.timeline(anchor_id=memory_id, query=query, before=before, after=after, project=project)
+    if as_json:
+        return _json({k: ([m.to_dict() for m in v] if isinstance(v, list) else v.to_dict()) for k, v in t.items()})
+    table = Table("", *_record_columns())
+    for mark, ms in (("", t["before"]), (">", [t["anchor"]]), ("", t["after"])):
+        for m in ms:
+            table.add_row(mark, m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], m.title)
     out.print(table)
 
 
@@ -192,7 +235,7 @@ def stats(as_json: bool = JsonOpt) -> None:
     if as_json:
         return _json(s)
     for k, v in s.items():
-        out.print(f"{k}: {v}", markup=False)
+        out.print(f"{k}: {v}")
 
 
 @app.command("export")
@@ -234,7 +277,98 @@ def prune_entities(apply: bool = typer.Option(False, "--apply", help="Delete the
     if as_json:
         return _json({"applied": apply, "entities": [e.to_dict() for e in gone]})
     out.print(f"{'deleted' if apply else 'would delete'} {len(gone)} entities" + (": " if gone else ""),
-              ", ".join(e.name for e in gone), markup=False)
+              ", ".join(e.name for e in gone))
+
+
+@app.command()
+def optimize(keep_versions_seconds: Optional[float] = typer.Option(
+        None, min=0, help="Prune only versions older than this (default 60); 0 keeps only the latest, for when "
+                          "no other process has the data open."),
+             as_json: bool = JsonOpt) -> None:
+    """Compact the tables, prune old versions and build the vector index now (writes also do it now and then)."""
+    with engine() as eng:
+        eng.optimize(keep_versions_seconds=keep_versions_seconds)
+        disk = eng.stats()["disk_bytes"]
+    _json({"disk_bytes": disk}) if as_json else out.print(f"optimized; {disk / 1e6:.1f} MB on disk")
+
+
+# ---- the entity graph ----------------------------------------------------
+@app.command()
+def entities(entity_type: Optional[str] = typer.Option(None, "--type", "-t", help="Only this type (person, ...)."),
+             limit: int = typer.Option(100, "--limit", "-n", min=1, max=100_000, help="At most this many."),
+             as_json: bool = JsonOpt) -> None:
+    """List entities: names given or found in memories, with their type and aliases."""
+    with engine() as eng:
+        found = eng.list_entities(entity_type=entity_type, limit=limit)
+    if as_json:
+        return _json([e.to_dict() for e in found])
+    table = Table(Column("id", no_wrap=True), Column("type", no_wrap=True), "name", "aliases")
+    for e in found:
+        table.add_row(e.id, e.entity_type, e.name, ", ".join(e.aliases))
+    out.print(table)
+
+
+@app.command()
+def entity(name: str = typer.Argument(..., help="Its name."),
+           entity_type: str = typer.Option("concept", "--type", "-t", help="person, project, service, ..."),
+           description: str = typer.Option("", help="What it is (searchable)."),
+           alias: Optional[List[str]] = typer.Option(None, "--alias", "-a", help="Another name (repeatable)."),
+           as_json: bool = JsonOpt) -> None:
+    """Create an entity, or add a description or aliases to the one with this name and type."""
+    with engine() as eng:
+        e = eng.create_entity(name, entity_type, description, alias)
+    _json(e.to_dict()) if as_json else out.print(e.id)
+
+
+@app.command()
+def relate(source: str = typer.Argument(..., help="An entity name or id, or a memory id."),
+           target: str = typer.Argument(..., help="An entity name or id, or a memory id."),
+           relation_type: str = typer.Option("related_to", "--type", "-t", help="uses, owns, depends_on, ..."),
+           weight: float = typer.Option(1.0, help="Strength, in (0, 100]."),
+           as_json: bool = JsonOpt) -> None:
+    """Link two entities or memories; a name that is not an entity yet becomes one."""
+    with engine() as eng:
+        r = eng.create_relation(source, target, relation_type, weight)
+    _json(r.to_dict()) if as_json else out.print(r.id)
+
+
+@app.command()
+def related(ref: str = typer.Argument(..., help="An entity name or id, or a memory id."),
+            depth: int = typer.Option(1, min=1, max=3, help="Hops, 1 to 3."),
+            direction: str = typer.Option("both", help="out, in or both."),
+            relation_type: Optional[List[str]] = typer.Option(None, "--type", "-t", help="Only these (repeatable)."),
+            as_json: bool = JsonOpt) -> None:
+    """Entities and memories linked to an entity or memory, with the link they came through."""
+    with engine() as eng:
+        rows = eng.get_related(ref, depth, direction, relation_type)
+    if as_json:
+        return _json(rows)
+    table = Table(Column("id", no_wrap=True), "kind", "name", "hops", "link")
+    for r in rows:
+        table.add_row(r["id"], r["kind"], r["name"], str(r["distance"]), f"{r['edge_type']} ({r['direction']}) {r['via']}")
+    out.print(table)
+
+
+@app.command("delete-entity")
+def delete_entity(ref: str = typer.Argument(..., help="An entity name or id, or a relation id (rel_...)."),
+                  as_json: bool = JsonOpt) -> None:
+    """Delete an entity with its links, or one relation; memories are kept."""
+    with engine() as eng:
+        res = eng.delete_entity(ref)
+    _json(res) if as_json else out.print(f"deleted {res['kind']} {res['deleted']}")
+
+
+@app.command()
+def communities(min_size: int = typer.Option(2, min=1, help="Smallest community shown."),
+                top: int = typer.Option(5, min=1, max=100, help="Members named per community."),
+                as_json: bool = JsonOpt) -> None:
+    """Groups of entities that are linked more among themselves than to the rest (Louvain)."""
+    with engine() as eng:
+        found = eng.communities(min_size=min_size, top=top)
+    if as_json:
+        return _json(found)
+    for c in found:
+        out.print(f"{c['size']:>5}  " + ", ".join(m["name"] for m in c["members"]))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -52,6 +52,57 @@ def test_store_reads_the_content_from_stdin_when_it_is_a_dash(run):
     assert json.loads(run("list", "--json").stdout)["total"] == 1
 
 
+def test_update_timeline_and_optimize(run):
+    first = run("store", "Orion is the codename for the billing-api rewrite").stdout.strip()
+    second = run("store", "billing-api times out when the cache is cold").stdout.strip()
+    third = run("store", "Moved the billing-api cache to Redis").stdout.strip()
+    changed = json.loads(run("update", second, "--tags", "perf,cache", "--importance", "8", "--json").stdout)
+    assert changed["tags"] == ["perf", "cache"] and changed["importance"] == 8
+    run("update", second, "--text", "-", input="billing-api times out when the Redis cache is cold\n")
+    assert json.loads(run("get", second, "--json").stdout)[0]["content"] == \
+        "billing-api times out when the Redis cache is cold"
+    t = json.loads(run("timeline", second, "--json").stdout)
+    assert ([m["id"] for m in t["before"]], t["anchor"]["id"], [m["id"] for m in t["after"]]) == \
+        ([first], second, [third])
+    shown = run("timeline", "--query", "Redis cache timeout", "--before", "1", "--after", "0").stdout
+    assert second in shown and first in shown and third not in shown
+    assert json.loads(run("optimize", "--keep-versions-seconds", "0", "--json").stdout)["disk_bytes"] > 0
+    assert json.loads(run("search", "cache cold", "--json").stdout)[0]["id"] == second  # nothing lost
+    assert "give an anchor id or a query" in run("timeline", ok=False).output
+
+
+def test_entity_commands(run):
+    mid = run("store", "Orion is the codename for the billing-api rewrite").stdout.strip()
+    service = json.loads(run("entity", "Stripe", "--type", "service", "--description", "card payments",
+                             "--alias", "stripe-api", "--json").stdout)
+    assert service["aliases"] == ["stripe-api"] and service["entity_type"] == "service"
+    assert run("entity", "Stripe", "--type", "service").stdout.strip() == service["id"]  # idempotent
+    rel = json.loads(run("relate", "billing-api", "stripe-api", "--type", "calls", "--json").stdout)
+    assert rel["relation_type"] == "calls" and rel["target"] == service["id"]
+    related = json.loads(run("related", "Stripe", "--depth", "2", "--json").stdout)
+    assert {"billing-api", "Orion is the codename for the billing-api rewrite"} <= {r["name"] for r in related}
+    assert mid in run("related", "Stripe", "--depth", "2").stdout
+    names = {e["name"] for e in json.loads(run("entities", "--json").stdout)}
+    assert {"Orion", "billing-api", "Stripe"} <= names
+    assert json.loads(run("entities", "--type", "service", "--json").stdout)[0]["name"] == "Stripe"
+    groups = json.loads(run("communities", "--json").stdout)
+    assert any({"Stripe", "billing-api"} <= {m["name"] for m in g["members"]} for g in groups)
+    assert json.loads(run("delete-entity", rel["id"], "--json").stdout)["kind"] == "relation"
+    assert "deleted entity" in run("delete-entity", "Stripe").stdout
+    assert "Stripe" not in {e["name"] for e in json.loads(run("entities", "--json").stdout)}
+    assert json.loads(run("get", mid, "--json").stdout)[0]["id"] == mid  # memories are kept
+
+
+def test_user_text_that_looks_like_rich_markup_is_printed_as_it_is(run):
+    text = "[WIP] parser rewrite: see [/path] and [bold]x[/bold]"
+    mid = run("store", text).stdout.strip()
+    for args in (("search", "parser rewrite"), ("list",), ("get", mid), ("timeline", mid)):
+        shown = " ".join(run(*args).stdout.split())  # tables wrap the title
+        assert "[/path]" in shown and "[bold]x[/bold]" in shown, args
+    r = run("get", "[/oops]", ok=False)
+    assert r.exit_code == 2 and "unknown memory id: [/oops]" in r.output
+
+
 def test_export_import_rebuild(run, tmp_path):
     run("store", "Use ruff for linting")
     run("export", str(tmp_path / "dump.jsonl"))
@@ -77,6 +128,7 @@ def test_mistakes_get_a_message_not_a_traceback(run, args):
 
 def test_every_command_has_help(run):
     for cmd in ("store", "search", "get", "list", "invalidate", "delete", "stats", "export", "import", "rebuild",
-                "prune-entities"):
+                "prune-entities", "update", "timeline", "optimize", "entities", "entity", "relate", "related",
+                "delete-entity", "communities"):
         out = run(cmd, "--help").stdout
         assert "Usage" in out and len(out) > 200, cmd
