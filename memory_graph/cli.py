@@ -50,7 +50,8 @@ def engine() -> Iterator:
         finally:
             eng.close()
     except MemoryGraphError as exc:
-        err.print(labelled("error:", "red", exc.message) + (labelled("\nhint:", "yellow", exc.hint) if exc.hint else ""))
+        hint = labelled("\nhint:", "yellow", exc.hint) if exc.hint else ""
+        err.print(labelled("error:", "red", exc.message) + hint)
         raise typer.Exit(2) from None
 
 
@@ -345,7 +346,8 @@ def related(ref: str = typer.Argument(..., help="An entity name or id, or a memo
         return _json(rows)
     table = Table(Column("id", no_wrap=True), "kind", "name", "hops", "link")
     for r in rows:
-        table.add_row(r["id"], r["kind"], r["name"], str(r["distance"]), f"{r['edge_type']} ({r['direction']}) {r['via']}")
+        link = f"{r['edge_type']} ({r['direction']}) {r['via']}"
+        table.add_row(r["id"], r["kind"], r["name"], str(r["distance"]), link)
     out.print(table)
 
 
