@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from .errors import NotFoundError, ValidationError
-from .linking import extract, norm
+from .linking import GUESSED_TYPES, extract, norm
 from .models import Entity, Memory, Relation
 from .records import entity_from_row, entity_text, node_attrs, relation_from_row
 from .store import sql_in, sql_quote
@@ -97,22 +97,28 @@ class EntitiesMixin:
     # ---- entities -------------------------------------------------------
     def create_entity(self, name: str, entity_type: str = "concept", description: str = "",
                       aliases: Iterable[str] | None = None) -> Entity:
-        """Create an entity, or return (and enrich) the one with the same name and type."""
+        """Create an entity, or return (and enrich) the one with the same name and type.
+
+        A name extraction found in memories and typed by its shape ("name", "identifier"), never described,
+        becomes this entity (its type, description and aliases): one thing keeps one node and its mentions.
+        """
         name = check_name(name, "name")
         entity_type = check_name(entity_type, "entity_type", 40).lower()
         if not isinstance(description, str) or len(description) > 5_000:
             raise ValidationError("description must be a string of at most 5,000 characters")
         aliases = [check_name(a, "alias") for a in (aliases or [])]
         with self._writing():
-            eid = self.entity_index.find(name, entity_type)
+            eid = self.entity_index.find(name, entity_type) or self._guessed_namesake(name)
             now = self._now()
             if eid:
                 old = self.get_entity(eid)
                 merged = list(dict.fromkeys([*old.aliases, *aliases]))
-                if merged == old.aliases and (not description or description == old.description):
+                if (merged == old.aliases and (not description or description == old.description)
+                        and old.entity_type == entity_type):
                     return old
                 row = self.lance.by_ids("entities", [eid]).to_pylist()[0]
-                row.update(aliases=merged, description=description or old.description)
+                retyped = {"name": name, "entity_type": entity_type} if old.entity_type != entity_type else {}
+                row.update(aliases=merged, description=description or old.description, **retyped)
             else:
                 row = self._new_entity_row(name, entity_type, now, description, aliases)
             row["vector"] = [float(x) for x in self.embedder.encode([entity_text(row)])[0]]
@@ -120,11 +126,19 @@ class EntitiesMixin:
                 self.lance.upsert("entities", [row])
                 self._log_change(entities=[row["id"]])
             with self._graph_lock:
-                if row["id"] not in self.graph:
-                    self.graph.add_entity(row["id"], row["name"], row["entity_type"])
+                self.graph.add_entity(row["id"], row["name"], row["entity_type"])
                 self.entity_index.add(row["id"], row["name"], row["entity_type"], row["aliases"])
             self._after_write()
             return entity_from_row(row)
+
+    def _guessed_namesake(self, name: str) -> str | None:
+        """An entity of this name that only extraction made: typed by a guess, with no description or alias."""
+        for eid in sorted(self.entity_index.by_norm.get(norm(name), ())):
+            if self.entity_index.names[eid][1] in GUESSED_TYPES:
+                row = self.lance.by_ids("entities", [eid], ["description", "aliases"]).to_pylist()
+                if row and not row[0]["description"] and not row[0]["aliases"]:
+                    return eid
+        return None
 
     def get_entity(self, ref: str) -> Entity:
         """An entity by id or by name (any type)."""

@@ -47,6 +47,9 @@ _CONTRACTION = re.compile(r"([A-Za-z]+)['’](?:ll|ve|re|d|s|m|t)")
 #: technology names that are also ordinary words. Opening a sentence of a developer's note ("Rust is used for
 #: the parser") they name the technology; words whose ordinary sense often opens one ("Go ahead", "Make sure",
 #: "Next, ...", "Express your...") are left out and become entities only named mid-sentence.
+#: the types extraction gives a name by its shape: a guess, which a caller's create_entity of that name replaces
+GUESSED_TYPES = ("name", "identifier")
+
 TECH_NAMES = frozenset("""
 bun cargo celery consul cypress dart elixir envoy flask helm jest maven mocha nomad pandas parquet pip playwright
 poetry puppeteer rails rake react ruff rust selenium sentry slack snowflake spark storybook stripe svelte tomcat

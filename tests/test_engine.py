@@ -7,6 +7,7 @@ import time
 import pytest
 
 from memory_graph import Config, Engine, NotFoundError, StoreError, ValidationError
+from conftest import HashEmbedder
 
 DAY = 86_400.0
 
@@ -175,6 +176,30 @@ def test_a_hub_in_the_query_does_not_personalise_ppr(tmp_path, embedder):
         assert min(h.explanation.ppr_factor for h in specific) < 1.0
     finally:
         eng.close()
+
+
+def test_describing_an_extracted_name_makes_it_that_entity_in_every_process(tmp_path, engine):
+    mid = engine.store("billing-api times out when the cache is cold", project="acme")
+    guessed = engine.get_entity("billing-api")
+    assert guessed.entity_type == "identifier"
+    other = Engine(tmp_path / "data", config=Config(), embedder=HashEmbedder())
+    try:
+        service = engine.create_entity("billing-api", "service", "the payments HTTP API", aliases=["billing"])
+        assert service.id == guessed.id and service.entity_type == "service"
+        assert [e.id for e in engine.list_entities() if e.name == "billing-api"] == [service.id]
+        assert engine.create_entity("billing-api", "service").id == service.id  # idempotent from now on
+        assert any(r["id"] == mid for r in engine.get_related("billing", depth=1))  # its mentions came along
+        assert engine.graph.attrs(service.id)["entity_type"] == "service"
+        other.search("billing-api", limit=1)  # the other process catches up
+        assert other.entity_index.find("billing-api", "service") == service.id
+        assert other.graph.attrs(service.id)["entity_type"] == "service"
+    finally:
+        other.close()
+    # a described entity, or one typed on purpose (a project), is not taken over: another type is another entity
+    assert engine.create_entity("billing-api", "team").id != service.id
+    project = engine.entity_index.find("acme", "project")
+    assert project and engine.create_entity("acme", "service").id != project
+    assert engine.graph.attrs(project)["entity_type"] == "project"
 
 
 def test_entities_relations_and_communities(engine):
