@@ -83,7 +83,9 @@ class Config:
     candidates_min: int = 50
     candidates_factor: int = 5
     #: fused candidates that PPR, decay and MMR look at: max(candidates_min, rerank_factor x limit). Results
-    #: fused below that could only climb by PPR's beta (10%), and reading their vectors costs time.
+    #: fused below that could only climb by PPR's beta (10%), and reading their vectors costs time. Where the
+    #: windows of one definition fill the pool (collapse_groups), as many again are read until it holds
+    #: ``limit`` answers.
     rerank_factor: int = 2
     #: rows from which the vector leg uses an ANN index instead of flat search. Flat search measured
     #: by ``python -m benchmarks.ann_threshold`` on 2 cores: 7 ms at 5k rows, 15 ms at 10k, 21 ms at 20k.

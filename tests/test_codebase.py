@@ -367,13 +367,18 @@ def test_a_single_leg_mode_ranks_by_that_leg_even_where_hybrid_gives_it_no_weigh
     assert [h.explanation.ranks["bm25"] for h in hits] == sorted(h.explanation.ranks["bm25"] for h in hits)
 
 
-def test_the_windows_of_one_long_definition_are_one_result(tmp_path, embedder):
-    src = tmp_path / "src"
+def ledger_project(src: Path) -> Path:
+    """A long function (cut into windows at index time) beside two short ones."""
     src.mkdir()
     steps = "".join(f"    total += invoice.line_{i} * rate  # reconcile ledger line {i}\n" for i in range(60))
     (src / "ledger.py").write_text(f"def reconcile_ledger(invoice, rate):\n    total = 0\n{steps}    return total\n\n\n"
                                    "def close_ledger(book):\n    return book.close()\n")
     (src / "other.py").write_text("def reconcile_accounts(a, b):\n    return a == b\n")
+    return src
+
+
+def test_the_windows_of_one_long_definition_are_one_result(tmp_path, embedder):
+    src = ledger_project(tmp_path / "src")
     eng = Engine(tmp_path / "data", config=Config(), embedder=embedder)
     try:
         index_project(eng, src, project="books")
@@ -392,6 +397,21 @@ def test_the_windows_of_one_long_definition_are_one_result(tmp_path, embedder):
     assert 1 <= best["start_line"] <= best["end_line"] <= 63 and best["end_line"] - best["start_line"] < 62
     assert all("definition_start_line" not in h.record for h in one if h.title != "def reconcile_ledger")
     assert {h.title for h in one} == {h.title for h in apart}  # every other answer is still there
+
+
+def test_a_pool_of_windows_is_read_deeper_until_it_holds_enough_answers(tmp_path, embedder):
+    # a pool of 4 fused candidates: the long function's windows alone would fill it
+    config = Config(candidates_min=4, rerank_factor=1)
+    eng = Engine(tmp_path / "data", config=config, embedder=embedder)
+    try:
+        index_project(eng, ledger_project(tmp_path / "src"), project="books")
+        hits = eng.search_code("reconcile ledger", limit=3, mode="bm25")
+        eng.config = config.with_(collapse_groups=False)
+        windows = eng.search_code("reconcile ledger", limit=config.rerank_pool(3), mode="bm25")
+    finally:
+        eng.close()
+    assert [h.title for h in windows].count("def reconcile_ledger") > 2  # the first pool: mostly one function
+    assert sorted(h.title for h in hits) == ["def close_ledger", "def reconcile_accounts", "def reconcile_ledger"]
 
 
 def test_a_hub_symbol_in_the_query_does_not_personalise_ppr(tmp_path, embedder):

@@ -65,9 +65,16 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         fused = convex({leg: (res.ids, res.scores) for leg, res in legs.items()}, w, complete)
     if not fused:
         return []
-    pool = sorted(fused, key=lambda d: (-fused[d], d))[:config.rerank_pool(limit)]
+    ranked = sorted(fused, key=lambda d: (-fused[d], d))
+    step = config.rerank_pool(limit)
+    pool = ranked[:step]
     clock.lap("fusion")
     info = describe(pool)
+    # candidates of one group count once: read deeper until the pool holds `limit` answers, or none is left
+    while config.collapse_groups and len(pool) < len(ranked) and _answers(pool, info) < limit:
+        more = ranked[len(pool):len(pool) + step]
+        info.update(describe(more))
+        pool += more
     clock.lap("describe")
     pool = [d for d in pool if d in info]
     if not pool:
@@ -124,6 +131,11 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         hits.append(Hit(id=d, score=scores[d], explanation=exp, title=info[d].title, kind=kind,
                         record=dict(info[d].summary)))
     return hits
+
+
+def _answers(pool: list[str], info: Mapping[str, Candidate]) -> int:
+    """How many results the pool can give once each group counts once."""
+    return len({info[d].group if info[d].group is not None else (d,) for d in pool if d in info})
 
 
 class _Clock:
