@@ -107,7 +107,10 @@ def search_code(query: str = typer.Argument(..., help="What the code does, an id
     t = Table("score", Column("where", no_wrap=True), "what")
     for h in hits:
         r = h.record or {}
-        t.add_row(f"{h.score:.3f}", f"{r.get('path')}:{r.get('start_line')}-{r.get('end_line')}", h.title)
+        where = f"{r.get('path')}:{r.get('start_line')}-{r.get('end_line')}"
+        if r.get("definition_start_line"):  # one window of a longer definition
+            where += f" of {r['definition_start_line']}-{r['definition_end_line']}"
+        t.add_row(f"{h.score:.3f}", where, h.title)
     out.print(t)
 
 

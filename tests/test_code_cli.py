@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -44,12 +45,16 @@ def test_index_of_a_subfolder_takes_its_whole_git_repository_unless_a_project_is
     assert [s["path"] for s in json.loads(run("symbols", "charge_card", "--json").stdout)] == ["billing.py"]
 
 
-def test_code_tables_print_whole_paths_at_80_columns(run, tmp_path):
+def test_code_tables_print_whole_paths_at_80_columns_and_the_definition_of_a_window(run, tmp_path):
     path = "services/billing/invoices/reconciliation/late_payment_reminders.py"
     (tmp_path / "shop" / path).parent.mkdir(parents=True)
     (tmp_path / "shop" / path).write_text("def send_late_payment_reminder(invoice):\n    return invoice.customer\n")
+    steps = "".join(f"    total += invoice.line_{i}  # ledger line {i}\n" for i in range(60))
+    (tmp_path / "shop" / "ledger.py").write_text(f"def reconcile_ledger(invoice):\n    total = 0\n{steps}"
+                                                 "    return total\n")
     run("index", str(tmp_path / "shop"), "--project", "shop")
     assert f"{path}:1-2" in run("search-code", "late payment reminder").stdout
+    assert re.search(r"ledger\.py:\d+-\d+ of 1-63", run("search-code", "reconcile ledger line").stdout)
     assert f"{path}:1" in run("symbols", "send_late_payment_reminder").stdout
 
 
