@@ -102,9 +102,10 @@ class CodeMixin:
     # ---- loading the derived code graph ------------------------------------
     def _load_code_graph(self) -> None:
         graph, index = Graph(bridge=SYMBOL), EntityIndex()
-        for r in self.lance.query("symbols", None, ["id", "name", "qualname", "kind", "project", "path"]).to_pylist():
+        columns = ["id", "name", "qualname", "kind", "project", "path", "start_line", "end_line"]
+        for r in self.lance.query("symbols", None, columns).to_pylist():
             graph.add_node(r["id"], SYMBOL, name=r["qualname"] or r["name"], project=r["project"],
-                           path=r["path"], symbol_kind=r["kind"])
+                           path=r["path"], symbol_kind=r["kind"], lines=(r["start_line"], r["end_line"]))
             if r["kind"] != "module" and len(r["name"]) >= 3:
                 index.add(r["id"], r["name"], r["kind"], [r["qualname"]] if r["qualname"] != r["name"] else [])
         for r in self.lance.query("code_chunks", None, CHUNK_NODE_COLUMNS).to_pylist():
@@ -158,7 +159,8 @@ class CodeMixin:
                     self.symbol_index.remove(node)
                 for s in symbols:
                     self.code_graph.add_node(s["id"], SYMBOL, name=s["qualname"] or s["name"], project=project,
-                                             path=s["path"], symbol_kind=s["kind"])
+                                             path=s["path"], symbol_kind=s["kind"],
+                                             lines=(s["start_line"], s["end_line"]))
                     if s["kind"] != "module" and len(s["name"]) >= 3:
                         self.symbol_index.add(s["id"], s["name"], s["kind"],
                                               [s["qualname"]] if s["qualname"] != s["name"] else [])
@@ -323,12 +325,12 @@ class CodeMixin:
     def _add_definition_spans(self, hits: list[Hit]) -> None:
         """A hit that is one window of a longer definition gets the definition's lines too (the caller reads
         the whole function, not the window the query matched best)."""
-        sym = {h.id: h.record.get("symbol_id") for h in hits if h.record and h.record.get("symbol_id")}
-        rows = self.lance.by_ids("symbols", set(sym.values()), ["id", "kind", "start_line", "end_line"]).to_pylist()
-        # a file's module symbol spans the whole file: no help in finding one section or one module block
-        spans = {r["id"]: (r["start_line"], r["end_line"]) for r in rows if r["kind"] != "module"}
-        for h in hits:
-            span = spans.get(sym.get(h.id))
+        with self._graph_lock:
+            attrs = [self.code_graph.attrs(sid) if (sid := h.record.get("symbol_id")) in self.code_graph else {}
+                     for h in hits]
+        for h, a in zip(hits, attrs):
+            # a file's module symbol spans the whole file: no help in finding one section or one module block
+            span = a.get("lines") if a.get("symbol_kind") != "module" else None
             if span and span != (h.record["start_line"], h.record["end_line"]):
                 h.record["definition_start_line"], h.record["definition_end_line"] = span
 
