@@ -142,7 +142,7 @@ class EntitiesMixin:
 
     def get_entity(self, ref: str) -> Entity:
         """An entity by id or by name (any type)."""
-        eid = self._resolve(ref, create=False)
+        eid = self._resolve(ref)
         rows = self.lance.by_ids("entities", [eid]).to_pylist()
         if not rows:
             raise NotFoundError("entity", [ref])
@@ -176,17 +176,30 @@ class EntitiesMixin:
         return (f"no memory is in project {project!r}, so only global memories can match; "
                 f"projects with memories: {listed or 'none'}")
 
-    def _resolve(self, ref: str, create: bool) -> str:
-        """A node id from an id (entity or memory) or an entity name; optionally create a missing name."""
+    def _resolve(self, ref: str) -> str:
+        """A node id from an id (entity or memory) or an entity name.
+
+        Raises NotFoundError if there is none.
+        """
+        node = self._lookup(ref)
+        if node is None:
+            raise NotFoundError("entity", [ref], hint="create it with create_entity, or pass an existing id")
+        return node
+
+    def _lookup(self, ref: str) -> str | None:
+        """The node an id or entity name refers to; None for a name no entity has yet.
+
+        Raises NotFoundError for an unknown id (mem_, ent_ or rel_), which no write may turn into a name.
+        """
         ref = check_name(ref, "id or name")
         if ref in self.graph:
             return ref
         eid = self.entity_index.find(ref)
         if eid:
             return eid
-        if create and not ref.startswith(("mem_", "ent_", "rel_")):
-            return self.create_entity(ref).id
-        raise NotFoundError("entity", [ref], hint="create it with create_entity, or pass an existing id")
+        if ref.startswith(("mem_", "ent_", "rel_")):
+            raise NotFoundError("entity", [ref], hint="create it with create_entity, or pass an existing id")
+        return None
 
     # ---- relations ------------------------------------------------------
     def create_relation(self, source: str, target: str, relation_type: str = "related_to",
@@ -196,18 +209,33 @@ class EntitiesMixin:
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight <= 100:
             raise ValidationError("weight must be a number in (0, 100]")
         vf, vu = parse_time(valid_from, "valid_from"), parse_time(valid_until, "valid_until")
+        source, target = check_name(source, "source"), check_name(target, "target")
         with self._writing():
-            src, dst = self._resolve(source, create=True), self._resolve(target, create=True)
-            if src == dst:
+            src, dst = self._lookup(source), self._lookup(target)
+            if (src or norm(source)) == (dst or norm(target)):
                 raise ValidationError("a relation needs two different ends")
             from .engine import new_id
 
+            now = self._now()
+            # a name no entity has yet becomes one, in the relation's own transaction: a failed write leaves
+            # neither behind
+            new = [self._new_entity_row(ref, "concept", now) for ref, node in ((source, src), (target, dst))
+                   if node is None]
+            for r, vec in zip(new, self.embedder.encode([entity_text(r) for r in new]) if new else []):
+                r["vector"] = [float(x) for x in vec]
+            ids = iter(r["id"] for r in new)
+            src, dst = src or next(ids), dst or next(ids)
             row = dict(id=new_id("rel"), source=src, target=dst, relation_type=relation_type,
-                       weight=float(weight), valid_from=vf, valid_until=vu, created_at=self._now())
-            with self.lance.transaction(["relations"]):
+                       weight=float(weight), valid_from=vf, valid_until=vu, created_at=now)
+            with self.lance.transaction(["entities", "relations"]):
+                if new:
+                    self.lance.add("entities", new)
                 self.lance.add("relations", [row])
-                self._log_change(relations=[row["id"]])
+                self._log_change(entities=[r["id"] for r in new], relations=[row["id"]])
             with self._graph_lock:
+                for r in new:
+                    self.graph.add_entity(r["id"], r["name"], r["entity_type"])
+                    self.entity_index.add(r["id"], r["name"], r["entity_type"], r["aliases"])
                 self.graph.add_relation(row["id"], src, dst, relation_type, float(weight))
             self._after_write()
             return relation_from_row(row)
@@ -219,7 +247,7 @@ class EntitiesMixin:
             raise ValidationError(f"depth must be an integer from 1 to {self.config.max_graph_depth}")
         if direction not in DIRECTIONS:
             raise ValidationError(f"direction must be one of {', '.join(DIRECTIONS)}")
-        node = self._resolve(ref, create=False)
+        node = self._resolve(ref)
         with self._graph_lock:
             out = self.graph.related(node, depth, direction, relation_types, limit=limit)
         for r in out:
@@ -242,7 +270,7 @@ class EntitiesMixin:
                     self.graph.remove_relation(ref)
                 self._after_write()
                 return {"deleted": ref, "kind": "relation"}
-            eid = self._resolve(ref, create=False)
+            eid = self._resolve(ref)
             if self.graph.kind(eid) != "entity":
                 raise ValidationError(f"{ref} is a memory, not an entity", hint="use delete_memory for memories")
             self._drop_entities([eid])

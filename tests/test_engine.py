@@ -302,7 +302,9 @@ def test_bad_references_are_rejected(engine):
     for call in (lambda: engine.update("mem_missing", content="x"), lambda: engine.invalidate("mem_missing"),
                  lambda: engine.invalidate(mid, superseded_by="mem_missing"), lambda: engine.delete([]),
                  lambda: engine.update(mid, content=""), lambda: engine.invalidate(mid, at="someday"),
-                 lambda: engine.create_relation("mem_missing", "Orion"), lambda: engine.search("   ")):
+                 lambda: engine.create_relation("mem_missing", "Orion"), lambda: engine.search("   "),
+                 lambda: engine.create_relation("Orion", "mem_missing"),  # no "Orion" entity left behind
+                 lambda: engine.create_relation("Brand New", "brand new")):
         with pytest.raises((ValidationError, NotFoundError)):
             call()
     assert snapshot(engine) == before
@@ -354,6 +356,27 @@ def test_failure_between_lance_tables_rolls_back(engine, monkeypatch):
     assert snapshot(engine) == before
     mid = engine.store("Vega is new")
     assert [h.id for h in engine.search("Vega", mode="bm25")] == [mid]
+
+
+def test_a_relation_write_that_fails_leaves_no_entity_its_names_made(engine, monkeypatch):
+    engine.store("first memory about Orion")
+    before = snapshot(engine)
+    real_add = engine.lance.add
+
+    def add(name, rows):
+        if name == "relations":
+            raise RuntimeError("crash after the new entities were written")
+        return real_add(name, rows)
+
+    monkeypatch.setattr(engine.lance, "add", add)
+    with pytest.raises(StoreError):
+        engine.create_relation("Vega", "Lyra", "orbits")
+    monkeypatch.undo()
+    assert snapshot(engine) == before
+    assert engine.entity_index.find("Vega") is None and engine.entity_index.find("Lyra") is None
+    rel = engine.create_relation("Vega", "Lyra", "orbits")
+    assert engine.get_entity("Vega").id == rel.source and engine.get_entity("Lyra").id == rel.target
+    assert [r["name"] for r in engine.get_related("Vega")] == ["Lyra"]
 
 
 def test_reopen_reconciles_a_lost_text_index(tmp_path, embedder):
