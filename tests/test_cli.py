@@ -119,7 +119,9 @@ def test_prune_entities_lists_then_applies(run):
 
 @pytest.mark.parametrize("args", [("store", "   "), ("get", "mem_unknown"), ("search", "x", "--limit", "0"),
                                   ("search", "x", "--mode", "psychic"), ("delete", "mem_unknown"),
-                                  ("invalidate", "mem_unknown"), ("import", "/no/such/file.jsonl")])
+                                  ("invalidate", "mem_unknown"), ("import", "/no/such/file.jsonl"),
+                                  ("update", "mem_unknown", "--title", "x"), ("timeline",), ("related", "nothing"),
+                                  ("relate", "same", "same"), ("delete-entity", "ent_missing"), ("entity", " ")])
 def test_mistakes_get_a_message_not_a_traceback(run, args):
     result = run(*args, ok=False)
     assert result.exit_code == 2
