@@ -381,7 +381,8 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
                 raise ValidationError("give an anchor id or a query")
             hits = self.search(query, limit=1, project=project)
             if not hits:
-                raise NotFoundError("memory", [f"(no match for {query[:40]!r})"], hint="try another query")
+                raise NotFoundError("memory", [], hint="try another query",
+                                    message=f"no memory matches {query[:40]!r} to anchor the timeline")
             anchor_id = hits[0].id
         anchor = self.get([anchor_id])[0]
         scope = f"project = {sql_quote(anchor.project)}"

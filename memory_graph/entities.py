@@ -198,7 +198,9 @@ class EntitiesMixin:
         if eid:
             return eid
         if ref.startswith(("mem_", "ent_", "rel_")):
-            raise NotFoundError("entity", [ref], hint="create it with create_entity, or pass an existing id")
+            kind = {"mem_": "memory", "ent_": "entity", "rel_": "relation"}[ref[:4]]
+            raise NotFoundError(kind, [ref], hint="an id comes from search_memory, list_memories or get_related; "
+                                                  "a name that no entity has yet is created by create_entity")
         return None
 
     # ---- relations ------------------------------------------------------

@@ -22,13 +22,15 @@ class ValidationError(MemoryGraphError):
 class NotFoundError(MemoryGraphError):
     """An id or name does not exist."""
 
-    def __init__(self, kind: str, ids: list[str] | str, *, hint: str | None = None) -> None:
+    def __init__(self, kind: str, ids: list[str] | str, *, hint: str | None = None,
+                 message: str | None = None) -> None:
         ids = [ids] if isinstance(ids, str) else list(ids)
         self.kind = kind
         self.ids = ids
         shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        # "unknown entity: Kestrel": a reference may be a name as well as an id
         super().__init__(
-            f"unknown {kind} id{'s' if len(ids) > 1 else ''}: {shown}",
+            message or (f"unknown {kind}: {shown}" if len(ids) == 1 else f"unknown {kind} ids: {shown}"),
             hint=hint or f"list or search to find valid {kind} ids",
         )
 

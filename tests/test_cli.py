@@ -91,6 +91,8 @@ def test_entity_commands(run):
     assert "deleted entity" in run("delete-entity", "Stripe").stdout
     assert "Stripe" not in {e["name"] for e in json.loads(run("entities", "--json").stdout)}
     assert json.loads(run("get", mid, "--json").stdout)[0]["id"] == mid  # memories are kept
+    assert "unknown entity: Stripe" in run("related", "Stripe", ok=False).output  # a name is not called an id
+    assert "unknown memory: mem_0000" in run("relate", "Orion", "mem_0000", ok=False).output
 
 
 def test_user_text_that_looks_like_rich_markup_is_printed_as_it_is(run):
@@ -100,7 +102,7 @@ def test_user_text_that_looks_like_rich_markup_is_printed_as_it_is(run):
         shown = " ".join(run(*args).stdout.split())  # tables wrap the title
         assert "[/path]" in shown and "[bold]x[/bold]" in shown, args
     r = run("get", "[/oops]", ok=False)
-    assert r.exit_code == 2 and "unknown memory id: [/oops]" in r.output
+    assert r.exit_code == 2 and "unknown memory: [/oops]" in r.output
 
 
 def test_export_import_rebuild(run, tmp_path):
