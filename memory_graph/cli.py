@@ -181,7 +181,7 @@ def update(memory_id: str = typer.Argument(..., help="The memory to change."),
            importance: Optional[int] = typer.Option(None, min=1, max=10, help="New importance, 1 to 10."),
            project: Optional[str] = typer.Option(None, "--project", "-p", help="Move it to this project."),
            as_json: bool = JsonOpt) -> None:
-    """Change fields of a memory; only a new text or title re-embeds and re-links it."""
+    """Change fields of a memory; only a new text or title re-embeds it."""
     with engine() as eng:
         content = _stdin_text() if text == "-" else text
         m = eng.update(memory_id, content=content, title=title, memory_type=memory_type, tags=tags,
