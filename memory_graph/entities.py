@@ -153,17 +153,19 @@ class EntitiesMixin:
         return [entity_from_row(r) for r in self.lance.query("entities", where, limit=limit).to_pylist()]
 
     def memory_projects(self) -> list[str]:
-        """The projects memories have been stored in (each has a project entity), sorted."""
+        """The projects that hold memories (each has a project entity that its memories mention), sorted."""
         with self._lock:
             self._sync_with_others(locked=False)
         return self._project_names()
 
     def _project_names(self) -> list[str]:
         with self._graph_lock:
-            return sorted(name for name, etype in self.entity_index.names.values() if etype == "project")
+            # a project whose last memory moved or went keeps its entity: it is no longer a project with memories
+            return sorted(name for eid, (name, etype) in self.entity_index.names.items()
+                          if etype == "project" and self.graph.mention_count(eid))
 
     def project_hint(self, project: str | None) -> str | None:
-        """For a search scoped to ``project``: None if memories were stored in it (or no project was given),
+        """For a search scoped to ``project``: None if it holds memories (or no project was given),
         else a note that only global memories can match, naming the projects that exist (a misspelt name
         would otherwise look like a project with nothing relevant in it). Meant for just after that search,
         which has caught up with other processes' writes, so it does not check for them again."""

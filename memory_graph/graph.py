@@ -199,6 +199,10 @@ class Graph:
         """The nodes in the graph that are not hubs (at most ``hub_degree`` neighbours), in their given order."""
         return [n for n in nodes if n in self and self.degree(n) <= hub_degree]
 
+    def mention_count(self, eid: str) -> int:
+        """How many memories mention this entity."""
+        return len(self._mentioned_by.get(eid, ()))
+
     def degree(self, node: str) -> int:
         """Distinct neighbours in each direction, summed: O(1) for a node without relations, where networkx
         counts a multigraph's edges one by one."""

@@ -49,6 +49,11 @@ def test_a_search_in_a_project_without_memories_gets_a_hint_naming_the_projects(
     other.close()
     engine.search("mkdocs", project="docs")  # the search catches up, and the hint after it sees the project
     assert engine.project_hint("docs") is None
+    # a project whose only memory moved away no longer counts as one with memories
+    moved = engine.search("pnpm", project="web", include_global=False)[0].id
+    engine.update(moved, project="docs")
+    assert engine.memory_projects() == ["billing", "docs"]
+    assert engine.project_hint("web").endswith("projects with memories: billing, docs")
 
 
 def test_update_reembeds_only_when_content_changes(engine, embedder):
