@@ -63,6 +63,25 @@ def engine(tmp_path, embedder):
 FIXTURE_REPO = os.path.join(os.path.dirname(__file__), "fixtures", "repo")
 
 
+def snapshot(eng: Engine) -> tuple:
+    """Everything a write could change, in all three stores."""
+    return (tuple(eng.lance.count(t) for t in ("memories", "entities", "relations", "mentions")),
+            eng.text.num_docs(), eng.graph.number_of_nodes(), eng.graph.number_of_edges(),
+            sorted(eng.lance.query("memories", None, ["id", "updated_at"]).to_pylist(), key=lambda r: r["id"]))
+
+
+def fail_adds_to(eng: Engine, monkeypatch, table: str) -> None:
+    """Make every LanceDB add to ``table`` crash (as a full disk would), after the write's other tables."""
+    real_add = eng.lance.add
+
+    def add(name, rows):
+        if name == table:
+            raise RuntimeError(f"crash while adding to {table}")
+        return real_add(name, rows)
+
+    monkeypatch.setattr(eng.lance, "add", add)
+
+
 def git_repo(root, files: dict[str, str]):
     """A git work tree at ``root`` holding these files (path -> text); nothing committed."""
     import subprocess

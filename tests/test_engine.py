@@ -7,16 +7,9 @@ import time
 import pytest
 
 from memory_graph import Config, Engine, NotFoundError, StoreError, ValidationError
-from conftest import HashEmbedder
+from conftest import fail_adds_to, snapshot
 
 DAY = 86_400.0
-
-
-def snapshot(eng: Engine) -> tuple:
-    """Everything a write could change, in all three stores."""
-    return (tuple(eng.lance.count(t) for t in ("memories", "entities", "relations", "mentions")),
-            eng.text.num_docs(), eng.graph.number_of_nodes(), eng.graph.number_of_edges(),
-            sorted(eng.lance.query("memories", None, ["id", "updated_at"]).to_pylist(), key=lambda r: r["id"]))
 
 
 def test_store_get_round_trip(engine):
@@ -151,130 +144,6 @@ def test_filters_reach_every_leg(engine):
         assert {h.id for h in engine.search("Orion", mode=mode, types=["semantic"])} == {g}
 
 
-def test_graph_leg_reaches_a_memory_sharing_no_words(engine):
-    engine.store("Orion is the codename for the billing-api rewrite", memory_type="semantic")
-    target = engine.store("billing-api times out when the cache is cold")
-    for i in range(5):
-        engine.store(f"Unrelated note {i} about lunch and coffee")
-    hits = engine.search("What problems does Orion have?", mode="graph")
-    hit = next(h for h in hits if h.id == target)
-    assert hit.explanation.ranks == {"graph": 2}
-    assert hit.explanation.graph_path == ["Orion", hits[0].id, "billing-api", target]
-    hybrid = engine.search("What problems does Orion have?", limit=3)
-    assert target in [h.id for h in hybrid]
-    assert [h.id for h in engine.search("What problems does Orion have?", mode="bm25")] != [target]
-
-
-def test_a_hub_in_the_query_does_not_personalise_ppr(tmp_path, embedder):
-    # Zelda is named by five memories (a hub at graph_hub_degree=3, like a chat's speaker); Kestrel by two
-    eng = Engine(tmp_path / "hub", config=Config(graph_hub_degree=3), embedder=embedder)
-    try:
-        for text in ("Zelda fixed the deploy script", "Zelda reviewed the deploy logs", "Zelda paused the deploy",
-                     "Zelda and Kestrel planned the deploy", "Zelda wrote the Kestrel deploy notes"):
-            eng.store(text)
-        eng.store("the deploy failed twice today")
-        eng.store("a deploy checklist for Fridays")
-        hub = eng.search("deploy Zelda", limit=10)
-        assert len(hub) >= 5
-        assert {h.explanation.ppr_factor for h in hub} == {1.0}
-        specific = eng.search("deploy Kestrel", limit=10)
-        assert min(h.explanation.ppr_factor for h in specific) < 1.0
-    finally:
-        eng.close()
-
-
-def test_describing_an_extracted_name_makes_it_that_entity_in_every_process(tmp_path, engine):
-    mid = engine.store("billing-api times out when the cache is cold", project="acme")
-    guessed = engine.get_entity("billing-api")
-    assert guessed.entity_type == "identifier"
-    other = Engine(tmp_path / "data", config=Config(), embedder=HashEmbedder())
-    try:
-        service = engine.create_entity("billing-api", "service", "the payments HTTP API", aliases=["billing"])
-        assert service.id == guessed.id and service.entity_type == "service"
-        assert [e.id for e in engine.list_entities() if e.name == "billing-api"] == [service.id]
-        assert engine.create_entity("billing-api", "service").id == service.id  # idempotent from now on
-        assert any(r["id"] == mid for r in engine.get_related("billing", depth=1))  # its mentions came along
-        assert engine.graph.attrs(service.id)["entity_type"] == "service"
-        other.search("billing-api", limit=1)  # the other process catches up
-        assert other.entity_index.find("billing-api", "service") == service.id
-        assert other.graph.attrs(service.id)["entity_type"] == "service"
-    finally:
-        other.close()
-    # a described entity, or one typed on purpose (a project), is not taken over: another type is another entity
-    assert engine.create_entity("billing-api", "team").id != service.id
-    project = engine.entity_index.find("acme", "project")
-    assert project and engine.create_entity("acme", "service").id != project
-    assert engine.graph.attrs(project)["entity_type"] == "project"
-
-
-def test_entities_relations_and_communities(engine):
-    e1 = engine.create_entity("Payments", "service", "handles money", aliases=["pay-svc"])
-    assert engine.create_entity("payments", "service").id == e1.id
-    assert engine.create_entity("Payments", "service", aliases=["billing"]).aliases == ["pay-svc", "billing"]
-    rel = engine.create_relation("Payments", "Ledger", "depends_on", weight=2.0)
-    mid = engine.store("pay-svc crashed at noon")
-    related = engine.get_related("Payments", depth=1)
-    assert {r["name"] for r in related} >= {"Ledger", "pay-svc crashed at noon"}
-    assert [r["name"] for r in engine.get_related("Payments", direction="out", relation_types=["depends_on"])] == [
-        "Ledger"]
-    assert any(r["id"] == mid for r in engine.get_related("Ledger", depth=2))
-    engine.store("Payments and Ledger share a database")
-    assert any({m["name"] for m in c["members"]} >= {"Payments", "Ledger"} for c in engine.communities())
-    assert engine.delete_entity(rel.id)["kind"] == "relation"
-    assert engine.get_related("Payments", direction="out", relation_types=["depends_on"]) == []
-    engine.delete_entity(e1.id)
-    with pytest.raises(NotFoundError):
-        engine.get_entity(e1.id)
-    assert engine.lance.count("mentions", f"entity_id = '{e1.id}'") == 0
-    with pytest.raises(ValidationError):
-        engine.get_related("Ledger", depth=9)
-
-
-def test_words_that_only_open_sentences_do_not_become_entities(engine):
-    engine.store("Decided to move billing to Postgres. Friends at Acme said it scales.")
-    engine.store("Recently the cache went cold. Switched it to Redis.")
-    assert {e.name for e in engine.list_entities()} == {"Postgres", "Acme", "Redis"}
-    # once a name is known (here from mid-sentence), it links wherever it stands, first in a sentence too
-    engine.store("We call the alerting service Beacon.")
-    first = engine.store("Beacon pages the on-call engineer.")
-    beacon = next(e for e in engine.list_entities() if e.name == "Beacon")
-    assert first in {r["id"] for r in engine.get_related(beacon.id, depth=1)}
-
-
-def test_prune_entities_removes_names_extraction_no_longer_makes(engine, monkeypatch, tmp_path):
-    from memory_graph import linking
-
-    with monkeypatch.context() as m:  # a store written before sentence openers were checked
-        m.setattr(linking, "common_words", lambda: frozenset())
-        engine.store("Friends are the best! We met Melanie.")
-        engine.store("Recently the cache went cold.")
-        engine.store("Decided on Postgres.")
-        engine.store("Switched to Redis.")
-    engine.store("my friends visited")  # linked to "Friends" by name, as any later memory would be
-    engine.store("the build is green", entities=["Decided"])
-    engine.create_relation("Switched", "Redis", "uses")
-    engine.create_entity("Recently", "name", description="a band")
-    assert {"Friends", "Recently", "Decided", "Switched", "Melanie"} <= {e.name for e in engine.list_entities()}
-
-    before = snapshot(engine)
-    assert engine.get_entity("Decided").entity_type == "name"
-    assert [e.name for e in engine.prune_entities()] == ["Friends"]
-    assert snapshot(engine) == before
-    friends = engine.get_entity("Friends").id
-    assert [e.id for e in engine.prune_entities(apply=True)] == [friends]
-    # kept: a description (Recently), an explicit mention (Decided), a relation (Switched), a real name
-    assert {"Recently", "Decided", "Switched", "Melanie", "Redis"} <= {e.name for e in engine.list_entities()}
-    assert "Friends" not in {e.name for e in engine.list_entities()}
-    assert engine.lance.count("mentions", f"entity_id = '{friends}'") == 0
-    assert friends not in engine.graph
-    assert engine.prune_entities(apply=True) == []
-    other = Engine(engine.data_dir, config=engine.config, embedder=engine.embedder)
-    try:
-        assert friends not in other.graph and other.entity_index.find("Friends") is None
-    finally:
-        other.close()
-
-
 BAD_STORES = [
     dict(content=""), dict(content="   \n\t"), dict(content="x" * 100_001), dict(content=42),
     dict(content="ok", created_at="yesterday-ish"), dict(content="ok", importance=11),
@@ -347,41 +216,13 @@ def test_failed_text_index_write_rolls_back_everything(engine, monkeypatch):
 def test_failure_between_lance_tables_rolls_back(engine, monkeypatch):
     engine.store("first memory about Orion")
     before = snapshot(engine)
-    real_add = engine.lance.add
-
-    def add(name, rows):
-        if name == "mentions":
-            raise RuntimeError("crash after memories were written")
-        return real_add(name, rows)
-
-    monkeypatch.setattr(engine.lance, "add", add)
+    fail_adds_to(engine, monkeypatch, "mentions")  # after the memories were written
     with pytest.raises(StoreError):
         engine.store("Vega is new")
     monkeypatch.undo()
     assert snapshot(engine) == before
     mid = engine.store("Vega is new")
     assert [h.id for h in engine.search("Vega", mode="bm25")] == [mid]
-
-
-def test_a_relation_write_that_fails_leaves_no_entity_its_names_made(engine, monkeypatch):
-    engine.store("first memory about Orion")
-    before = snapshot(engine)
-    real_add = engine.lance.add
-
-    def add(name, rows):
-        if name == "relations":
-            raise RuntimeError("crash after the new entities were written")
-        return real_add(name, rows)
-
-    monkeypatch.setattr(engine.lance, "add", add)
-    with pytest.raises(StoreError):
-        engine.create_relation("Vega", "Lyra", "orbits")
-    monkeypatch.undo()
-    assert snapshot(engine) == before
-    assert engine.entity_index.find("Vega") is None and engine.entity_index.find("Lyra") is None
-    rel = engine.create_relation("Vega", "Lyra", "orbits")
-    assert engine.get_entity("Vega").id == rel.source and engine.get_entity("Lyra").id == rel.target
-    assert [r["name"] for r in engine.get_related("Vega")] == ["Lyra"]
 
 
 def test_reopen_reconciles_a_lost_text_index(tmp_path, embedder):
