@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, List, Optional
@@ -16,6 +17,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from .errors import MemoryGraphError, ValidationError
+from .models import iso
 
 app = typer.Typer(
     help="Long-term memory for coding agents: store memories, then find them again by meaning, words and links.",
@@ -91,12 +93,15 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
           importance: int = typer.Option(5, min=1, max=10, help="1 (trivia) to 10 (critical)."),
           project: Optional[str] = typer.Option(None, "--project", "-p", help="Project name (default: global)."),
           entity: Optional[List[str]] = typer.Option(None, "--entity", "-e", help="Entity to link (repeatable)."),
+          source: Optional[str] = typer.Option(None, help="File path or URL it came from."),
+          valid_from: Optional[str] = typer.Option(
+              None, help="Since when it holds (ISO 8601; default: from now, as of which searches see it)."),
           as_json: bool = JsonOpt) -> None:
     """Store a memory and print its id."""
     with engine() as eng:
         content = _stdin_text() if text == "-" else text
         mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
-                        project=project, entities=entity)
+                        project=project, entities=entity, source=source, valid_from=valid_from)
     _json({"id": mid}) if as_json else out.print(mid)
 
 
@@ -107,11 +112,16 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
            project: Optional[str] = typer.Option(None, "--project", "-p",
                                                  help="Only this project (plus global memories)."),
            memory_type: Optional[str] = typer.Option(None, "--type", "-t", help="Only this memory type."),
+           tags: Optional[str] = typer.Option(None, help="Comma-separated tags (any of them)."),
+           as_of: Optional[str] = typer.Option(None, help="Search as of this time (ISO 8601): validity and decay."),
+           include_invalid: bool = typer.Option(False, help="Also return memories whose validity ended."),
+           min_score: Optional[float] = typer.Option(None, help="Drop results scoring below this (0-1)."),
            explain: bool = typer.Option(False, help="Show each stage's contribution to every result."),
            as_json: bool = JsonOpt) -> None:
     """Search memories with the hybrid pipeline (vector + BM25 + graph, fusion, PPR, decay, MMR)."""
     with engine() as eng:
-        hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type)
+        hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type, tags=tags,
+                          as_of=as_of, include_invalid=include_invalid, min_score=min_score)
         hint = eng.project_hint(project)
     if hint:
         err.print(labelled("note:", "yellow", hint))
@@ -123,13 +133,34 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
     table = Table("score", *_record_columns())
     for h in hits:
         table.add_row(f"{h.score:.3f}", h.id, h.record.get("memory_type", ""),
-                      (h.record.get("created_at") or "")[:10], h.title)
+                      (h.record.get("created_at") or "")[:10], _ended(h.record) + h.title)
     out.print(table)
+    _print_superseded([(h.id, h.record.get("superseded_by", "")) for h in hits if h.record.get("ended")])
     if explain:
         for h in hits:
             e = h.explanation
             out.print(f"{h.id}: ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} decay={e.decay_factor:.3f} "
                       f"mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}")
+
+
+def _ended(record: dict) -> str:
+    """A title's prefix for a memory whose validity ended: an outdated fact must not read as a current one."""
+    return f"(ended {(record.get('valid_until') or '')[:10]}) " if record.get("ended") else ""
+
+
+def _print_superseded(pairs: list[tuple[str, str]]) -> None:
+    """Name each ended memory's replacement under the table, where its id is not cut to the column."""
+    for old, new in pairs:
+        if new:
+            out.print(f"{old} is superseded by {new}")
+
+
+def _has_ended(m) -> bool:
+    return m.valid_until is not None and m.valid_until <= time.time()
+
+
+def _title(m) -> str:
+    return _ended({"ended": _has_ended(m), "valid_until": iso(m.valid_until)}) + m.title
 
 
 def _record_columns() -> list[Column]:
@@ -159,17 +190,19 @@ def list_(project: Optional[str] = typer.Option(None, "--project", "-p", help="O
           limit: int = typer.Option(20, "--limit", "-n", help="Page size."),
           offset: int = typer.Option(0, help="Skip this many."),
           oldest_first: bool = typer.Option(False, help="Order by date ascending."),
+          valid_at: Optional[str] = typer.Option(None, help="Only memories valid at this time (ISO 8601, or now)."),
           as_json: bool = JsonOpt) -> None:
-    """List memories, newest first, with filters and pagination."""
+    """List memories, newest first, with filters and pagination. Ended ones are marked in the title."""
     with engine() as eng:
         page, total = eng.list(project=project, memory_type=memory_type, tags=tags, limit=limit, offset=offset,
-                               descending=not oldest_first)
+                               descending=not oldest_first, valid_at=valid_at)
     if as_json:
         return _json({"total": total, "offset": offset, "items": [m.to_dict() for m in page]})
     table = Table(*_record_columns(), title=f"{len(page)} of {total}")
     for m in page:
-        table.add_row(m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], m.title)
+        table.add_row(m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], _title(m))
     out.print(table)
+    _print_superseded([(m.id, m.superseded_by) for m in page if _has_ended(m)])
 
 
 @app.command()
@@ -204,8 +237,10 @@ def timeline(memory_id: Optional[str] = typer.Argument(None, help="The anchor me
     table = Table("", *_record_columns())
     for mark, ms in (("", t["before"]), (">", [t["anchor"]]), ("", t["after"])):
         for m in ms:
-            table.add_row(mark, m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], m.title)
+            table.add_row(mark, m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], _title(m))
     out.print(table)
+    every = t["before"] + [t["anchor"]] + t["after"]
+    _print_superseded([(m.id, m.superseded_by) for m in every if _has_ended(m)])
 
 
 @app.command()

@@ -23,7 +23,7 @@ from .graph import Graph
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex
 from .maintenance import MaintenanceMixin
-from .models import Filters, Hit, Memory, content_hash
+from .models import Filters, Hit, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
 from .retrieval import LegResult, rank
@@ -447,7 +447,30 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
                     min_score=min_score, use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
         for h in hits:
             h.explanation.graph_path = [self._node_label(n) for n in h.explanation.graph_path]
+        self._add_validity(hits, at)
         return hits
+
+    def _add_validity(self, hits: list[Hit], at: float) -> None:
+        """Give each hit whose validity has an end its valid_until; once ended (at ``at``), ``ended`` and, when
+        known, why and what replaced it.
+
+        A compact hit is all an agent may read, so it must show that a memory was superseded. Only such hits
+        (found with include_invalid or as_of, or ending later) cost a LanceDB lookup."""
+        with self._graph_lock:
+            ends = {h.id: self.graph.attrs(h.id).get("valid_until") for h in hits if h.id in self.graph}
+        ends = {i: t for i, t in ends.items() if t is not None}
+        if not ends:
+            return
+        cols = ["id", "valid_until", "superseded_by", "invalidation_reason"]
+        rows = {r["id"]: r for r in self.lance.by_ids("memories", list(ends), cols).to_pylist()}
+        for h in hits:
+            r = rows.get(h.id)
+            if r is None or r["valid_until"] is None:
+                continue
+            h.record["valid_until"] = iso(r["valid_until"])
+            if r["valid_until"] <= at:
+                h.record["ended"] = True
+                h.record.update({k: r[k] for k in ("superseded_by", "invalidation_reason") if r[k]})
 
     def _run_legs(self, query: str, filters: Filters, now: float, limit: int, mode: str,
                   timings: dict[str, float] | None = None) -> dict[str, LegResult]:

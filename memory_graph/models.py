@@ -41,11 +41,6 @@ class Memory:
     invalidation_reason: str = ""
     content_hash: str = ""
 
-    def is_valid(self, at: float) -> bool:
-        if self.valid_from is not None and self.valid_from > at:
-            return False
-        return self.valid_until is None or self.valid_until > at
-
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with ISO dates (no vector)."""
         d = asdict(self)

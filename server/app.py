@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -64,8 +65,13 @@ def _tool_errors(fn):
 
 
 def _compact(m: Memory) -> dict[str, Any]:
-    return {"id": m.id, "title": m.title, "type": m.memory_type, "date": iso(m.created_at),
-            "project": m.project or None}
+    out = {"id": m.id, "title": m.title, "type": m.memory_type, "date": iso(m.created_at),
+           "project": m.project or None}
+    if m.valid_until is not None:
+        out["valid_until"] = iso(m.valid_until)
+        if m.valid_until <= time.time():
+            out.update(ended=True, superseded_by=m.superseded_by or None)
+    return out
 
 
 def _hit(h: Hit, details: bool, explain: bool, full: dict | None = None) -> dict[str, Any]:
@@ -73,6 +79,8 @@ def _hit(h: Hit, details: bool, explain: bool, full: dict | None = None) -> dict
     out: dict[str, Any] = {"id": h.id, "title": h.title, "score": round(h.score, 4)}
     if h.kind == "memory":
         out.update(type=r.get("memory_type"), date=(r.get("created_at") or "")[:10], project=r.get("project") or None)
+        # an agent may read no further than this index, so a superseded memory must say so here
+        out.update({k: r[k] for k in ("valid_until", "ended", "superseded_by", "invalidation_reason") if r.get(k)})
     else:
         out.update(path=r.get("path"), lines=f"{r.get('start_line')}-{r.get('end_line')}",
                    language=r.get("language"), type=r.get("chunk_type"))
@@ -191,7 +199,8 @@ def build_server(state: ServerState) -> MCPServer:
             memory_type: Annotated[list[str] | None, Field(max_length=20)] = None, tags: Tags = None,
             created_after: Time = None, created_before: Time = None,
             as_of: Annotated[str | None, Field(description="Search as of this time (validity and decay).")] = None,
-            include_invalid: bool = False,
+            include_invalid: Annotated[bool, Field(description=(
+                "Also return memories whose validity ended; each shows valid_until and superseded_by."))] = False,
             min_score: Annotated[float | None, Field(ge=0, le=1)] = None,
             details: Annotated[bool, Field(description="Include each memory's content.")] = False,
             explain: Annotated[bool, Field(description="Include each stage's contribution.")] = False

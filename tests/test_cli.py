@@ -31,6 +31,25 @@ def test_store_search_get_list_invalidate_delete(run):
     assert "no memory is in project 'acm'" in run("search", "Orion", "--project", "acm").stderr
 
 
+def test_a_superseded_memory_is_marked_wherever_a_table_shows_it(run):
+    old = run("store", "Session storage uses Redis with a TTL of 24 hours", "--valid-from", "2026-01-05",
+              "--source", "docs/adr/0007-sessions.md").stdout.strip()
+    new = run("store", "Sessions moved from Redis to signed cookies").stdout.strip()
+    run("invalidate", old, "--superseded-by", new, "--at", "2026-02-01")
+    assert old not in run("search", "session TTL Redis").stdout
+    found = run("search", "session TTL Redis", "--include-invalid")
+    assert old in found.stdout and "(ended" in found.stdout and "2026-02-01)" in found.stdout
+    assert f"{old} is superseded by {new}" in found.stdout
+    assert f"{old} is superseded by {new}" in run("list").stdout
+    assert f"{old} is superseded by {new}" in run("timeline", new).stdout
+    as_json = json.loads(run("search", "session TTL", "--include-invalid", "--json").stdout)
+    assert {h["id"]: h.get("superseded_by") for h in as_json} == {old: new, new: None}
+    # as of January only the Redis memory held, and the cookie one was not yet stored
+    assert [h["id"] for h in json.loads(run("search", "sessions", "--as-of", "2026-01-20", "--json").stdout)] == [old]
+    assert [m["id"] for m in json.loads(run("list", "--valid-at", "2026-01-20", "--json").stdout)["items"]] == [old]
+    assert json.loads(run("get", old, "--json").stdout)[0]["source"] == "docs/adr/0007-sessions.md"
+
+
 def test_tables_print_whole_ids_at_80_columns_so_they_can_be_copied_into_get(run):
     ids = [run("store", text, "--type", "procedural").stdout.strip() for text in (
         "Orion's deploy runbook: drain the billing-api pods one zone at a time, then flush the cache",

@@ -105,13 +105,22 @@ def test_timeline_gives_neighbours_in_order(engine):
 
 
 def test_invalidation_hides_a_memory_except_as_of(engine):
-    old = engine.store("The API key rotates monthly")
-    new = engine.store("The API key rotates weekly")
-    engine.invalidate(old, reason="policy changed", superseded_by=new)
+    now = time.time()
+    old = engine.store("The API key rotates monthly", created_at=now - 10 * DAY)
+    new = engine.store("The API key rotates weekly", created_at=now - 2 * DAY)
+    engine.invalidate(old, reason="policy changed", superseded_by=new, at=now - 2 * DAY)
     assert [h.id for h in engine.search("API key rotates")] == [new]
-    assert old in [h.id for h in engine.search("API key rotates", include_invalid=True)]
-    past = engine.get([old])[0].valid_until - 1
-    assert old in [h.id for h in engine.search("API key rotates", as_of=past)]
+    # as of a time, what held then: not what was superseded since, nor what was stored later
+    for mode in ("hybrid", "vector", "bm25"):
+        assert [h.id for h in engine.search("API key rotates", as_of=now - 5 * DAY, mode=mode)] == [old], mode
+        assert engine.search("API key rotates", as_of=now - 11 * DAY, mode=mode) == [], mode
+    assert engine.list(valid_at=now - 5 * DAY)[0][0].id == old
+    hits = {h.id: h for h in engine.search("API key rotates", include_invalid=True)}
+    assert set(hits) == {old, new}
+    # a compact hit is all an agent may read: the superseded one says so
+    assert hits[old].record["ended"] and hits[old].record["superseded_by"] == new
+    assert hits[old].record["invalidation_reason"] == "policy changed"
+    assert "ended" not in hits[new].record and "valid_until" not in hits[new].record
     assert engine.get([old])[0].superseded_by == new
     assert any(r["id"] == old for r in engine.get_related(new, relation_types=["supersedes"]))
 

@@ -109,6 +109,14 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
             assert listed["memories"][0]["id"] == b["id"] and listed["total"] == 2
             inv = await ok("invalidate_memory", id=a["id"], reason="renamed", superseded_by=b["id"])
             assert inv["valid_until"]
+            # the compact answers an agent may stop at say the memory was superseded, and by what
+            assert a["id"] not in [r["id"] for r in (await ok("search_memory", query="Orion codename"))["results"]]
+            ended = {r["id"]: r for r in (await ok("search_memory", query="Orion codename", include_invalid=True,
+                                                   limit=5))["results"]}
+            assert ended[a["id"]]["ended"] and ended[a["id"]]["superseded_by"] == b["id"]
+            assert ended[a["id"]]["invalidation_reason"] == "renamed" and "ended" not in ended[b["id"]]
+            listed = {m["id"]: m for m in (await ok("list_memories"))["memories"]}
+            assert listed[a["id"]]["superseded_by"] == b["id"] and "ended" not in listed[b["id"]]
             ent = await ok("create_entity", name="Vega", entity_type="project", aliases=["vega-app"])
             assert (await ok("create_entity", name="Vega", entity_type="project"))["entity"]["id"] == \
                 ent["entity"]["id"]

@@ -90,9 +90,13 @@ def test_the_vector_leg_finds_the_same_memories_in_its_copy_as_in_lancedb(tmp_pa
     """Same data directory, one engine with the copy and one without: every filter gives the same leg."""
     data = tmp_path / "data"
     exact = Engine(data, config=Config(), embedder=HashEmbedder())
+    day, start = 86_400.0, exact._now() - 100 * 86_400.0
+    # stored one a day; every fifth also says since when it held, some before, some after it was stored
     items = [{"content": f"{'Orion' if i % 3 else 'Vega'} release note {i} on topic {i % 7}",
               "project": ["alpha", "beta", ""][i % 3], "tags": [f"t{i % 4}"],
-              "memory_type": ["note", "decision"][i % 2]} for i in range(90)]
+              "memory_type": ["note", "decision"][i % 2], "created_at": start + i * day,
+              **({"valid_from": start + (i + (-20 if i % 2 else 5)) * day} if i % 5 == 0 else {})}
+             for i in range(90)]
     ids = exact.store_many(items)
     for mid in ids[::10]:
         exact.invalidate(mid)
@@ -111,7 +115,8 @@ def test_the_vector_leg_finds_the_same_memories_in_its_copy_as_in_lancedb(tmp_pa
     now = exact._now()
     cases = [Filters(), Filters(include_invalid=True), Filters(project="alpha"),
              Filters(project="beta", include_global=False), Filters(tags=("t1",)), Filters(types=("decision",)),
-             Filters(project="alpha", tags=("t2",), types=("note",)), Filters(project="nowhere")]
+             Filters(project="alpha", tags=("t2",), types=("note",)), Filters(project="nowhere"),
+             Filters(as_of=start + 40.5 * day), Filters(as_of=start + 10.5 * day, project="alpha")]
     for filters in cases:
         for query in ("Orion release", "topic 3", "Vega note 12"):
             b = lance._vector_leg(query, filters, now, 20)
@@ -124,8 +129,9 @@ def test_the_vector_leg_finds_the_same_memories_in_its_copy_as_in_lancedb(tmp_pa
                 assert a.scores == pytest.approx(b.scores, abs=tol), (filters, query)
                 tied = {i for leg in (a, b) for i, s in zip(leg.ids, leg.scores) if abs(s - b.scores[-1]) < tol}
                 assert set(a.ids) - tied == set(b.ids) - tied
-    # only the selective filters needed LanceDB; validity alone never does
-    assert fallbacks and all(any(c in w for c in ("project", "tags", "memory_type")) for w in fallbacks)
+    # only the selective filters (a project, tags, types, a time long past) needed LanceDB; validity now never does
+    selective = ("project", "tags", "memory_type", repr(start + 40.5 * day))
+    assert fallbacks and all(any(c in w for c in selective) for w in fallbacks)
     for eng in (exact, lance, narrow, parts):
         eng.close()
 
