@@ -71,6 +71,8 @@ class Chunk:
     content: str
     symbol: str            # qualname of the symbol this chunk defines ("" = module)
     signature: str = ""
+    # the source line (1-based) of each content line, 0 for an elision, where the content skips lines
+    line_map: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -164,15 +166,15 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     for idx, start, end in sorted(defs, key=lambda d: (d[1], -d[2])):
         s = out.symbols[idx]
         s.start_line, s.end_line = start + 1, end + 1
-        body = _owned(lines, owner, idx, start, end)
+        body, line_map = _owned(lines, owner, idx, start, end)
         if _meaningful(body):
             chunks.append(Chunk(start + 1, end + 1, s.kind, s.name, _breadcrumb(out, idx, language), body,
-                                s.qualname, s.signature))
-    module_lines = [i for i in range(nlines) if owner[i] == -1]
-    body = _owned(lines, owner, -1, 0, nlines - 1)
-    if _meaningful(body) and module_lines:
-        chunks.append(Chunk(module_lines[0] + 1, module_lines[-1] + 1, "module", PurePosixPath(out.path).name, "",
-                            body, ""))
+                                s.qualname, s.signature, line_map))
+    body, line_map = _owned(lines, owner, -1, 0, nlines - 1)
+    if _meaningful(body):
+        shown = [n for n in line_map if n]
+        chunks.append(Chunk(shown[0], shown[-1], "module", PurePosixPath(out.path).name, "", body, "",
+                            line_map=line_map))
     return sorted(chunks, key=lambda c: (c.start_line, c.end_line))
 
 
@@ -181,23 +183,24 @@ def _meaningful(body: str) -> bool:
     return len(re.sub(r"[\W_]", "", body.replace("…", ""))) >= 3
 
 
-def _owned(lines: list[str], owner: list[int], idx: int, start: int, end: int) -> str:
-    """The lines of [start, end] owned by ``idx``; runs are joined with an elision line."""
-    parts: list[str] = []
+def _owned(lines: list[str], owner: list[int], idx: int, start: int, end: int) -> tuple[str, tuple[int, ...]]:
+    """The lines of [start, end] owned by ``idx``, runs joined with an elision line, and the source line
+    (1-based; 0 for an elision) of each."""
+    parts: list[tuple[int, str]] = []
     gap = False
     for i in range(start, end + 1):
         if owner[i] == idx:
             if gap and parts:
-                parts.append("…")
-            parts.append(lines[i])
+                parts.append((0, "…"))
+            parts.append((i + 1, lines[i]))
             gap = False
         else:
             gap = True
-    while parts and not parts[-1].strip():
+    while parts and not parts[-1][1].strip():
         parts.pop()
-    while parts and not parts[0].strip():
+    while parts and not parts[0][1].strip():
         parts.pop(0)
-    return "\n".join(parts)
+    return "\n".join(t for _, t in parts), tuple(n for n, _ in parts)
 
 
 def _name_node(node, kind: str):
@@ -442,7 +445,8 @@ def window(ch: Chunk, path: str, max_tokens: int, overlap_lines: int) -> list[Ch
         for j in range(0, len(ln), step):
             part = ln[j:j + step]
             pieces.append((off, part, estimate_tokens(part) + 1))
-    exact = "…" not in lines  # elided chunks (a class around its methods) keep their whole span
+    # a window of an elided chunk (a class around its methods, a file's module-level code) spans its own lines
+    line_of = ch.line_map or tuple(range(ch.start_line, ch.start_line + len(lines)))
     out: list[Chunk] = []
     i = 0
     while i < len(pieces):
@@ -452,9 +456,8 @@ def window(ch: Chunk, path: str, max_tokens: int, overlap_lines: int) -> list[Ch
             j += 1
         j = max(j, i + 1)
         part = pieces[i:j]
-        first_line = ch.start_line + part[0][0] if exact else ch.start_line
-        last_line = ch.start_line + part[-1][0] if exact else ch.end_line
-        out.append(Chunk(first_line, max(first_line, last_line), ch.chunk_type, ch.name, ch.breadcrumb,
+        own = [line_of[p[0]] for p in part if line_of[p[0]]] or [ch.start_line]
+        out.append(Chunk(own[0], own[-1], ch.chunk_type, ch.name, ch.breadcrumb,
                          "\n".join(p[1] for p in part), ch.symbol, ch.signature))
         if j >= len(pieces):
             break

@@ -97,6 +97,29 @@ def test_a_long_definition_becomes_overlapping_windows_that_repeat_breadcrumb_an
             estimate_tokens(c.content) + c.content.count("\n") <= 200 + 1
 
 
+@settings(max_examples=25, deadline=None)
+@given(head=st.integers(0, 60), fields=st.integers(0, 60), tail=st.integers(0, 60), blank=st.booleans())
+def test_every_window_spans_its_own_lines_even_where_its_chunk_skips_some(head, fields, tail, blank):
+    """Module-level code around definitions and a class around its methods skip the lines they do not own;
+    a window of them must still name the lines it shows, not the whole file or class."""
+    def assigns(prefix, n, indent=""):
+        return "".join(f"{indent}{prefix}_{i} = configure_setting('{prefix}', {i}, retries={i % 5})\n"
+                       for i in range(n))
+    src = ("\n" if blank else "") + assigns("HEAD", head) + "\n\nclass Ledger:\n" + assigns("field", fields, "    ") + \
+        "    def post(self, entry):\n        return entry\n\n" + assigns("limit", 3, "    ") + \
+        "\n\ndef settle(ledger):\n    return ledger\n\n" + assigns("TAIL", tail)
+    lines = src.split("\n")
+    p = parse_file("ledger.py", src, "python", max_tokens=120, overlap_lines=2)
+    for c in p.chunks:
+        shown = [ln for ln in c.content.split("\n") if ln != "…"]
+        assert lines[c.start_line - 1] == shown[0] and lines[c.end_line - 1] == shown[-1], c
+        inside = lines[c.start_line - 1:c.end_line]
+        assert all(ln in inside for ln in shown), c
+    module = [c for c in p.chunks if c.chunk_type == "module"]
+    if head + tail > 40:  # windowed: each window of the module has a span of its own
+        assert len(module) > 1 and len({(c.start_line, c.end_line) for c in module}) == len(module)
+
+
 def test_symbols_and_references_of_a_python_file():
     p, _ = parsed("app/config.py")
     kinds = {s.qualname: s.kind for s in p.symbols}
