@@ -142,12 +142,11 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             made = _make_symbol(node, kind, out, scope, language, spec)
             if made is not None:
                 sym_here = made
-                start = node.start_point[0]
+                anchor = node
                 # decorators, `export`, `type (...)` and `const f = ...` belong to the definition's chunk
-                if node.parent is not None and node.parent.type in ("decorated_definition", "export_statement",
-                                                                      "type_declaration", "lexical_declaration",
-                                                                      "variable_declaration"):
-                    start = node.parent.start_point[0]
+                while anchor.parent is not None and anchor.parent.type in _WRAPPERS:
+                    anchor = anchor.parent
+                start = _doc_start(anchor)
                 end = min(node.end_point[0], nlines - 1)
                 defs.append((made, start, end))
                 in_func = not is_classy(out.symbols[made].kind)
@@ -176,6 +175,34 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         chunks.append(Chunk(shown[0], shown[-1], "module", PurePosixPath(out.path).name, "", body, "",
                             line_map=line_map))
     return sorted(chunks, key=lambda c: (c.start_line, c.end_line))
+
+
+_WRAPPERS = frozenset({"decorated_definition", "export_statement", "type_declaration", "lexical_declaration",
+                       "variable_declaration", "expression_statement"})
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
+
+
+def _doc_start(node) -> int:
+    """The first line (0-based) of a definition with the comments just above it (JSDoc, Go and Rust doc
+    comments, ``#`` notes): the words that describe a definition are what a query in words matches.
+
+    A comment counts when at most one blank line separates it from what follows, and it does not share a
+    line with the code before it (``x = 1  # note``)."""
+    start = node.start_point[0]
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type in _COMMENTS and start - _last_row(prev) <= 2:
+        before = prev.prev_sibling
+        if before is not None and _last_row(before) >= prev.start_point[0]:
+            break
+        start = prev.start_point[0]
+        prev = prev.prev_named_sibling
+    return start
+
+
+def _last_row(node) -> int:
+    """The last line a node has text on (Rust's line comments end at column 0 of the next line)."""
+    row, col = node.end_point
+    return row - 1 if col == 0 and row > node.start_point[0] else row
 
 
 def _meaningful(body: str) -> bool:
@@ -226,13 +253,19 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         return None  # a use of the type, not its definition
     if node.type == "variable_declarator":
         value = node.child_by_field_name("value")
-        if value is None or value.type not in ("arrow_function", "function_expression", "function",
-                                               "generator_function"):
+        if value is None or value.type not in _JS_FUNCTIONS:
             return None
-    name_node = _name_node(node, kind)
-    if name_node is None:
-        return None
-    name = name_node.text.decode("utf-8", errors="replace").strip()
+    owner = None
+    if node.type == "assignment_expression":
+        assigned = _assigned_function(node)
+        if assigned is None:
+            return None
+        name, owner = assigned
+    else:
+        name_node = _name_node(node, kind)
+        if name_node is None:
+            return None
+        name = name_node.text.decode("utf-8", errors="replace").strip()
     if node.type in ("type_spec",):
         kind = "struct" if any(c.type == "struct_type" for c in node.named_children) else (
             "interface" if any(c.type == "interface_type" for c in node.named_children) else "type")
@@ -242,6 +275,9 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         rname = _IDENT_RE.findall(recv.text.decode()) if recv is not None else []
         types = [t for t in rname if t[0].isupper()]
         prefix = types[-1] if types else ""
+    elif owner is not None:
+        prefix = owner
+        kind = "method" if owner else "function"
     else:
         prefix = parent.member_prefix or parent.qualname
     if kind == "function" and parent.kind in _MEMBER_OF:
@@ -267,6 +303,34 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         for rel, target in _heritage(node, spec, language):
             out.refs.append(Ref(qual, rel, target, node.start_point[0] + 1))
     return idx
+
+
+_JS_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
+
+
+def _assigned_function(node) -> tuple[str, str] | None:
+    """(name, owner) of a function assigned in JavaScript's pre-class style, else None.
+
+    ``res.cookie = function (...)`` defines res.cookie, ``Foo.prototype.bar = ...`` Foo.bar, and
+    ``exports.baz = ...`` or ``module.exports = function createApp`` a plain function."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or right.type not in _JS_FUNCTIONS:
+        return None
+    if left.type == "identifier":
+        return left.text.decode("utf-8", errors="replace"), ""
+    prop = left.child_by_field_name("property") if left.type == "member_expression" else None
+    obj = left.child_by_field_name("object") if prop is not None else None
+    if obj is None:
+        return None
+    name, target = prop.text.decode("utf-8", errors="replace"), obj.text.decode("utf-8", errors="replace")
+    if target == "module" and name == "exports":
+        own = right.child_by_field_name("name")
+        return (own.text.decode("utf-8", errors="replace"), "") if own is not None else None
+    target = re.sub(r"\.prototype$", "", target)
+    if target in ("exports", "module.exports", "this"):
+        return name, ""
+    owner = _last_ident(target)
+    return (name, owner) if owner else None
 
 
 def _signature(node) -> str:
@@ -384,7 +448,9 @@ def _breadcrumb(out: ParsedFile, idx: int, language: str) -> str:
     s = out.symbols[idx]
     by_qual = {x.qualname: x for x in out.symbols}
     while s is not None and s.kind != "module":
-        parts.append(f"{keyword(language, s.kind)} {s.name}")
+        # a method defined outside its type's body (Go's receivers, `res.cookie = function`) names its owner
+        label = s.qualname.rstrip("'") if s.kind == "method" and not s.parent else s.name
+        parts.append(f"{keyword(language, s.kind)} {label}")
         s = by_qual.get(s.parent) if s.parent else None
     return " > ".join(reversed(parts))
 

@@ -73,14 +73,16 @@ SPECS: dict[str, LangSpec] = {
         {"function": "def", "method": "def"}),
     "javascript": LangSpec(
         {"function_declaration": "function", "generator_function_declaration": "function",
-         "class_declaration": "class", "method_definition": "method", "variable_declarator": "function"},
+         "class_declaration": "class", "method_definition": "method", "variable_declarator": "function",
+         "assignment_expression": "function"},
         frozenset({"class_declaration"}), {"call_expression": "function", "new_expression": "constructor"},
         frozenset({"import_statement"}), {"class_heritage": "extends"}),
     "typescript": LangSpec(
         {"function_declaration": "function", "generator_function_declaration": "function",
          "class_declaration": "class", "abstract_class_declaration": "class", "method_definition": "method",
          "interface_declaration": "interface", "type_alias_declaration": "type", "enum_declaration": "enum",
-         "variable_declarator": "function", "module": "namespace", "internal_module": "namespace"},
+         "variable_declarator": "function", "assignment_expression": "function", "module": "namespace",
+         "internal_module": "namespace"},
         frozenset({"class_declaration", "abstract_class_declaration", "module", "internal_module"}),
         {"call_expression": "function", "new_expression": "constructor"},
         frozenset({"import_statement"}),

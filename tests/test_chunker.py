@@ -27,7 +27,7 @@ CHUNKS = [
     ("web/api.ts", "class UserHandler > method handle", 8, 10),
     ("web/api.ts", "interface Handler", 3, 5),
     ("web/button.tsx", "function Button", 3, 5),
-    ("gosrc/mathutil.go", "func Sum", 4, 10),
+    ("gosrc/mathutil.go", "func Sum", 3, 10),  # with its doc comment
     ("gosrc/mathutil.go", "struct Stats", 12, 14),
     ("rustsrc/shapes.rs", "impl Square > fn area", 10, 12),
     ("rustsrc/shapes.rs", "trait Area", 1, 3),
@@ -118,6 +118,47 @@ def test_every_window_spans_its_own_lines_even_where_its_chunk_skips_some(head, 
     module = [c for c in p.chunks if c.chunk_type == "module"]
     if head + tail > 40:  # windowed: each window of the module has a span of its own
         assert len(module) > 1 and len({(c.start_line, c.end_line) for c in module}) == len(module)
+
+
+@pytest.mark.parametrize("language,path,src,crumb", [
+    ("javascript", "res.js", "var x = 1;\n\n/**\n * Set a cookie.\n */\n\nres.cookie = function (n) {\n  return n;\n};\n",
+     "method res.cookie"),
+    ("rust", "lib.rs", "use std::io;\n\n/// Sets a cookie.\n/// Twice.\nfn cookie(n: u32) -> u32 {\n    n\n}\n", "fn cookie"),
+    ("java", "C.java", "class C {\n    int x;\n\n    /** Sets a cookie. */\n    int cookie(int n) {\n        return n;\n    }\n}\n",
+     "class C > method cookie"),
+    ("python", "c.py", "import os\n\n# Sets a cookie.\ndef cookie(n):\n    return n\n", "def cookie"),
+])
+def test_the_comment_just_above_a_definition_belongs_to_its_chunk(language, path, src, crumb):
+    p = parse_file(path, src, language)
+    c = next(c for c in p.chunks if c.breadcrumb == crumb)
+    assert "Sets a cookie." in c.content or "Set a cookie." in c.content
+    assert src.split("\n")[c.start_line - 1].strip().startswith(("/**", "///", "#"))
+    assert not any("cookie" in m.content.lower() for m in p.chunks if m.chunk_type == "module")
+
+
+def test_a_comment_far_above_or_trailing_code_stays_with_the_module():
+    src = "x = 1  # trailing note\ndef f():\n    pass\n\n\n# section banner\n\n\ndef g():\n    pass\n"
+    p = parse_file("m.py", src, "python")
+    by = {c.breadcrumb: c for c in p.chunks}
+    assert by["def f"].start_line == 2 and by["def g"].start_line == 9
+    assert "trailing note" in by[""].content and "section banner" in by[""].content
+
+
+def test_functions_assigned_in_pre_class_javascript_are_symbols_with_their_calls():
+    src = ("var res = module.exports = {};\n"
+           "res.clearCookie = function clearCookie(name) {\n  return this.cookie(name, '');\n};\n"
+           "res.cookie = function (name, value) {\n  return serialize(name, value);\n};\n"
+           "Router.prototype.route = function route(path) { return new Route(path); };\n"
+           "exports.compile = (s) => s;\n"
+           "module.exports = function createApplication() { var app = {}; app.init = function () {}; };\n"
+           "obj[key] = function () {};\n")
+    p = parse_file("lib/response.js", src, "javascript")
+    kinds = {s.qualname: s.kind for s in p.symbols}
+    assert kinds == {"": "module", "res.clearCookie": "method", "res.cookie": "method", "Router.route": "method",
+                     "compile": "function", "createApplication": "function"}
+    refs = {(r.source, r.kind, r.name) for r in p.refs}
+    assert ("res.clearCookie", "calls", "cookie") in refs and ("res.cookie", "calls", "serialize") in refs
+    assert {c.breadcrumb for c in p.chunks} >= {"method res.cookie", "method Router.route", "function compile"}
 
 
 def test_symbols_and_references_of_a_python_file():
