@@ -233,7 +233,7 @@ def _owned(lines: list[str], owner: list[int], idx: int, start: int, end: int) -
 def _name_node(node, kind: str):
     if node.type == "impl_item":
         return node.child_by_field_name("type")
-    n = node.child_by_field_name("name")
+    n = node.child_by_field_name("name") or node.child_by_field_name("property")
     if n is not None:
         return n
     d = node.child_by_field_name("declarator")
@@ -251,8 +251,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     if node.type in ("struct_specifier", "enum_specifier", "class_specifier") and \
             node.child_by_field_name("body") is None:
         return None  # a use of the type, not its definition
-    if node.type == "variable_declarator":
-        value = node.child_by_field_name("value")
+    if node.type in ("variable_declarator", "field_definition", "public_field_definition"):
+        value = node.child_by_field_name("value")  # `handleClick = (e) => {...}` in a class is a method
         if value is None or value.type not in _JS_FUNCTIONS:
             return None
     owner = None

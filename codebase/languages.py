@@ -74,15 +74,15 @@ SPECS: dict[str, LangSpec] = {
     "javascript": LangSpec(
         {"function_declaration": "function", "generator_function_declaration": "function",
          "class_declaration": "class", "method_definition": "method", "variable_declarator": "function",
-         "assignment_expression": "function"},
+         "assignment_expression": "function", "field_definition": "method"},
         frozenset({"class_declaration"}), {"call_expression": "function", "new_expression": "constructor"},
         frozenset({"import_statement"}), {"class_heritage": "extends"}),
     "typescript": LangSpec(
         {"function_declaration": "function", "generator_function_declaration": "function",
          "class_declaration": "class", "abstract_class_declaration": "class", "method_definition": "method",
          "interface_declaration": "interface", "type_alias_declaration": "type", "enum_declaration": "enum",
-         "variable_declarator": "function", "assignment_expression": "function", "module": "namespace",
-         "internal_module": "namespace"},
+         "variable_declarator": "function", "assignment_expression": "function",
+         "public_field_definition": "method", "module": "namespace", "internal_module": "namespace"},
         frozenset({"class_declaration", "abstract_class_declaration", "module", "internal_module"}),
         {"call_expression": "function", "new_expression": "constructor"},
         frozenset({"import_statement"}),

@@ -161,6 +161,16 @@ def test_functions_assigned_in_pre_class_javascript_are_symbols_with_their_calls
     assert {c.breadcrumb for c in p.chunks} >= {"method res.cookie", "method Router.route", "function compile"}
 
 
+@pytest.mark.parametrize("language", ["javascript", "typescript", "tsx"])
+def test_an_arrow_function_field_of_a_class_is_a_method(language):
+    src = "class Store {\n  count = 0;\n  handleClick = async (e) => {\n    await this.save(e);\n  };\n" \
+          "  save(e) { return fetch(e); }\n}\n"
+    p = parse_file("store.js", src, language)
+    assert {(s.qualname, s.kind, s.start_line, s.end_line) for s in p.symbols if s.parent == "Store"} == \
+        {("Store.handleClick", "method", 3, 5), ("Store.save", "method", 6, 6)}
+    assert ("Store.handleClick", "calls", "save") in {(r.source, r.kind, r.name) for r in p.refs}
+
+
 def test_symbols_and_references_of_a_python_file():
     p, _ = parsed("app/config.py")
     kinds = {s.qualname: s.kind for s in p.symbols}
