@@ -169,12 +169,31 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         if _meaningful(body):
             chunks.append(Chunk(start + 1, end + 1, s.kind, s.name, _breadcrumb(out, idx, language), body,
                                 s.qualname, s.signature, line_map))
-    body, line_map = _owned(lines, owner, -1, 0, nlines - 1)
-    if _meaningful(body):
-        shown = [n for n in line_map if n]
-        chunks.append(Chunk(shown[0], shown[-1], "module", PurePosixPath(out.path).name, "", body, "",
-                            line_map=line_map))
+    for first, last in _module_runs(owner):
+        body, line_map = _owned(lines, owner, -1, first, last)
+        if _meaningful(body):
+            shown = [n for n in line_map if n]
+            chunks.append(Chunk(shown[0], shown[-1], "module", PurePosixPath(out.path).name, "", body, "",
+                                line_map=line_map))
     return sorted(chunks, key=lambda c: (c.start_line, c.end_line))
+
+
+MODULE_GAP_LINES = 2
+
+
+def _module_runs(owner: list[int]) -> list[tuple[int, int]]:
+    """The stretches (first, last line, 0-based) of module-level code, split where a definition of more than
+    ``MODULE_GAP_LINES`` lines lies between: a chunk's lines are what a reader opens, and one module chunk
+    of imports, a constant and a main block would span every definition in the file."""
+    runs: list[tuple[int, int]] = []
+    for i, o in enumerate(owner):
+        if o != -1:
+            continue
+        if runs and i - runs[-1][1] - 1 <= MODULE_GAP_LINES:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
 
 
 _WRAPPERS = frozenset({"decorated_definition", "export_statement", "type_declaration", "lexical_declaration",
@@ -223,9 +242,9 @@ def _owned(lines: list[str], owner: list[int], idx: int, start: int, end: int) -
             gap = False
         else:
             gap = True
-    while parts and not parts[-1][1].strip():
+    while parts and (not parts[-1][1].strip() or not parts[-1][0]):
         parts.pop()
-    while parts and not parts[0][1].strip():
+    while parts and (not parts[0][1].strip() or not parts[0][0]):
         parts.pop(0)
     return "\n".join(t for _, t in parts), tuple(n for n, _ in parts)
 

@@ -77,9 +77,10 @@ def test_no_line_of_code_is_lost(rel):
 def test_module_level_code_between_definitions_is_its_own_chunk():
     p, _ = parsed("app/config.py")
     module = [c for c in p.chunks if c.chunk_type == "module"]
-    assert len(module) == 1
-    assert "DEFAULT_PATH" in module[0].content and "RETRIES = 3" in module[0].content
-    assert "def parse_config" not in module[0].content
+    # the stretch before the classes and the line after the functions: each chunk spans only its own lines
+    assert [(c.start_line, c.end_line) for c in module] == [(1, 6), (35, 35)]
+    assert "DEFAULT_PATH" in module[0].content and module[1].content == "RETRIES = 3"
+    assert not any("def parse_config" in c.content for c in module)
 
 
 def test_a_long_definition_becomes_overlapping_windows_that_repeat_breadcrumb_and_signature():
@@ -116,6 +117,9 @@ def test_every_window_spans_its_own_lines_even_where_its_chunk_skips_some(head, 
         inside = lines[c.start_line - 1:c.end_line]
         assert all(ln in inside for ln in shown), c
     module = [c for c in p.chunks if c.chunk_type == "module"]
+    spans = [(s.start_line, s.end_line) for s in p.symbols if s.kind != "module" and s.end_line - s.start_line >= 2]
+    # module-level code never spans a definition: what a reader opens at its lines is that code
+    assert not any(c.start_line < a and b < c.end_line for c in module for a, b in spans)
     if head + tail > 40:  # windowed: each window of the module has a span of its own
         assert len(module) > 1 and len({(c.start_line, c.end_line) for c in module}) == len(module)
 
