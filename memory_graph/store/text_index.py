@@ -56,7 +56,8 @@ class TextIndex:
             return tantivy.Index(self.schema, path=str(self.path), reuse=True)
 
     def collect_garbage(self) -> int:
-        """Remove files no commit refers to: what a process killed mid-commit leaves behind.
+        """Remove files no commit refers to: what a process killed mid-commit leaves behind, and the segments
+        merged away while another process's writer managed the directory (each keeps its own list of files).
 
         A leftover ``<segment>.<opstamp>.del`` would otherwise make the next commit fail with
         FileAlreadyExists. Call it under the write lock. Returns how many files were removed.
@@ -84,7 +85,8 @@ class TextIndex:
                 f.unlink(missing_ok=True)
                 removed += 1
         if removed:
-            log.warning("removed %d orphaned text index files (left by an interrupted commit)", removed)
+            log.warning("removed %d text index files no commit refers to (from an interrupted commit or another "
+                        "process's merges)", removed)
         return removed
 
     def wipe_files(self) -> None:
