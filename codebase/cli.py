@@ -48,8 +48,8 @@ def index(path: Path = typer.Argument(Path("."), help=(
         task = bar.add_task("scanning", total=None, chunks=0, rate="-")
 
         def progress(phase: str, done: int, total: int, info: dict) -> None:
-            desc = {"scan": "scanning", "index": "files", "resolve": "resolving symbols",
-                    "density": "chunk neighbourhoods"}[phase]
+            desc = {"wait": "waiting for another process indexing it", "scan": "scanning", "index": "files",
+                    "resolve": "resolving symbols", "density": "chunk neighbourhoods"}[phase]
             bar.update(task, description=desc, completed=done, total=total or None,
                        chunks=info.get("chunks", bar.tasks[0].fields["chunks"]),
                        rate=info.get("chunks_per_s", bar.tasks[0].fields["rate"]))

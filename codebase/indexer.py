@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from filelock import FileLock, Timeout
+
 from memory_graph import Engine
 from memory_graph.code import chunk_embed_text
 from memory_graph.errors import ValidationError
@@ -23,7 +25,8 @@ from .scanner import SourceFile, check_root, scan
 
 log = logging.getLogger("memory_graph.codebase")
 
-#: progress(phase, done, total, info): phase is "scan", "index" or "resolve"; info carries chunk counts.
+#: progress(phase, done, total, info): phase is "wait" (for another process's run of the project), "scan",
+#: "index", "resolve" or "density"; info carries chunk counts.
 Progress = Callable[[str, int, int, dict], None]
 
 
@@ -119,7 +122,32 @@ class Indexer:
             self.progress(phase, done, total, info)
 
     def run(self, force: bool = False) -> IndexReport:
-        """Bring the project's index up to date. force: re-chunk and re-embed every file."""
+        """Bring the project's index up to date. force: re-chunk and re-embed every file.
+
+        One run per project at a time across processes (the server's watcher and the CLI, say): a second run
+        waits for the first, then finds its files unchanged instead of embedding them all again."""
+        key = hashlib.sha1(self.project.encode()).hexdigest()[:16]
+        lock = FileLock(str(self.engine.data_dir / f".index-{key}.lock"))
+        waited = False
+        while True:
+            try:
+                lock.acquire(timeout=0 if not waited else 0.5)
+                break
+            except Timeout:
+                if not waited:
+                    log.warning("another process is indexing %s; waiting for it to finish", self.project)
+                    self._report("wait", 0, 0)
+                    waited = True
+                if self.cancelled.is_set():
+                    report = IndexReport(self.project, str(self.root))
+                    report.errors.append("cancelled while another process was indexing the project")
+                    return report
+        try:
+            return self._run(force)
+        finally:
+            lock.release()
+
+    def _run(self, force: bool) -> IndexReport:
         t0 = time.perf_counter()
         report = IndexReport(self.project, str(self.root))
         self._report("scan", 0, 0)

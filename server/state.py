@@ -59,7 +59,8 @@ class IndexRun:
         """What the run is doing, for a progress notification ("files: 3/10, 120 chunks embedded")."""
         if self.phase == "index":
             return f"files: {self.done}/{self.total}, {self.chunks} chunks embedded"
-        doing = {"starting": "starting", "scan": "scanning files", "resolve": "resolving symbols",
+        doing = {"starting": "starting", "wait": "waiting for another process indexing this project",
+                 "scan": "scanning files", "resolve": "resolving symbols",
                  "density": "chunk neighbourhoods"}.get(self.phase, self.phase)
         return f"{doing} ({self.chunks} chunks embedded)" if self.chunks else doing
 

@@ -135,6 +135,42 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path, repo):
     assert edge_set(eng) == edge_set(full)
 
 
+def test_a_run_waits_for_another_process_indexing_the_project_then_finds_it_done(engine, repo, tmp_path):
+    import hashlib
+    import threading
+
+    from filelock import FileLock
+
+    # the other process: a second engine on the data directory, holding the project's index lock for its run
+    other = Engine(engine.data_dir, embedder=HashEmbedder())
+    held = FileLock(str(engine.data_dir / f".index-{hashlib.sha1(b'demo').hexdigest()[:16]}.lock"))
+    held.acquire()
+    phases, result = [], {}
+    waiting = Indexer(engine, repo, project="demo", progress=lambda phase, *a: phases.append(phase))
+    t = threading.Thread(target=lambda: result.update(report=waiting.run()))
+    t.start()
+    deadline = time.time() + 10
+    while "wait" not in phases and time.time() < deadline:
+        time.sleep(0.02)
+    assert phases == ["wait"] and engine.lance.count("code_chunks") == 0
+    done = Indexer(other, repo, project="demo")._run(force=False)
+    held.release()
+    t.join(timeout=60)
+    assert done.files_indexed == 18 and result["report"].files_indexed == 0
+    assert result["report"].files_unchanged == 18 and result["report"].chunks == done.chunks
+    # a run cancelled while it waits gives up without writing
+    held.acquire()
+    bored = Indexer(engine, repo, project="demo")
+    t = threading.Thread(target=lambda: result.update(cancelled=bored.run(force=True)))
+    t.start()
+    time.sleep(0.2)
+    bored.cancelled.set()
+    t.join(timeout=10)
+    held.release()
+    assert result["cancelled"].errors and result["cancelled"].files_indexed == 0
+    other.close()
+
+
 def test_a_failed_write_leaves_the_code_index_as_it_was(engine, repo, monkeypatch):
     idx(engine, repo)
     before = {t: engine.lance.count(t) for t in ("code_chunks", "symbols", "files")}
