@@ -102,7 +102,13 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
         content = _stdin_text() if text == "-" else text
         mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
                         project=project, entities=entity, source=source, valid_from=valid_from)
-    _json({"id": mid}) if as_json else out.print(mid)
+        same = eng.duplicates(mid)
+    if same:
+        # soft_wrap: a terminal-wide wrap would cut the command in two
+        err.print(labelled("note:", "yellow", f"the same text is stored as {', '.join(same)}; "
+                                              f"`memory-graph delete {mid}` removes this copy if it is a repeat"),
+                  soft_wrap=True)
+    _json({"id": mid, **({"duplicate_of": same} if same else {})}) if as_json else out.print(mid)
 
 
 @app.command()

@@ -352,6 +352,16 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, Transf
             raise NotFoundError("memory", missing)
         return [memory_from_row(rows[i]) for i in ids if i in rows]
 
+    def duplicates(self, memory_id: str, limit: int = 5) -> list[str]:
+        """Up to ``limit`` other memories of the same project with exactly the same content, oldest first.
+
+        Both are kept (an event can recur); store_memory tells the agent, which may delete its repeat."""
+        m = self.get([memory_id])[0]
+        where = (f"content_hash = {sql_quote(m.content_hash)} AND project = {sql_quote(m.project)} "
+                 f"AND id != {sql_quote(m.id)}")
+        rows = self.lance.query("memories", where, ["id", "created_at"]).to_pylist()
+        return [r["id"] for r in sorted(rows, key=lambda r: (r["created_at"], r["id"]))[:limit]]
+
     def list(self, project: str | None = None, memory_type: str | Iterable[str] | None = None, tags=None,
              created_after=None, created_before=None, valid_at=None, include_invalid: bool = True,
              limit: int = 20, offset: int = 0, order_by: str = "created_at",

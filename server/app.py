@@ -125,13 +125,19 @@ def build_server(state: ServerState) -> MCPServer:
             source: Annotated[str | None, Field(max_length=2000, description="File path or URL it came from.")]
             = None,
             valid_from: Time = None) -> dict[str, Any]:
-        """Store a memory; returns its id. Entities named in the text are linked automatically."""
+        """Store a memory; returns its id (and duplicate_of, if the project holds the same text already).
+        Entities named in the text are linked automatically."""
         eng = state.engine()
         mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
                         project=state.project if project is None else project, source=source,
                         entities=entities, valid_from=valid_from)
         m = eng.get([mid])[0]
-        return {"id": mid, "title": m.title, "project": m.project or None}
+        out = {"id": mid, "title": m.title, "project": m.project or None}
+        same = eng.duplicates(mid)
+        if same:
+            out.update(duplicate_of=same, note="this exact content was stored before; if this is a repeat, not "
+                                                "a new event, delete_memory removes the new copy")
+        return out
 
     @mcp.tool(annotations=READ)
     @_tool_errors

@@ -71,6 +71,19 @@ def test_store_reads_the_content_from_stdin_when_it_is_a_dash(run):
     assert json.loads(run("list", "--json").stdout)["total"] == 1
 
 
+def test_storing_the_same_text_again_keeps_both_and_says_so(run):
+    first = run("store", "Deploy failed: migration 0042 locked the orders table", "--project", "shop").stdout.strip()
+    again = run("store", "Deploy failed: migration 0042 locked the orders table", "--project", "shop")
+    assert f"stored as {first}" in again.stderr and f"delete {again.stdout.strip()}" in again.stderr
+    assert json.loads(run("store", "Deploy failed: migration 0042 locked the orders table", "--project", "shop",
+                          "--json").stdout)["duplicate_of"] == [first, again.stdout.strip()]
+    # another project, or other words, is no repeat
+    elsewhere = run("store", "Deploy failed: migration 0042 locked the orders table", "--project", "blog", "--json")
+    assert "duplicate_of" not in json.loads(elsewhere.stdout) and "note:" not in elsewhere.stderr
+    assert "note:" not in run("store", "Deploy failed: migration 0043 locked the users table", "--project", "shop").stderr
+    assert json.loads(run("list", "--json").stdout)["total"] == 5
+
+
 def test_update_timeline_and_optimize(run):
     first = run("store", "Orion is the codename for the billing-api rewrite").stdout.strip()
     second = run("store", "billing-api times out when the cache is cold").stdout.strip()

@@ -125,6 +125,19 @@ def test_invalidation_hides_a_memory_except_as_of(engine):
     assert any(r["id"] == old for r in engine.get_related(new, relation_types=["supersedes"]))
 
 
+def test_duplicates_are_the_same_text_in_the_same_project_oldest_first(engine):
+    now = time.time()
+    first = engine.store("The build cache lives in /var/cache/ci", project="ci", created_at=now - DAY)
+    second = engine.store("The build cache lives in /var/cache/ci", project="ci")
+    engine.store("The build cache lives in /var/cache/ci", project="web")
+    engine.store("The build cache lives in /var/cache/ci.", project="ci")
+    assert engine.duplicates(second) == [first] and engine.duplicates(first) == [second]
+    third = engine.store("The build cache lives in /var/cache/ci", project="ci")
+    assert engine.duplicates(third) == [first, second] and engine.duplicates(third, limit=1) == [first]
+    with pytest.raises(NotFoundError):
+        engine.duplicates("mem_missing")
+
+
 def test_decay_prefers_recent_and_spares_evergreen(engine):
     now = time.time()
     old = engine.store("deploy failed with a timeout", created_at=now - 90 * DAY)

@@ -83,7 +83,10 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
             b = await ok("store_memory", content="billing-api times out when the cache is cold",
                          memory_type="bugfix")
             g = await ok("store_memory", content="Always run the linter before pushing", project="")
-            assert a["project"] == "repo" and g["project"] is None
+            assert a["project"] == "repo" and g["project"] is None and "duplicate_of" not in b
+            again = await ok("store_memory", content="billing-api times out when the cache is cold")
+            assert again["duplicate_of"] == [b["id"]] and "delete_memory" in again["note"]
+            assert (await ok("delete_memory", ids=[again["id"]]))["deleted"] == 1
             res = await ok("search_memory", query="What problems does Orion have?")
             ids = [r["id"] for r in res["results"]]
             assert b["id"] in ids and set(res["results"][0]) >= {"id", "title", "type", "date", "score"}
