@@ -145,8 +145,8 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
     if explain:
         for h in hits:
             e = h.explanation
-            out.print(f"{h.id}: ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} decay={e.decay_factor:.3f} "
-                      f"mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}")
+            out.print(f"{h.id}: ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} "
+                      f"decay={e.decay_factor:.3f} mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}")
 
 
 def _ended(record: dict) -> str:

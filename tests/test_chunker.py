@@ -125,10 +125,12 @@ def test_every_window_spans_its_own_lines_even_where_its_chunk_skips_some(head, 
 
 
 @pytest.mark.parametrize("language,path,src,crumb", [
-    ("javascript", "res.js", "var x = 1;\n\n/**\n * Set a cookie.\n */\n\nres.cookie = function (n) {\n  return n;\n};\n",
-     "method res.cookie"),
-    ("rust", "lib.rs", "use std::io;\n\n/// Sets a cookie.\n/// Twice.\nfn cookie(n: u32) -> u32 {\n    n\n}\n", "fn cookie"),
-    ("java", "C.java", "class C {\n    int x;\n\n    /** Sets a cookie. */\n    int cookie(int n) {\n        return n;\n    }\n}\n",
+    ("javascript", "res.js",
+     "var x = 1;\n\n/**\n * Set a cookie.\n */\n\nres.cookie = function (n) {\n  return n;\n};\n", "method res.cookie"),
+    ("rust", "lib.rs",
+     "use std::io;\n\n/// Sets a cookie.\n/// Twice.\nfn cookie(n: u32) -> u32 {\n    n\n}\n", "fn cookie"),
+    ("java", "C.java",
+     "class C {\n    int x;\n\n    /** Sets a cookie. */\n    int cookie(int n) {\n        return n;\n    }\n}\n",
      "class C > method cookie"),
     ("python", "c.py", "import os\n\n# Sets a cookie.\ndef cookie(n):\n    return n\n", "def cookie"),
 ])
