@@ -161,12 +161,8 @@ def _print_superseded(pairs: list[tuple[str, str]]) -> None:
             out.print(f"{old} is superseded by {new}")
 
 
-def _has_ended(m) -> bool:
-    return m.valid_until is not None and m.valid_until <= time.time()
-
-
 def _title(m) -> str:
-    return _ended({"ended": _has_ended(m), "valid_until": iso(m.valid_until)}) + m.title
+    return _ended({"ended": m.ended(time.time()), "valid_until": iso(m.valid_until)}) + m.title
 
 
 def _record_columns() -> list[Column]:
@@ -208,7 +204,7 @@ def list_(project: Optional[str] = typer.Option(None, "--project", "-p", help="O
     for m in page:
         table.add_row(m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], _title(m))
     out.print(table)
-    _print_superseded([(m.id, m.superseded_by) for m in page if _has_ended(m)])
+    _print_superseded([(m.id, m.superseded_by) for m in page if m.ended(time.time())])
 
 
 @app.command()
@@ -246,7 +242,7 @@ def timeline(memory_id: Optional[str] = typer.Argument(None, help="The anchor me
             table.add_row(mark, m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], _title(m))
     out.print(table)
     every = t["before"] + [t["anchor"]] + t["after"]
-    _print_superseded([(m.id, m.superseded_by) for m in every if _has_ended(m)])
+    _print_superseded([(m.id, m.superseded_by) for m in every if m.ended(time.time())])
 
 
 @app.command()

@@ -41,6 +41,10 @@ class Memory:
     invalidation_reason: str = ""
     content_hash: str = ""
 
+    def ended(self, at: float) -> bool:
+        """Whether its validity had ended by ``at`` (epoch seconds)."""
+        return self.valid_until is not None and self.valid_until <= at
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with ISO dates (no vector)."""
         d = asdict(self)

@@ -69,7 +69,7 @@ def _compact(m: Memory) -> dict[str, Any]:
            "project": m.project or None}
     if m.valid_until is not None:
         out["valid_until"] = iso(m.valid_until)
-        if m.valid_until <= time.time():
+        if m.ended(time.time()):
             out.update(ended=True, superseded_by=m.superseded_by or None)
     return out
 
