@@ -383,7 +383,9 @@ def node_filter(filters: Filters, now: float) -> Callable[[dict], bool]:
             return False
         if not filters.include_invalid:
             vf, vu = a.get("valid_from"), a.get("valid_until")
-            if (vf if vf is not None else created) > at or (vu is not None and vu <= at):
+            if vf is None and filters.as_of is not None:
+                vf = created  # as in sql_filter: as of a past time, what was not yet stored did not hold
+            if (vf is not None and vf > at) or (vu is not None and vu <= at):
                 return False
         return True
 

@@ -110,8 +110,11 @@ def sql_filter(filters: Filters, now: float, kind: str = "memory") -> str | None
         if not filters.include_invalid:
             at = float(filters.as_of if filters.as_of is not None else now)
             parts.append(f"(valid_until IS NULL OR valid_until > {at!r})")
-            # a memory with no valid_from holds from when it was stored: as of an earlier time it was not known
-            parts.append(f"coalesce(valid_from, created_at) <= {at!r}")
+            if filters.as_of is not None:
+                # as of a past time, a memory with no valid_from holds from when it was stored: it was not known
+                parts.append(f"coalesce(valid_from, created_at) <= {at!r}")
+            else:
+                parts.append(f"(valid_from IS NULL OR valid_from <= {at!r})")
     else:
         if filters.path_prefix:
             prefix = filters.path_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -204,11 +204,12 @@ class TextIndex:
                 clauses.append(Q.range_query(s, "valid_until", tantivy.FieldType.Float, at, None,
                                              include_lower=False))
                 clauses.append(Q.range_query(s, "valid_from", tantivy.FieldType.Float, None, at))
-                # with no valid_from (NO_START) a memory holds from when it was stored, as in sql_filter
-                clauses.append(Q.boolean_query([
-                    (Occur.Should, Q.range_query(s, "created_at", tantivy.FieldType.Float, None, at)),
-                    (Occur.Should, Q.range_query(s, "valid_from", tantivy.FieldType.Float, NO_START, None,
-                                                 include_lower=False))]))
+                if filters.as_of is not None:
+                    # as of a past time, no valid_from (NO_START) means from when it was stored, as in sql_filter
+                    clauses.append(Q.boolean_query([
+                        (Occur.Should, Q.range_query(s, "created_at", tantivy.FieldType.Float, None, at)),
+                        (Occur.Should, Q.range_query(s, "valid_from", tantivy.FieldType.Float, NO_START, None,
+                                                     include_lower=False))]))
         else:
             if filters.path_prefix:
                 clauses.append(Q.regex_query(s, "path", _regex_escape(filters.path_prefix) + ".*"))
