@@ -12,7 +12,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.table import Column, Table
 from rich.text import Text
 
-from memory_graph.cli import JsonOpt, _json, app, engine, err, labelled, out
+from memory_graph.cli import JsonOpt, _json, app, engine, err, labelled, out, print_explanations
 
 from .indexer import IndexReport, index_project
 
@@ -112,6 +112,8 @@ def search_code(query: str = typer.Argument(..., help="What the code does, an id
             where += f" of {r['definition_start_line']}-{r['definition_end_line']}"
         t.add_row(f"{h.score:.3f}", where, h.title)
     out.print(t)
+    if explain:
+        print_explanations(hits)
 
 
 def _print_symbols(rows: list[dict], title: str) -> None:

@@ -143,10 +143,16 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
     out.print(table)
     _print_superseded([(h.id, h.record.get("superseded_by", "")) for h in hits if h.record.get("ended")])
     if explain:
-        for h in hits:
-            e = h.explanation
-            out.print(f"{h.id}: ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} "
-                      f"decay={e.decay_factor:.3f} mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}")
+        print_explanations(hits)
+
+
+def print_explanations(hits) -> None:
+    """One line per result: its rank in each leg, the fused score and each later stage's factor."""
+    for h in hits:
+        e = h.explanation
+        out.print(f"{h.id}: ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} "
+                  f"decay={e.decay_factor:.3f} mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}",
+                  soft_wrap=True)
 
 
 def _ended(record: dict) -> str:

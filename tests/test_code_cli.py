@@ -18,6 +18,8 @@ def test_index_search_symbols_callers_callees(run, repo):
     assert again["files_indexed"] == 0 and again["chunks_embedded"] == 0
     hits = json.loads(run("search-code", "normalize_sku", "--json", "-n", "3").stdout)
     assert hits[0]["path"] == "php/Cart.php" and hits[0]["title"] == "function normalize_sku"
+    explained = run("search-code", "normalize_sku", "-n", "2", "--explain").stdout
+    assert explained.count("ranks={") == 2 and "bm25" in explained  # the table, then a line per result
     rust = json.loads(run("search-code", "area", "--language", "rust", "--json").stdout)
     assert rust and {h["language"] for h in rust} == {"rust"}
     syms = json.loads(run("symbols", "parse_config", "--json").stdout)
