@@ -95,7 +95,7 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
           entity: Optional[List[str]] = typer.Option(None, "--entity", "-e", help="Entity to link (repeatable)."),
           source: Optional[str] = typer.Option(None, help="File path or URL it came from."),
           valid_from: Optional[str] = typer.Option(
-              None, help="Since when it holds (ISO 8601; default: from now, as of which searches see it)."),
+              None, help="Since when it holds (ISO 8601; default: from when it is stored)."),
           as_json: bool = JsonOpt) -> None:
     """Store a memory and print its id."""
     with engine() as eng:
