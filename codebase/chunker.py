@@ -19,6 +19,10 @@ from .languages import BODY_TYPES, GRAMMARS, NAME_TYPES, SPECS, LangSpec, is_cla
 
 log = logging.getLogger("memory_graph.codebase")
 
+#: bumped whenever the same source would give other chunks or symbols, so existing indexes are cut again:
+#: 2 = doc comments join their definitions, JavaScript's assigned functions, module code split per stretch
+CHUNKER_VERSION = "2"
+
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
 _QUALIFIED = frozenset({"attribute", "member_expression", "scoped_identifier", "scoped_type_identifier",

@@ -19,11 +19,14 @@ from memory_graph import Engine
 from memory_graph.code import chunk_embed_text
 from memory_graph.errors import ValidationError
 
-from .chunker import ParsedFile, parse_file
+from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
 from .resolve import resolve_edges
 from .scanner import SourceFile, check_root, scan
 
 log = logging.getLogger("memory_graph.codebase")
+
+#: a file's recorded hash names the chunker that cut it: one whose chunks would differ is indexed again
+_DIGEST_PREFIX = f"c{CHUNKER_VERSION}:"
 
 #: progress(phase, done, total, info): phase is "wait" (for another process's run of the project), "scan",
 #: "index", "resolve" or "density"; info carries chunk counts.
@@ -179,7 +182,9 @@ class Indexer:
         touched: dict[str, tuple[int, float]] = {}
         for f in files:
             old = known.get(f.path)
-            if not force and old and old["status"] == "ok" and old["size"] == f.size and old["mtime"] == f.mtime:
+            # a file chunked by an older chunker is read again, so an upgrade re-chunks it (resumably)
+            current = old is not None and old["content_hash"].startswith(_DIGEST_PREFIX)
+            if not force and current and old["status"] == "ok" and old["size"] == f.size and old["mtime"] == f.mtime:
                 continue  # same size and mtime: not even read
             try:
                 data = f.abspath.read_bytes()
@@ -187,7 +192,7 @@ class Indexer:
                 report.skipped["unreadable"] = report.skipped.get("unreadable", 0) + 1
                 report.errors.append(f"{f.path}: {exc.strerror or exc}")
                 continue
-            digest = hashlib.sha256(data).hexdigest()
+            digest = _DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
             if not force and old and old["status"] == "ok" and old["content_hash"] == digest:
                 touched[f.path] = (f.size, f.mtime)
                 continue

@@ -171,6 +171,19 @@ def test_a_run_waits_for_another_process_indexing_the_project_then_finds_it_done
     other.close()
 
 
+def test_an_index_cut_by_an_older_chunker_is_cut_again_once(engine, repo):
+    from codebase.chunker import CHUNKER_VERSION
+
+    assert idx(engine, repo).files_indexed == 18
+    hashes = engine.lance.query("files", None, ["content_hash"]).column("content_hash").to_pylist()
+    assert all(h.startswith(f"c{CHUNKER_VERSION}:") for h in hashes)
+    # as an index written before the chunker recorded its version: bare file hashes, same sizes and mtimes
+    rows = engine.lance.query("files").to_pylist()
+    engine.lance.upsert("files", [{**r, "content_hash": r["content_hash"].split(":", 1)[1]} for r in rows])
+    assert idx(engine, repo).files_indexed == 18
+    assert idx(engine, repo).files_indexed == 0
+
+
 def test_a_failed_write_leaves_the_code_index_as_it_was(engine, repo, monkeypatch):
     idx(engine, repo)
     before = {t: engine.lance.count(t) for t in ("code_chunks", "symbols", "files")}
