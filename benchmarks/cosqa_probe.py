@@ -64,7 +64,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.cosqa_probe", description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
                    help="folder holding cosqa/ (default: ../shared/data)")
-    p.add_argument("--cosqa-queries", type=Path, help="retrieval split (default: DATA/cosqa/cosqa-retrieval-dev-500.json)")
+    p.add_argument("--cosqa-queries", type=Path,
+                   help="retrieval split (default: DATA/cosqa/cosqa-retrieval-dev-500.json)")
     p.add_argument("--cache", type=Path, default=Path("results/cache"), help="embedding cache folder")
     p.add_argument("--cosqa-pairs", type=Path,
                    help="labelled query-code pairs for the last table (default: DATA/cosqa/cosqa-dev.json)")

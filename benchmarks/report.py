@@ -29,7 +29,8 @@ def markdown(results: dict) -> str:
             cells = [(f"**{s['overall'][m]:.4f}**" if s["overall"][m] == best[m] else f"{s['overall'][m]:.4f}")
                      for m in metrics]
             v = s.get("vs_full")
-            delta = "" if not v or sys_name == "memory-graph" else f"{v['mean']:+.4f} [{v['low']:+.4f}, {v['high']:+.4f}]"
+            delta = "" if not v or sys_name == "memory-graph" else \
+                f"{v['mean']:+.4f} [{v['low']:+.4f}, {v['high']:+.4f}]"
             lines.append(f"| {sys_name} | " + " | ".join(cells) + f" | {delta} | {s['ms_per_query']:.1f} |")
         cats = systems["memory-graph"]["by_category"]
         if cats:
@@ -66,8 +67,9 @@ def markdown(results: dict) -> str:
                     f = r["search_after_foreign_write_ms"]
                     lines.append(f"| {int(n):,} | {f['p50']:.1f} | {f['max']:.1f} | {r['graph_reload_ms']:.0f} |")
         if any("server" in r for r in results["latency"].values()):
-            lines += ["", "The MCP server (`python -m server`, stdio) started on the same data, after 50 `search_memory` "
-                      "calls through the SDK's client (RSS from /proc; the design's budget is 600 MB at 100,000):", "",
+            lines += ["", "The MCP server (`python -m server`, stdio) started on the same data, after 50 "
+                      "`search_memory` calls through the SDK's client (RSS from /proc; the design's budget is "
+                      "600 MB at 100,000):", "",
                       "| memories | server RSS MB | its peak MB | RSS before the first call MB | first call ms "
                       "| round trip p50 ms |", "|---|---|---|---|---|---|"]
             for n, r in results["latency"].items():

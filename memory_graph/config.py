@@ -158,8 +158,8 @@ class Config:
     #: leg weights; the graph leg's is further scaled by its specificity per query (graph_specific_hits).
     memory_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=1.0, graph=0.1))
     #: code searched in prose ("where do we retry failed uploads"): on CoSQA's 500 dev web queries, BM25 over
-    #: the code and its identifiers' parts fused at any weight from 0.05 to 1 lowered dense MRR (python -m benchmarks.cosqa_probe),
-    #: so prose is left to vectors.
+    #: the code and its identifiers' parts fused at any weight from 0.05 to 1 lowered dense MRR
+    #: (python -m benchmarks.cosqa_probe), so prose is left to vectors.
     code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.0, graph=0.3))
     #: code searched by name: up to three words, or a snake_case, camelCase, dotted or `backticked` token.
     code_identifier_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=0.5, bm25=1.0, graph=0.5))

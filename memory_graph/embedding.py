@@ -136,7 +136,8 @@ def choose_backend(path: str, backend: str = "auto") -> str:
         return "onnx"
     if backend == "onnx":
         raise ConfigError(f"the onnx embedding backend cannot run {path!r}: {reason}",
-                          hint="set embedding_backend (MEMORY_GRAPH_EMBEDDING_BACKEND) to auto or sentence-transformers")
+                          hint="set embedding_backend (MEMORY_GRAPH_EMBEDDING_BACKEND) to auto or "
+                               "sentence-transformers")
     log.info("embedding on sentence-transformers: ONNX Runtime cannot run %s (%s)", path, reason)
     return "sentence-transformers"
 

@@ -122,7 +122,8 @@ def test_no_chunk_is_longer_than_the_model_reads(tmp_path):
 def test_long_memory_is_found_by_a_passage_past_the_model_input(real):
     eng, _ = real
     cfg = eng.config
-    filler = " ".join(f"Meeting {i}: the team reviewed the sprint board and agreed on the next steps." for i in range(40))
+    filler = " ".join(f"Meeting {i}: the team reviewed the sprint board and agreed on the next steps."
+                      for i in range(40))
     text = f"{filler} Finally: the staging VPN certificate expires every ninety days and must be renewed by ops."
     runtime = eng.embedder.model
     parts = eng.embedder.passages(text, cfg.passage_tokens, cfg.passage_stride, cfg.max_passages)

@@ -126,7 +126,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         leg_scores = {leg: res.scores[ranks[leg] - 1] for leg, res in legs.items() if ranks[leg]}
         path = next((res.paths[d] for res in legs.values() if d in res.paths), [])
         exp = Explanation(ranks=ranks, leg_scores=leg_scores, weights={k: round(v, 4) for k, v in w.items()},
-                          fusion=config.fusion, fused=fused[d], ppr_factor=factors_ppr[d], decay_factor=factors_decay[d],
+                          fusion=config.fusion, fused=fused[d], ppr_factor=factors_ppr[d],
+                          decay_factor=factors_decay[d],
                           pre_mmr_rank=pre_rank[d], final_rank=i, mmr_moved=pre_rank[d] - i, graph_path=path)
         hits.append(Hit(id=d, score=scores[d], explanation=exp, title=info[d].title, kind=kind,
                         record=dict(info[d].summary)))
