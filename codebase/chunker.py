@@ -16,21 +16,17 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from .languages import BODY_TYPES, GRAMMARS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
+from .refs import IDENT_RE, Ref, callee, heritage, imports_of, last_ident
 
 log = logging.getLogger("memory_graph.codebase")
 
 #: bumped whenever the same source would give other chunks or symbols, so existing indexes are cut again:
-#: 2 = doc comments join their definitions, JavaScript's assigned functions, module code split per stretch
-CHUNKER_VERSION = "2"
+#: 2 = doc comments join their definitions, JavaScript's assigned functions, module code split per stretch;
+#: 3 = calls record their receiver. A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "3"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
-_IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
-_QUALIFIED = frozenset({"attribute", "member_expression", "scoped_identifier", "scoped_type_identifier",
-                        "qualified_name", "qualified_identifier", "dotted_name", "navigation_expression",
-                        "field_expression", "selector_expression", "qualified_type"})
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
-_SKIP_IN_HERITAGE = frozenset({"type_arguments", "type_parameters", "keyword_argument", "value_arguments",
-                               "arguments", "type_argument_list", "access_specifier", "comment"})
 
 
 def estimate_tokens(text: str) -> int:
@@ -53,16 +49,6 @@ class Symbol:
     end_line: int
     parent: str = ""       # qualname of the enclosing symbol
     member_prefix: str = ""  # qualname prefix of members when it is not the qualname (Rust impl blocks)
-
-
-@dataclass
-class Ref:
-    """A name used by a symbol, to be resolved against the project's symbols."""
-
-    source: str            # qualname of the symbol that uses the name ("" = the module)
-    kind: str              # calls | imports | extends | implements
-    name: str
-    line: int = 0
 
 
 @dataclass
@@ -155,11 +141,12 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 defs.append((made, start, end))
                 in_func = not is_classy(out.symbols[made].kind)
         elif node.type in spec.calls:
-            name = _callee(node, spec.calls[node.type])
+            name, receiver = callee(node, spec.calls[node.type])
             if name:
-                out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1))
+                out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1,
+                                    receiver))
         elif node.type in spec.imports:
-            _imports(node, out)
+            imports_of(node, out)
         for child in reversed(node.named_children):
             stack.append((child, sym_here, in_func))
     for idx, start, end in sorted(defs, key=lambda d: (d[1], -d[2])):
@@ -295,7 +282,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     parent = out.symbols[scope]
     if node.type == "method_declaration" and language == "go":
         recv = node.child_by_field_name("receiver")
-        rname = _IDENT_RE.findall(recv.text.decode()) if recv is not None else []
+        rname = IDENT_RE.findall(recv.text.decode()) if recv is not None else []
         types = [t for t in rname if t[0].isupper()]
         prefix = types[-1] if types else ""
     elif owner is not None:
@@ -313,7 +300,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     trait = node.child_by_field_name("trait") if node.type == "impl_item" else None
     if node.type == "impl_item":
         member_prefix = qual
-        qual = f"impl {_last_ident(trait.text.decode())} for {short}" if trait is not None else f"impl {short}"
+        qual = f"impl {last_ident(trait.text.decode())} for {short}" if trait is not None else f"impl {short}"
     while any(s.qualname == qual for s in out.symbols):  # overloads: keep every one
         qual += "'"
     sig = _signature(node)
@@ -321,9 +308,9 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
                               parent.qualname, member_prefix))
     idx = len(out.symbols) - 1
     if trait is not None:
-        out.refs.append(Ref(qual, "implements", _last_ident(trait.text.decode()), node.start_point[0] + 1))
+        out.refs.append(Ref(qual, "implements", last_ident(trait.text.decode()), node.start_point[0] + 1))
     if is_classy(kind):
-        for rel, target in _heritage(node, spec, language):
+        for rel, target in heritage(node, spec, language):
             out.refs.append(Ref(qual, rel, target, node.start_point[0] + 1))
     return idx
 
@@ -352,7 +339,7 @@ def _assigned_function(node) -> tuple[str, str] | None:
     target = re.sub(r"\.prototype$", "", target)
     if target in ("exports", "module.exports", "this"):
         return name, ""
-    owner = _last_ident(target)
+    owner = last_ident(target)
     return (name, owner) if owner else None
 
 
@@ -367,103 +354,6 @@ def _signature(node) -> str:
         text = text.split("\n", 1)[0]
     text = re.sub(r"\s+", " ", text).strip().rstrip("{:").strip()
     return text[:200]
-
-
-def _heritage(node, spec: LangSpec, language: str) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
-    superclasses = node.child_by_field_name("superclasses") if language == "python" else None
-    holders = [(superclasses, "extends")] if superclasses is not None else []
-    if language != "python":
-        queue = list(node.named_children)
-        while queue:
-            c = queue.pop(0)
-            if c.type in BODY_TYPES or c.type in ("class_body", "declaration_list"):
-                continue
-            if c.type in spec.heritage:
-                rel = spec.heritage[c.type]
-                if language == "kotlin":
-                    rel = "extends" if any(x.type == "constructor_invocation" for x in c.named_children) \
-                        else "implements"
-                holders.append((c, rel))
-            elif c.type in ("class_heritage", "delegation_specifiers", "super_interfaces", "type_list"):
-                queue.extend(c.named_children)
-    for holder, rel in holders:
-        for name in _names_in(holder):
-            r = rel
-            if language == "csharp" and re.match(r"I[A-Z]", name):
-                r = "implements"
-            found.append((r, name))
-    return found
-
-
-def _names_in(node) -> list[str]:
-    names: list[str] = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type in _SKIP_IN_HERITAGE:
-            continue
-        if n is not node and (n.type in NAME_TYPES or n.type in _QUALIFIED):
-            names.append(_last_ident(n.text.decode("utf-8", errors="replace")))
-            continue
-        stack.extend(reversed(n.named_children))
-    return [n for n in dict.fromkeys(names) if n]
-
-
-def _last_ident(text: str) -> str:
-    idents = _IDENT_RE.findall(text)
-    return idents[-1] if idents else ""
-
-
-def _callee(node, field_name: str) -> str:
-    target = node.child_by_field_name(field_name) if field_name else None
-    if target is None:
-        target = node.named_children[0] if node.named_children else None
-    if target is None:
-        return ""
-    if target.type in ("call_expression", "call"):  # f()() : the inner call is counted on its own
-        return ""
-    name = _last_ident(target.text.decode("utf-8", errors="replace")[:200])
-    return name.lstrip("$")
-
-
-def _imports(node, out: ParsedFile) -> None:
-    text = node.text.decode("utf-8", errors="replace")
-    strings = re.findall(r"[\"'<]([^\"'<>]+)[\"'>]", text)
-    module_node = node.child_by_field_name("module_name")
-    if module_node is not None:
-        module = module_node.text.decode()
-    elif strings:
-        module = strings[0]
-    else:
-        body = re.sub(r"^\s*(import|use|using|from|#include|static)\s+", "", text).strip().rstrip(";")
-        module = re.split(r"\s+", body)[0] if body else ""
-    line = node.start_point[0] + 1
-    if not module:
-        return
-    if node.type in ("import_declaration", "preproc_include") and strings:
-        for m in strings:
-            out.refs.append(Ref("", "imports", m, line))
-            if node.type == "import_declaration":
-                out.imports[m.rsplit("/", 1)[-1]] = m
-        return
-    out.refs.append(Ref("", "imports", module, line))
-    if node.type == "import_from_statement":
-        names = [c for c in node.named_children if c != module_node]
-        for c in names:
-            ident = c.child_by_field_name("alias") or c
-            out.imports[_last_ident(ident.text.decode())] = module
-            if c.type == "aliased_import":
-                out.imports[_last_ident(ident.text.decode())] = module
-    elif node.type == "import_statement" and strings:
-        clause = text.split(" from ")[0] if " from " in text else ""
-        for ident in _IDENT_RE.findall(clause):
-            if ident not in ("import", "type", "as", "from", "default"):
-                out.imports[ident] = module
-    else:
-        last = _last_ident(module)
-        if last:
-            out.imports[last] = module
 
 
 def _breadcrumb(out: ParsedFile, idx: int, language: str) -> str:

@@ -162,7 +162,7 @@ class Indexer:
         removed = sorted(set(known) - {f.path for f in scanned.files})
         report.files_removed = len(removed)
         report.files_unchanged = len(scanned.files) - len(changed)
-        self._index_files(changed, removed, report)
+        self._index_files(changed, removed, report, force)
         self.engine.code_touch(self.project, touched)
         self._resolve(report, force or bool(changed) or bool(removed))
         self._report("density", 0, 1)
@@ -203,7 +203,7 @@ class Indexer:
         return {"id": file_id(self.project, f.path), "project": self.project, "path": f.path,
                 "language": f.language, "content_hash": digest, "size": f.size, "mtime": f.mtime,
                 "indexed_at": time.time(), "chunks": chunks, "root": str(self.root), "status": "ok",
-                "refs": json.dumps([[r.source, r.kind, r.name, r.line] for r in parsed.refs]),
+                "refs": json.dumps([[r.source, r.kind, r.name, r.line, r.receiver] for r in parsed.refs]),
                 "imports": json.dumps(parsed.imports)}
 
     # ---- chunk, embed, write ----------------------------------------------
@@ -227,7 +227,7 @@ class Indexer:
             batches.append(cur)
         return batches
 
-    def _index_files(self, changed: list, removed: list[str], report: IndexReport) -> None:
+    def _index_files(self, changed: list, removed: list[str], report: IndexReport, force: bool = False) -> None:
         total = len(changed)
         if not changed:
             if removed:
@@ -248,12 +248,15 @@ class Indexer:
                     break
                 files, chunks, symbols = self._records(parsed, report)
                 texts = [chunk_embed_text(c["path"], c["breadcrumb"], c["signature"], c["content"]) for c in chunks]
+                known = self.engine.code_vectors(self.project, [f["path"] for f in files]) if not force else {}
+                todo = list(dict.fromkeys(t for t in texts if t not in known))
                 t = time.perf_counter()
-                vectors = self.engine.embedder.encode(texts) if texts else []
+                if todo:
+                    known.update(zip(todo, self.engine.embedder.encode(todo)))
                 report.embed_seconds += time.perf_counter() - t
-                report.chunks_embedded += len(texts)
-                for c, v in zip(chunks, vectors):
-                    c["vector"] = [float(x) for x in v]
+                report.chunks_embedded += len(todo)
+                for c, text in zip(chunks, texts):
+                    c["vector"] = [float(x) for x in known[text]]
                 self.engine.code_write(self.project, files, chunks, symbols,
                                        remove_paths=removed if n == 0 else ())
                 done += len(parsed)

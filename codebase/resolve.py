@@ -1,5 +1,10 @@
 """Turn the names a file uses into symbol edges: same file, then imports, then same folder, then the project.
 
+A method call is resolved through what it is called on: ``self.m()`` in the enclosing type and its bases,
+``Foo.m()`` in the type Foo, ``mod.m()`` in an imported project module; on any other receiver, the one type
+defining m whose name the receiver's resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context),
+else the only definition of m. A call that stays ambiguous is left unresolved rather than guessed.
+
 What cannot be resolved (a library call, a builtin, an external base class) is kept as an edge with an empty
 target and the name, so `callees` can still say what a function calls.
 """
@@ -8,8 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import re
 from collections import defaultdict
 from typing import Iterable
+
+from .refs import EXPRESSION, IDENT_RE, SELF_RECEIVERS
 
 CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
                     "module", "namespace"})
@@ -19,6 +27,45 @@ CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object
 def edge_id(project: str, source: str, kind: str, name: str, target: str) -> str:
     raw = f"{project}\x00{source}\x00{kind}\x00{name}\x00{target}".encode()
     return "edge_" + hashlib.sha1(raw).hexdigest()[:24]
+
+
+def type_key(qualname: str) -> str:
+    """A type's qualname as its members name it: no generic arguments or overload marks, and a Rust impl
+    block (``impl Display for Wrapper<T>``) as the type it is for (``Wrapper``)."""
+    q = re.sub(r"^impl\b.*?\bfor\s+|^impl\s+", "", qualname)
+    prev = ""
+    while prev != q:  # innermost arguments first: Foo<Vec<u8>>
+        prev, q = q, re.sub(r"<[^<>]*>", "", q)
+    return q.replace("'", "").strip()
+
+
+def owner_of(qualname: str) -> str:
+    """The type_key of the type a member belongs to ("" for a top-level name)."""
+    head, dot, _ = type_key(qualname).rpartition(".")
+    return head if dot else ""
+
+
+def resembles(receiver: str, type_name: str) -> bool:
+    """Whether a variable's name suggests this type: a camel-case or snake_case tail of the one is a tail of
+    the other (``runner`` and CliRunner, ``currentQuery`` and Query), or abbreviates one keeping its first
+    letter (``ctx`` and Context)."""
+    ours, theirs = _tails(receiver), _tails(type_name.rsplit(".", 1)[-1])
+    if not ours or not theirs:
+        return False
+    if ours & theirs:
+        return True
+    r = receiver.lower().replace("_", "")
+    return len(r) >= 3 and any(r[0] == t[0] and _subsequence(r, t) for t in theirs)
+
+
+def _tails(name: str) -> set[str]:
+    words = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)
+    return {"".join(words[i:]).lower() for i in range(len(words))}
+
+
+def _subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(ch in it for ch in short)
 
 
 def _strip_ext(path: str) -> str:
@@ -35,6 +82,11 @@ class Resolver:
         self.by_file_qual: dict[tuple[str, str], dict] = {}
         self.module_of: dict[str, dict] = {}
         self.by_stem: dict[str, list[str]] = defaultdict(list)   # path without extension -> paths
+        self.members: dict[tuple[str, str], list[dict]] = defaultdict(list)   # (owner qualname, name) -> symbols
+        self.types_by_flat: dict[str, list[dict]] = defaultdict(list)   # lower-case name without "_" -> types
+        #: type qualname -> qualnames of its base types in the project (filled by resolve_edges)
+        self.bases: dict[str, list[str]] = defaultdict(list)
+        self.file_imports: dict[str, dict[str, str]] = {}   # path -> imported name -> module (resolve_edges)
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
             if s["kind"] == "module":
@@ -46,7 +98,11 @@ class Resolver:
                 continue
             self.by_file_name[(s["path"], s["name"])].append(s)
             self.by_name[s["name"]].append(s)
-        for lst in self.by_name.values():
+            if s["kind"] in CLASSY:
+                self.types_by_flat[s["name"].lower().replace("_", "")].append(s)
+            if owner_of(s["qualname"]):
+                self.members[(owner_of(s["qualname"]), s["name"])].append(s)
+        for lst in [*self.by_name.values(), *self.members.values()]:
             lst.sort(key=lambda s: (s["path"], s["start_line"]))
 
     def module_files(self, module: str, from_path: str) -> list[str]:
@@ -83,8 +139,12 @@ class Resolver:
                 found = [p for p in self.module_of if posixpath.basename(posixpath.dirname(p)) == folder]
         return sorted(dict.fromkeys(found))
 
-    def resolve(self, name: str, kind: str, from_path: str, imports: dict[str, str]) -> dict | None:
-        """The symbol a name used in ``from_path`` refers to, or None."""
+    def resolve(self, name: str, kind: str, from_path: str, imports: dict[str, str], receiver: str = "",
+                source: str = "") -> dict | None:
+        """The symbol a name used in ``from_path`` (by the symbol whose qualname is ``source``) refers to, or
+        None. ``receiver`` is what a called method is looked up on (``Ref.receiver``)."""
+        if kind == "calls" and receiver:
+            return self._method(name, receiver, from_path, imports, source)
         want = CLASSY if kind in ("extends", "implements") else CALLABLE
 
         def pick(cands: list[dict]) -> dict | None:
@@ -105,6 +165,94 @@ class Resolver:
             return hit
         return pick(self.by_name.get(name, []))
 
+    def _method(self, name: str, receiver: str, from_path: str, imports: dict[str, str],
+                source: str) -> dict | None:
+        if receiver in SELF_RECEIVERS or receiver == "super":
+            owner = owner_of(source)
+            if owner:  # a method of a type: the type's own hierarchy, or nothing (an external base's method)
+                return self._in_hierarchy(owner, name, from_path, skip_first=receiver == "super")
+            return self._by_receiver_name(name, receiver, from_path)
+        root, _, rest = receiver.partition(".")
+        if root in imports and not self._module_files_of(root, imports[root], from_path) \
+                and not root[:1].isupper() and "/" not in imports[root]:
+            return None  # a library module's function (os.path.join): never guessed
+        last = rest.rsplit(".", 1)[-1] if rest else root  # self.runner.invoke(): a method of what runners are
+        if last == EXPRESSION or not IDENT_RE.fullmatch(last) or last in SELF_RECEIVERS:
+            return self._by_receiver_name(name, last, from_path)
+        typ = self.resolve(last, "extends", from_path, imports)
+        if typ is not None and typ["kind"] in CLASSY and typ["name"] == last:  # Foo.create(), Foo::new()
+            hit = self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"])
+            if hit is not None:
+                return hit
+        elif re.fullmatch(r"[A-Z]\w*[a-z]\w*", last) and last.lower() not in self.types_by_flat:
+            return None  # a type from elsewhere (Vec::new(), Promise.all(), Math.max())
+        elif not rest and root in imports:  # a module (its function or type, never a method), or a name from one
+            files = self._module_files_of(root, imports[root], from_path)
+            hit = self._in_module(name, files) if files else None
+            if hit is not None:
+                return hit
+            if not files and not root[:1].isupper():  # a path the files do not show (Go's module paths)
+                top = self._functions(name)
+                return top[0] if len(top) == 1 else None
+        return self._by_receiver_name(name, last, from_path)
+
+    def _module_files_of(self, bound: str, module: str, from_path: str) -> list[str]:
+        """The project files of the module an import bound to ``bound`` (``from . import types`` binds the
+        module ``.types``), or none when it is a library's."""
+        sub = module + ("" if module.endswith(".") else ".") + bound
+        return self.module_files(sub, from_path) or self.module_files(module, from_path)
+
+    def _by_receiver_name(self, name: str, receiver: str, from_path: str) -> dict | None:
+        """The method ``name`` on a receiver of unknown type: of the one type named like the receiver, else of
+        the one type whose name it resembles, else of the one type defining it, else the only definition."""
+        flat = receiver.lower().replace("_", "")
+        types = {type_key(t["qualname"]) for t in self.types_by_flat.get(flat, [])}
+        if len(types) == 1:  # `group.parse_args()` with one type Group: its member, or an inherited one
+            hit = self._in_hierarchy(next(iter(types)), name, self.types_by_flat[flat][0]["path"])
+            if hit is not None:
+                return hit
+        cands = [s for s in self.by_name.get(name, []) if s["kind"] in CALLABLE]
+        members = [c for c in cands if owner_of(c["qualname"])]
+        exact = [c for c in members if owner_of(c["qualname"]).rsplit(".", 1)[-1].lower() == flat]
+        like = [c for c in members if resembles(receiver, owner_of(c["qualname"]))]
+        # each group holds the one before, so the first with one owner is the narrowest unambiguous answer
+        for group in (exact, like, members, cands):
+            if len({owner_of(c["qualname"]) for c in group}) == 1:
+                return next((c for c in group if c["path"] == from_path), group[0])
+        return None
+
+    def _functions(self, name: str) -> list[dict]:
+        """Top-level functions and types called ``name`` (no methods)."""
+        return [s for s in self.by_name.get(name, []) if s["kind"] in CALLABLE and not owner_of(s["qualname"])]
+
+    def _in_module(self, name: str, files: list[str], depth: int = 0) -> dict | None:
+        """A function or type ``name`` of a project module, followed through its re-exports (a package's
+        ``__init__`` importing it)."""
+        hit = next((s for s in self._functions(name) if s["path"] in files), None)
+        if hit is not None:
+            return hit
+        for f in files:
+            module = self.file_imports.get(f, {}).get(name)
+            if module and depth < 3:
+                hit = self._in_module(name, self.module_files(module, f), depth + 1)
+                if hit is not None:
+                    return hit
+        return None
+
+    def _in_hierarchy(self, owner: str, name: str, near_path: str, skip_first: bool = False) -> dict | None:
+        """The member ``name`` of type ``owner`` or of its nearest base type that has one."""
+        queue, seen = [owner], {owner}
+        while queue and len(seen) <= 32:
+            typ = queue.pop(0)
+            found = self.members.get((typ, name), []) if not (skip_first and typ == owner) else []
+            if found:
+                return next((s for s in found if s["path"] == near_path), found[0])
+            for base in self.bases.get(typ, []):
+                if base not in seen:
+                    seen.add(base)
+                    queue.append(base)
+        return None
+
 
 def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict]) -> list[dict]:
     """Every edge of a project: contains (parent -> member), calls, imports, extends, implements.
@@ -113,6 +261,7 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict]) -> 
     qualname, kind, name, line], ...], "imports": {name: module}}.
     """
     resolver = Resolver(symbols)
+    resolver.file_imports = {path: info.get("imports") or {} for path, info in files.items()}
     edges: dict[str, dict] = {}
 
     def add(path: str, source: str, kind: str, name: str, target: str, line: int) -> None:
@@ -127,17 +276,24 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict]) -> 
         parent = resolver.by_file_qual.get((s["path"], s["parent"] or ""))
         if parent is not None:
             add(s["path"], parent["id"], "contains", s["name"], s["id"], s["start_line"])
-    for path, info in sorted(files.items()):
-        imports = info.get("imports") or {}
-        for source_qual, kind, name, line in info.get("refs") or []:
-            src = resolver.by_file_qual.get((path, source_qual)) or resolver.module_of.get(path)
-            if src is None or not name:
-                continue
-            if kind == "imports":
-                targets = resolver.module_files(name, path)
-                target = resolver.module_of[targets[0]]["id"] if targets else ""
-                add(path, src["id"], kind, name, target, line)
-                continue
-            hit = resolver.resolve(name, kind, path, imports)
-            add(path, src["id"], kind, name, hit["id"] if hit is not None else "", line)
+    # base types first: method calls on self and super are resolved through them
+    order = {"extends": 0, "implements": 0}
+    refs = sorted(((order.get(ref[1], 1), path, ref) for path, info in files.items() for ref in info.get("refs") or []),
+                  key=lambda t: (t[0], t[1]))
+    for _, path, ref in refs:
+        source_qual, kind, name, line = ref[:4]
+        receiver = ref[4] if len(ref) > 4 else ""  # refs stored before receivers were recorded have none
+        imports = files[path].get("imports") or {}
+        src = resolver.by_file_qual.get((path, source_qual)) or resolver.module_of.get(path)
+        if src is None or not name:
+            continue
+        if kind == "imports":
+            targets = resolver.module_files(name, path)
+            target = resolver.module_of[targets[0]]["id"] if targets else ""
+            add(path, src["id"], kind, name, target, line)
+            continue
+        hit = resolver.resolve(name, kind, path, imports, receiver, source_qual)
+        if hit is not None and kind in order and type_key(hit["qualname"]) != type_key(source_qual):
+            resolver.bases[type_key(source_qual)].append(type_key(hit["qualname"]))
+        add(path, src["id"], kind, name, hit["id"] if hit is not None else "", line)
     return list(edges.values())

@@ -131,6 +131,15 @@ class CodeMixin:
                                 ["path", "content_hash", "size", "mtime", "status", "chunks"]).to_pylist()
         return {r["path"]: r for r in rows}
 
+    def code_vectors(self, project: str, paths: Iterable[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these files' chunks, by the text the model read for each (chunk_embed_text),
+        so that re-indexing a changed file embeds only the chunks whose text changed."""
+        where = f"project = {sql_quote(project)} AND {sql_in('path', sorted(set(paths)))}"
+        rows = self.lance.query("code_chunks", where, ["path", "breadcrumb", "signature", "content", "vector"])
+        texts = [chunk_embed_text(*r) for r in zip(*(rows.column(c).to_pylist()
+                                                     for c in ("path", "breadcrumb", "signature", "content")))]
+        return dict(zip(texts, vector_matrix(rows))) if texts else {}
+
     def code_write(self, project: str, files: list[dict], chunks: list[dict], symbols: list[dict],
                    remove_paths: Iterable[str] = ()) -> None:
         """Replace what is stored for some files of a project in one write; remove other paths entirely.
@@ -298,7 +307,7 @@ class CodeMixin:
         now = time.time()
         c = self.config.candidates(limit)
         with self._graph_lock:
-            seeds = self.symbol_index.mentioned_in(code_mentions(query[:2_000]))
+            seeds = self.symbol_index.mentioned_in(code_mentions(query[:2_000]), longest=True)
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
         jobs = {}

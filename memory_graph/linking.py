@@ -183,10 +183,11 @@ class EntityIndex:
         return None
 
     def mentioned_in(self, text: str, max_ngram: int = 4, fuzzy_cutoff: float | None = None,
-                     skip_types: tuple[str, ...] = ()) -> dict[str, float]:
+                     skip_types: tuple[str, ...] = (), longest: bool = False) -> dict[str, float]:
         """Entities whose name or alias a text names: exact on normal forms of 1-4 word n-grams, then fuzzy.
 
-        Returns entity id -> match weight (1.0 exact, the similarity ratio when fuzzy).
+        longest: words inside a longer match name nothing on their own (``Context.invoke`` is not also
+        every ``invoke``). Returns entity id -> match weight (1.0 exact, the similarity ratio when fuzzy).
         """
         toks = WORD_RE.findall(text)
         out: dict[str, float] = {}
@@ -195,6 +196,8 @@ class EntityIndex:
         for size in range(max_ngram, 0, -1):
             for i in range(len(toks) - size + 1):
                 if size == 1 and toks[i].lower() in STOPWORDS:
+                    continue
+                if longest and not matched_pos.isdisjoint(range(i, i + size)):
                     continue
                 key = norm("".join(toks[i:i + size]))
                 for eid in sorted(self.by_norm.get(key, ())):

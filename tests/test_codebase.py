@@ -41,7 +41,7 @@ def test_call_and_inheritance_edges_of_a_known_function_and_class(engine, repo):
     edges = edge_set(engine)
     assert ("load_settings", "calls", "parse_config") in edges
     assert ("parse_config", "calls", "JsonLoader") in edges
-    assert ("JsonLoader.load", "calls", "BaseLoader.read") in edges  # self.read: found in the same file
+    assert ("JsonLoader.load", "calls", "BaseLoader.read") in edges  # self.read: inherited from the base
     assert ("JsonLoader", "extends", "BaseLoader") in edges
     assert ("main", "calls", "load_settings") in edges  # across files, through the import
     assert ("UserHandler", "implements", "Handler") in edges
@@ -64,20 +64,28 @@ def test_unresolved_names_are_kept_not_dropped(engine, repo):
     assert ("json", "imports") in unresolved
 
 
-def test_second_run_reembeds_only_the_edited_file(engine, embedder, repo):
+def test_second_run_reembeds_only_the_edited_chunks_of_the_edited_file(engine, embedder, repo):
     idx(engine, repo)
-    before = {r["path"]: r["id"] for r in engine.lance.query("code_chunks", None, ["id", "path"]).to_pylist()}
+    rows = engine.lance.query("code_chunks", None, ["id", "path", "content", "vector"]).to_pylist()
+    before = {r["path"]: r["id"] for r in rows}
+    go_vectors = {r["content"]: r["vector"] for r in rows if r["path"] == "gosrc/mathutil.go"}
     first = embedder.texts_encoded
     r = idx(engine, repo)
     assert embedder.texts_encoded == first and r.files_indexed == 0 and r.files_unchanged == 18
     gopath = repo / "gosrc" / "mathutil.go"
     gopath.write_text(gopath.read_text().replace("total := 0", "total := 0 // running sum"))
     r = idx(engine, repo)
-    go_chunks = engine.lance.count("code_chunks", "path = 'gosrc/mathutil.go'")
-    assert r.files_indexed == 1 and embedder.texts_encoded - first == go_chunks == r.chunks_embedded
+    go = engine.lance.query("code_chunks", "path = 'gosrc/mathutil.go'", ["content", "vector"]).to_pylist()
+    edited = [c for c in go if "running sum" in c["content"]]
+    assert r.files_indexed == 1 and len(go) > len(edited) >= 1
+    # the file is cut again, but only the chunk whose text changed goes through the model
+    assert embedder.texts_encoded - first == len(edited) == r.chunks_embedded
+    assert all(c["vector"] == go_vectors[c["content"]] for c in go if c not in edited)
     after = {r["path"]: r["id"] for r in engine.lance.query("code_chunks", None, ["id", "path"]).to_pylist()}
     assert {p: i for p, i in after.items() if p != "gosrc/mathutil.go"} == \
         {p: i for p, i in before.items() if p != "gosrc/mathutil.go"}
+    r = idx(engine, repo, force=True)
+    assert r.chunks_embedded == r.chunks  # --force re-embeds everything
 
 
 def test_touching_a_file_without_changing_it_embeds_nothing(engine, embedder, repo):
@@ -180,7 +188,8 @@ def test_an_index_cut_by_an_older_chunker_is_cut_again_once(engine, repo):
     # as an index written before the chunker recorded its version: bare file hashes, same sizes and mtimes
     rows = engine.lance.query("files").to_pylist()
     engine.lance.upsert("files", [{**r, "content_hash": r["content_hash"].split(":", 1)[1]} for r in rows])
-    assert idx(engine, repo).files_indexed == 18
+    again = idx(engine, repo)
+    assert again.files_indexed == 18 and again.chunks_embedded == 0  # same chunk texts: their vectors are kept
     assert idx(engine, repo).files_indexed == 0
 
 

@@ -97,6 +97,17 @@ def test_entities_sharing_a_name_are_found_apart_and_removed_one_at_a_time():
     assert idx.mentioned_in("ask Orian", fuzzy_cutoff=0.8) == {}  # no name left to be close to
 
 
+def test_a_longest_match_leaves_the_words_inside_it_alone():
+    idx = EntityIndex()
+    idx.add("s1", "invoke", "method", ["Context.invoke"])
+    idx.add("s2", "invoke", "method", ["CliRunner.invoke"])
+    idx.add("s3", "Context", "class")
+    # each word also names something: by default every reading counts, with longest only the whole name
+    assert idx.mentioned_in("Context.invoke") == {"s1": 1.0, "s2": 1.0, "s3": 1.0}
+    assert idx.mentioned_in("Context.invoke", longest=True) == {"s1": 1.0}
+    assert idx.mentioned_in("Context.invoke or Context", longest=True) == {"s1": 1.0, "s3": 1.0}
+
+
 def test_split_identifier():
     assert split_identifier("getHTTPResponse_code") == ["get", "http", "response", "code"]
     assert "getuserbyid" in identifier_terms("call getUserById now").split()

@@ -1,0 +1,160 @@
+"""The names a parsed file uses: calls (with the receiver a method is called on), imports and base types.
+
+``codebase.resolve`` turns them into symbol edges once the whole project's symbols are known.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .languages import BODY_TYPES, NAME_TYPES, LangSpec
+
+IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
+_QUALIFIED = frozenset({"attribute", "member_expression", "scoped_identifier", "scoped_type_identifier",
+                        "qualified_name", "qualified_identifier", "dotted_name", "navigation_expression",
+                        "field_expression", "selector_expression", "qualified_type"})
+_SKIP_IN_HERITAGE = frozenset({"type_arguments", "type_parameters", "keyword_argument", "value_arguments",
+                               "arguments", "type_argument_list", "access_specifier", "comment"})
+#: fields holding the receiver where a grammar names the method apart from it (Java, Ruby, PHP)
+_RECEIVER_FIELDS = ("object", "receiver", "scope")
+#: receivers that are the enclosing type itself (``super`` is its base types)
+SELF_RECEIVERS = frozenset({"self", "this", "cls", "Self", "static"})
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(\s*(?:\.|::|->|\?\.)\s*[A-Za-z_$][\w$]*)*")
+#: the receiver of a method called on an expression that is not a name (``f().g()``, ``a[0].g()``)
+EXPRESSION = "()"
+
+
+@dataclass
+class Ref:
+    """A name used by a symbol, to be resolved against the project's symbols."""
+
+    source: str            # qualname of the symbol that uses the name ("" = the module)
+    kind: str              # calls | imports | extends | implements
+    name: str
+    line: int = 0
+    #: for a call, what the name is looked up on: "" for a plain call, else the receiver as a dotted name
+    #: (``self.runner`` in ``self.runner.invoke()``), ``super``, or EXPRESSION
+    receiver: str = ""
+
+
+def last_ident(text: str) -> str:
+    idents = IDENT_RE.findall(text)
+    return idents[-1] if idents else ""
+
+
+def heritage(node, spec: LangSpec, language: str) -> list[tuple[str, str]]:
+    """(extends | implements, name) of each base type a type definition names."""
+    found: list[tuple[str, str]] = []
+    superclasses = node.child_by_field_name("superclasses") if language == "python" else None
+    holders = [(superclasses, "extends")] if superclasses is not None else []
+    if language != "python":
+        queue = list(node.named_children)
+        while queue:
+            c = queue.pop(0)
+            if c.type in BODY_TYPES or c.type in ("class_body", "declaration_list"):
+                continue
+            if c.type in spec.heritage:
+                rel = spec.heritage[c.type]
+                if language == "kotlin":
+                    rel = "extends" if any(x.type == "constructor_invocation" for x in c.named_children) \
+                        else "implements"
+                holders.append((c, rel))
+            elif c.type in ("class_heritage", "delegation_specifiers", "super_interfaces", "type_list"):
+                queue.extend(c.named_children)
+    for holder, rel in holders:
+        for name in _names_in(holder):
+            r = rel
+            if language == "csharp" and re.match(r"I[A-Z]", name):
+                r = "implements"
+            found.append((r, name))
+    return found
+
+
+def _names_in(node) -> list[str]:
+    names: list[str] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in _SKIP_IN_HERITAGE:
+            continue
+        if n is not node and (n.type in NAME_TYPES or n.type in _QUALIFIED):
+            names.append(last_ident(n.text.decode("utf-8", errors="replace")))
+            continue
+        stack.extend(reversed(n.named_children))
+    return [n for n in dict.fromkeys(names) if n]
+
+
+def callee(node, field_name: str) -> tuple[str, str]:
+    """(name, receiver) of a call node; ("", "") when it calls what another call returned (``f()()``)."""
+    target = node.child_by_field_name(field_name) if field_name else None
+    if target is None:
+        target = node.named_children[0] if node.named_children else None
+    if target is None or target.type in ("call_expression", "call"):  # f()() : the inner call counts on its own
+        return "", ""
+    text = target.text.decode("utf-8", errors="replace")[:200]
+    name = last_ident(text)
+    if not name:
+        return "", ""
+    recv_node = next((r for f in _RECEIVER_FIELDS if (r := node.child_by_field_name(f)) is not None), None)
+    if recv_node is not None and recv_node != target:
+        before = recv_node.text.decode("utf-8", errors="replace")[-200:]
+    else:
+        before = text[:text.rfind(name)]
+    return name.lstrip("$"), receiver_key(before)
+
+
+def receiver_key(text: str) -> str:
+    """What a method is called on, from the source text before its name: a dotted name (``self.runner.``
+    gives ``self.runner``, ``Vec::<u8>::`` gives ``Vec``), ``super``, or EXPRESSION."""
+    t = re.sub(r"<[^<>]*>", "", text).strip().rstrip(".?!:->&").strip()
+    if not t:
+        return ""
+    if re.fullmatch(r"super\s*(\(.*\))?", t, re.S):
+        return "super"
+    if _DOTTED.fullmatch(t):
+        return ".".join(i.lstrip("$") for i in IDENT_RE.findall(t))
+    if t[-1] in ")]}\"'`":
+        return EXPRESSION
+    return last_ident(t).lstrip("$") or EXPRESSION
+
+
+def imports_of(node, out: Any) -> None:
+    """Record an import statement's module (``out.refs``) and the names it binds (``out.imports``)."""
+    text = node.text.decode("utf-8", errors="replace")
+    strings = re.findall(r"[\"'<]([^\"'<>]+)[\"'>]", text)
+    module_node = node.child_by_field_name("module_name")
+    if module_node is not None:
+        module = module_node.text.decode()
+    elif strings:
+        module = strings[0]
+    else:
+        body = re.sub(r"^\s*(import|use|using|from|#include|static)\s+", "", text).strip().rstrip(";")
+        module = re.split(r"\s+", body)[0] if body else ""
+    line = node.start_point[0] + 1
+    if not module:
+        return
+    if node.type in ("import_declaration", "preproc_include") and strings:
+        for m in strings:
+            out.refs.append(Ref("", "imports", m, line))
+            if node.type == "import_declaration":
+                out.imports[m.rsplit("/", 1)[-1]] = m
+        return
+    out.refs.append(Ref("", "imports", module, line))
+    if node.type == "import_from_statement":
+        names = [c for c in node.named_children if c != module_node]
+        for c in names:
+            ident = c.child_by_field_name("alias") or c
+            out.imports[last_ident(ident.text.decode())] = module
+            if c.type == "aliased_import":
+                out.imports[last_ident(ident.text.decode())] = module
+    elif node.type == "import_statement" and strings:
+        clause = text.split(" from ")[0] if " from " in text else ""
+        for ident in IDENT_RE.findall(clause):
+            if ident not in ("import", "type", "as", "from", "default"):
+                out.imports[ident] = module
+    else:
+        last = last_ident(module)
+        if last:
+            out.imports[last] = module

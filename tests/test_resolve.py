@@ -1,0 +1,164 @@
+"""Resolving calls to the symbols they reach: receivers, type hierarchies, modules (no stores involved)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from codebase.chunker import parse_file
+from codebase.refs import EXPRESSION, receiver_key
+from codebase.resolve import owner_of, resembles, resolve_edges, type_key
+
+PY = {
+    "pkg/__init__.py": "from .decorators import command\n",
+    "pkg/decorators.py": "def command(f=None):\n    return f\n",
+    "pkg/core.py": """
+        class Context:
+            def invoke(self, f):
+                return f()
+
+        class BaseCommand:
+            def invoke(self, ctx):
+                return ctx
+
+            def main(self):
+                ctx = Context()
+                self.invoke(ctx)
+                return ctx.invoke(len)
+
+        class Command(BaseCommand):
+            def run(self):
+                self.invoke(None)
+                return self.helper()
+
+            def invoke(self, ctx):
+                return super().invoke(ctx)
+        """,
+    "pkg/testing.py": """
+        class CliRunner:
+            def invoke(self, cli):
+                return cli
+        """,
+    "tests/test_it.py": """
+        import os
+        import pkg
+        from pkg import core
+
+        def join(a, b):
+            return a + b
+
+        def test_it(runner, thing):
+            runner.invoke(pkg.command)
+            pkg.command()
+            core.Context()
+            os.path.join("a", "b")
+            thing.invoke(1)
+            make().invoke(2)
+        """,
+}
+
+
+def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False) -> set:
+    """(source qualname, target qualname or "?name") of every call edge of a small project."""
+    symbols, refs = [], {}
+    for path, text in files.items():
+        parsed = parse_file(path, textwrap.dedent(text), language)
+        for s in parsed.symbols:
+            symbols.append({"id": f"{path}:{s.qualname}", "path": path, "name": s.name, "qualname": s.qualname,
+                            "kind": s.kind, "parent": s.parent, "start_line": s.start_line})
+        rows = [[r.source, r.kind, r.name, r.line, r.receiver] for r in parsed.refs]
+        refs[path] = {"refs": [r[:4] for r in rows] if strip_receivers else rows, "imports": parsed.imports}
+    qual = {s["id"]: s["qualname"] for s in symbols}
+    return {(qual[e["source"]], qual[e["target"]] if e["target"] else "?" + e["target_name"])
+            for e in resolve_edges("demo", symbols, refs) if e["kind"] == "calls"}
+
+
+def test_a_method_call_reaches_the_type_its_receiver_names():
+    edges = edges_of(PY)
+    # self: the enclosing class, then its bases; super: the bases only
+    assert ("BaseCommand.main", "BaseCommand.invoke") in edges
+    assert ("Command.run", "Command.invoke") in edges
+    assert ("Command.invoke", "BaseCommand.invoke") in edges
+    # a receiver of unknown type: the one type whose name it resembles
+    assert ("BaseCommand.main", "Context.invoke") in edges          # ctx -> Context
+    assert ("test_it", "CliRunner.invoke") in edges                 # runner -> CliRunner
+    # a module: through the package's re-export, and `from pkg import core` binds the module pkg/core.py
+    assert ("test_it", "command") in edges and ("test_it", "Context") in edges
+    # what cannot be known stays a name, never a guess: several types define invoke, and none is like
+    # `thing` or a call's result; self.helper is in no class of the hierarchy; os is a library
+    assert not {("test_it", t) for t in ("Context.invoke", "BaseCommand.invoke", "Command.invoke")} & edges
+    assert ("test_it", "?invoke") in edges
+    assert ("Command.run", "?helper") in edges
+    assert ("test_it", "join") not in edges and ("test_it", "?join") in edges
+
+
+def test_without_receivers_the_same_calls_were_guessed_wrong():
+    # refs stored before receivers were recorded (four fields) still resolve, the old way
+    old = edges_of(PY, strip_receivers=True)
+    assert ("test_it", "CliRunner.invoke") not in old and ("test_it", "join") in old
+    assert ("Command.invoke", "BaseCommand.invoke") not in old
+
+
+def test_receivers_in_other_languages():
+    java = {"A.java": """
+        class Base { void greet() {} }
+        class A extends Base {
+            void run(Printer printer) { this.greet(); printer.print(); Util.help(); }
+        }
+        class Printer { void print() {} }
+        class Screen { void print() {} }
+        class Util { static void help() {} }
+        """}
+    edges = edges_of(java, "java")
+    assert {("A.run", "Base.greet"), ("A.run", "Printer.print"), ("A.run", "Util.help")} <= edges
+    rust = {"src/lib.rs": """
+        struct Chain<'a> { n: usize }
+        impl<'a> Chain<'a> {
+            fn new() -> Self { Self::empty() }
+            fn empty() -> Self { Chain { n: 0 } }
+        }
+        impl Chain<'_> {
+            fn len(&self) -> usize { self.n }
+            fn size(&self) -> usize { self.len() + Vec::<u8>::new().len() }
+        }
+        """}
+    edges = {(type_key(a), type_key(b)) for a, b in edges_of(rust, "rust")}
+    # generic arguments differ between impl blocks; Self:: and self. still reach the type
+    assert ("Chain.new", "Chain.empty") in edges and ("Chain.size", "Chain.len") in edges
+    assert ("Chain.size", "?new") in edges and ("Chain.size", "Chain.new") not in edges  # Vec::new is not ours
+
+
+def test_receiver_key_keeps_names_and_marks_expressions():
+    assert receiver_key("self.runner.") == "self.runner"
+    assert receiver_key("Vec::<u8>::") == "Vec" and receiver_key("$this->") == "this"
+    assert receiver_key("super().") == "super" and receiver_key("") == ""
+    assert receiver_key("f().") == receiver_key('"x".') == receiver_key("a[0].") == EXPRESSION
+
+
+def test_type_keys_drop_generics_overload_marks_and_impl_headers():
+    assert type_key("impl Display for Wrapper<Vec<T>>") == "Wrapper"
+    assert owner_of("Chain<'a>.size_hint") == "Chain" and owner_of("Context.invoke''") == "Context"
+    assert owner_of("helper") == "" and owner_of("capture.Backtrace.new") == "capture.Backtrace"
+
+
+IDENT = st.from_regex(r"[A-Z][a-z]{2,6}([A-Z][a-z]{2,6}){0,2}", fullmatch=True)
+
+
+@given(IDENT)
+def test_a_type_resembles_its_own_name_and_tail_in_any_case(name):
+    assert resembles(name, name) and resembles(name.lower(), name)
+    tail = name[[i for i, c in enumerate(name) if c.isupper()][-1]:]
+    assert resembles(tail[0].lower() + tail[1:], name)  # runner ~ CliRunner
+
+
+def _tails(camel: str) -> set[str]:
+    return {camel[i:].lower() for i, c in enumerate(camel) if c.isupper()}
+
+
+@given(IDENT, IDENT)
+def test_resemblance_needs_a_shared_tail_or_an_abbreviation_with_the_same_first_letter(receiver, type_name):
+    if resembles(receiver, type_name):
+        assert _tails(receiver) & _tails(type_name) or any(t[0] == receiver[0].lower() for t in _tails(type_name))
+    assert not resembles("thing", "Context") and not resembles("ctx", "Command") and resembles("ctx", "Context")
