@@ -146,7 +146,10 @@ def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as
     if as_json:
         _json(res)
         return
-    _print_symbols(res["results"], f"{relation} of {res['symbol']['qualname']}")
+    title = f"{relation} of {res['symbol']['qualname']}"
+    if res.get("overloads"):  # asked as one: calls cannot tell them apart
+        title += " with its overloads at lines " + ", ".join(str(o["start_line"]) for o in res["overloads"])
+    _print_symbols(res["results"], title)
     if res["unresolved"]:
         out.print("outside the project: " + ", ".join(res["unresolved"]))
 

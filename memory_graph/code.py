@@ -450,24 +450,39 @@ class CodeMixin:
         with self._lock:
             self._sync_with_others(locked=False)
         start = self._symbol_id(symbol, project)
+        starts = [start, *self._overloads(start)]
         kinds, direction = SYMBOL_RELATIONS[relation]
         with self._graph_lock:
-            found = self.code_graph.related(start, depth=depth, direction=direction, types=kinds.split("|"),
+            found = self.code_graph.related(starts, depth=depth, direction=direction, types=kinds.split("|"),
                                             limit=limit)
         ids = [f["id"] for f in found]
-        info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + [start], [
+        info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + starts, [
             "id", "name", "qualname", "kind", "path", "start_line", "signature"]).to_pylist()}
         results = [{**{k: info[f["id"]][k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
                     "distance": f["distance"], "edge": f["edge_type"]} for f in found if f["id"] in info]
         unresolved: list[str] = []
         if direction == "out":
-            where = (f"source = {sql_quote(start)} AND target = '' AND "
+            where = (f"{sql_in('source', starts)} AND target = '' AND "
                      f"{sql_in('kind', kinds.split('|'))}")
             unresolved = sorted(set(self.lance.query("symbol_edges", where, ["target_name"])
                                     .column("target_name").to_pylist()))
         s = info[start]
-        return {"symbol": {k: s[k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
-                "relation": relation, "results": results, "unresolved": unresolved}
+        out = {"symbol": {k: s[k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
+               "relation": relation, "results": results, "unresolved": unresolved}
+        if len(starts) > 1:
+            out["overloads"] = [{k: info[i][k] for k in ("id", "qualname", "start_line", "signature")}
+                                for i in starts[1:] if i in info]
+        return out
+
+    def _overloads(self, symbol_id: str) -> list[str]:
+        """The other definitions of a symbol's qualified name in its scope (``@overload`` stubs and the
+        implementation, Java's or C++'s overloads): calls name all of them alike, so they are asked as one."""
+        g = self.code_graph
+        with self._graph_lock:
+            base = str(g.attrs(symbol_id).get("name", "")).rstrip("'")
+            containers = [u for u, *_ in g.neighbors(symbol_id, "in", ["contains"])]
+            return [n for c in containers[:1] for n, *_ in g.neighbors(c, "out", ["contains"])
+                    if n != symbol_id and str(g.attrs(n).get("name", "")).rstrip("'") == base]
 
 
 def _tuple(values, name: str) -> tuple[str, ...]:

@@ -243,11 +243,12 @@ class Graph:
                for mid, ents in self._mentions.items() for eid in ents]
         return out + list(self.g.edges(keys=True, data=True))
 
-    def related(self, node: str, depth: int = 1, direction: str = "both",
+    def related(self, node: str | list[str], depth: int = 1, direction: str = "both",
                 types: Iterable[str] | None = None, limit: int = 200) -> list[dict]:
-        """Breadth-first neighbours up to ``depth`` hops: node, distance, the edge that reached it."""
-        seen = {node}
-        frontier = [node]
+        """Breadth-first neighbours of a node (or of several, as one) up to ``depth`` hops: node, distance,
+        the edge that reached it."""
+        frontier = [node] if isinstance(node, str) else list(node)
+        seen = set(frontier)
         out: list[dict] = []
         for dist in range(1, depth + 1):
             nxt = []

@@ -375,7 +375,9 @@ def build_server(state: ServerState) -> MCPServer:
                               "members", "container"] = "callers",
             depth: Annotated[int, Field(ge=1, le=3)] = 1, project: Project = None,
             limit: Limit = 50) -> dict[str, Any]:
-        """Callers, callees, imports, subclasses (and more) of a symbol, depth-limited."""
+        """Callers, callees, imports, subclasses (and more) of a symbol, depth-limited.
+
+        Overloads of one name in one scope are asked as one (listed under ``overloads``)."""
         return state.engine().symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
 
     @mcp.tool(annotations=READ)
