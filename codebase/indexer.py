@@ -296,7 +296,7 @@ class Indexer:
             return
         self._report("resolve", 0, 1)
         symbols, files = self.engine.code_symbols_and_refs(self.project)
-        edges = resolve_edges(self.project, symbols, files)
+        edges = resolve_edges(self.project, symbols, files, package=Path(self.root).name)
         self.engine.code_replace_edges(self.project, edges, stamp)
         self._report("resolve", 1, 1)
 

@@ -135,6 +135,19 @@ def imports_of(node, out: Any) -> None:
     line = node.start_point[0] + 1
     if not module:
         return
+    if node.type == "import_statement" and not strings:  # Python: import a.b, c as d
+        for c in node.named_children:
+            name = c.child_by_field_name("name") if c.type == "aliased_import" else c
+            alias = c.child_by_field_name("alias") if c.type == "aliased_import" else None
+            if name is None or name.type != "dotted_name":
+                continue
+            dotted = name.text.decode("utf-8", errors="replace")
+            out.refs.append(Ref("", "imports", dotted, line))
+            if alias is not None:
+                out.imports[alias.text.decode("utf-8", errors="replace")] = dotted
+            else:  # `import os.path` binds os
+                out.imports[dotted.split(".")[0]] = dotted.split(".")[0]
+        return
     if node.type in ("import_declaration", "preproc_include") and strings:
         for m in strings:
             out.refs.append(Ref("", "imports", m, line))

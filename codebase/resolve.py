@@ -15,6 +15,7 @@ import hashlib
 import posixpath
 import re
 from collections import defaultdict
+from functools import lru_cache
 from typing import Iterable
 
 from .refs import EXPRESSION, IDENT_RE, SELF_RECEIVERS
@@ -29,6 +30,7 @@ def edge_id(project: str, source: str, kind: str, name: str, target: str) -> str
     return "edge_" + hashlib.sha1(raw).hexdigest()[:24]
 
 
+@lru_cache(maxsize=65_536)
 def type_key(qualname: str) -> str:
     """A type's qualname as its members name it: no generic arguments or overload marks, and a Rust impl
     block (``impl Display for Wrapper<T>``) as the type it is for (``Wrapper``)."""
@@ -39,28 +41,40 @@ def type_key(qualname: str) -> str:
     return q.replace("'", "").strip()
 
 
+@lru_cache(maxsize=65_536)
 def owner_of(qualname: str) -> str:
     """The type_key of the type a member belongs to ("" for a top-level name)."""
     head, dot, _ = type_key(qualname).rpartition(".")
     return head if dot else ""
 
 
+@lru_cache(maxsize=65_536)
 def resembles(receiver: str, type_name: str) -> bool:
     """Whether a variable's name suggests this type: a camel-case or snake_case tail of the one is a tail of
     the other (``runner`` and CliRunner, ``currentQuery`` and Query), or abbreviates one keeping its first
-    letter (``ctx`` and Context)."""
-    ours, theirs = _tails(receiver), _tails(type_name.rsplit(".", 1)[-1])
+    letter (``ctx`` and Context); a name of one or two letters is the type's initials (Go's receivers: ``c``
+    and Command, ``fs`` and FlagSet; networkx's ``G`` and Graph)."""
+    type_name = type_name.rsplit(".", 1)[-1]
+    receiver = receiver.rstrip("0123456789") or receiver  # G1, G2: two graphs
+    ours, theirs = _tails(receiver), _tails(type_name)
     if not ours or not theirs:
         return False
     if ours & theirs:
         return True
     r = receiver.lower().replace("_", "")
-    return len(r) >= 3 and any(r[0] == t[0] and _subsequence(r, t) for t in theirs)
+    if len(r) <= 2:
+        return r == "".join(w[0] for w in _words(type_name)).lower()
+    return any(r[0] == t[0] and _subsequence(r, t) for t in theirs)
 
 
-def _tails(name: str) -> set[str]:
-    words = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)
-    return {"".join(words[i:]).lower() for i in range(len(words))}
+def _words(name: str) -> list[str]:
+    return re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)
+
+
+@lru_cache(maxsize=65_536)
+def _tails(name: str) -> frozenset[str]:
+    words = _words(name)
+    return frozenset("".join(words[i:]).lower() for i in range(len(words)))
 
 
 def _subsequence(short: str, long: str) -> bool:
@@ -76,7 +90,8 @@ def _strip_ext(path: str) -> str:
 class Resolver:
     """Indexes a project's symbols once, then resolves names from any of its files."""
 
-    def __init__(self, symbols: Iterable[dict]) -> None:
+    def __init__(self, symbols: Iterable[dict], package: str = "") -> None:
+        self.package = package  # the project folder's name, as its own modules may import it
         self.by_file_name: dict[tuple[str, str], list[dict]] = defaultdict(list)
         self.by_name: dict[str, list[dict]] = defaultdict(list)
         self.by_file_qual: dict[tuple[str, str], dict] = {}
@@ -87,6 +102,8 @@ class Resolver:
         #: type qualname -> qualnames of its base types in the project (filled by resolve_edges)
         self.bases: dict[str, list[str]] = defaultdict(list)
         self.file_imports: dict[str, dict[str, str]] = {}   # path -> imported name -> module (resolve_edges)
+        self._module_cache: dict[tuple[str, str], list[str]] = {}
+        self._subtypes: dict[str, set[str]] | None = None   # base -> direct subtypes, once bases are known
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
             if s["kind"] == "module":
@@ -107,7 +124,21 @@ class Resolver:
 
     def module_files(self, module: str, from_path: str) -> list[str]:
         """Project files a module string names ('app.config', './format', 'stdio.h', 'pkg/mathutil')."""
+        # only a relative module depends on where it is imported from
+        key = (module, posixpath.dirname(from_path) if module.strip().startswith(".") else "")
+        if key not in self._module_cache:
+            self._module_cache[key] = self._module_files(module, from_path)
+        return self._module_cache[key]
+
+    def _module_files(self, module: str, from_path: str) -> list[str]:
         m = module.strip()
+        if self.package and (m == self.package or m.startswith(self.package + ".")):
+            # the project is the package itself (networkx indexed at networkx/): `import networkx.utils`
+            inner = m[len(self.package) + 1:]
+            found = self._module_files(inner, from_path) if inner else \
+                [p for p in ("__init__.py",) if p in self.module_of]
+            if found:
+                return found
         if not m:
             return []
         if m.startswith("."):
@@ -154,10 +185,8 @@ class Resolver:
         hit = pick(self.by_file_name.get((from_path, name), []))
         if hit is not None:
             return hit
-        if name in imports:
-            files = self.module_files(imports[name], from_path)
-            cands = [s for f in files for s in self.by_file_name.get((f, name), [])]
-            return pick(cands)  # imported from outside the project: unresolved, never guessed
+        if name in imports:  # imported from outside the project: unresolved, never guessed
+            return pick(self._exported(name, self.module_files(imports[name], from_path)))
         folder = posixpath.dirname(from_path)
         same_dir = [s for s in self.by_name.get(name, []) if posixpath.dirname(s["path"]) == folder]
         hit = pick(same_dir)
@@ -174,7 +203,7 @@ class Resolver:
             return self._by_receiver_name(name, receiver, from_path)
         root, _, rest = receiver.partition(".")
         if root in imports and not self._module_files_of(root, imports[root], from_path) \
-                and not root[:1].isupper() and "/" not in imports[root]:
+                and not root[:1].isupper() and not _project_path(imports[root]):
             return None  # a library module's function (os.path.join): never guessed
         last = rest.rsplit(".", 1)[-1] if rest else root  # self.runner.invoke(): a method of what runners are
         if last == EXPRESSION or not IDENT_RE.fullmatch(last) or last in SELF_RECEIVERS:
@@ -184,14 +213,14 @@ class Resolver:
             hit = self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"])
             if hit is not None:
                 return hit
-        elif re.fullmatch(r"[A-Z]\w*[a-z]\w*", last) and last.lower() not in self.types_by_flat:
+        elif re.fullmatch(r"[A-Z]\w*[a-z]\w*", last) and last.lower().replace("_", "") not in self.types_by_flat:
             return None  # a type from elsewhere (Vec::new(), Promise.all(), Math.max())
         elif not rest and root in imports:  # a module (its function or type, never a method), or a name from one
             files = self._module_files_of(root, imports[root], from_path)
             hit = self._in_module(name, files) if files else None
             if hit is not None:
                 return hit
-            if not files and not root[:1].isupper():  # a path the files do not show (Go's module paths)
+            if not files and not root[:1].isupper():  # a project path the files do not show (_project_path)
                 top = self._functions(name)
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path)
@@ -204,7 +233,9 @@ class Resolver:
 
     def _by_receiver_name(self, name: str, receiver: str, from_path: str) -> dict | None:
         """The method ``name`` on a receiver of unknown type: of the one type named like the receiver, else of
-        the one type whose name it resembles, else of the one type defining it, else the only definition."""
+        the one type whose name it resembles, else of the one type defining it, else the only definition.
+        Where several types define it and one is a base of all the others (Graph, DiGraph, MultiGraph), the
+        base's: what overrides of it are called through, as an IDE's usages of the base method include them."""
         flat = receiver.lower().replace("_", "")
         types = {type_key(t["qualname"]) for t in self.types_by_flat.get(flat, [])}
         if len(types) == 1:  # `group.parse_args()` with one type Group: its member, or an inherited one
@@ -217,27 +248,51 @@ class Resolver:
         like = [c for c in members if resembles(receiver, owner_of(c["qualname"]))]
         # each group holds the one before, so the first with one owner is the narrowest unambiguous answer
         for group in (exact, like, members, cands):
-            if len({owner_of(c["qualname"]) for c in group}) == 1:
+            owners = {owner_of(c["qualname"]) for c in group}
+            if len(owners) > 1:
+                owners = {o for o in owners if owners - {o} <= self._descendants(o)}
+                group = [c for c in group if owner_of(c["qualname"]) in owners]
+            if len(owners) == 1:
                 return next((c for c in group if c["path"] == from_path), group[0])
         return None
+
+    def _descendants(self, typ: str) -> set[str]:
+        """Every type that has ``typ`` among its bases, at any depth."""
+        if self._subtypes is None:
+            self._subtypes = defaultdict(set)
+            for sub, bases in self.bases.items():
+                for b in bases:
+                    self._subtypes[b].add(sub)
+        out: set[str] = set()
+        stack = [typ]
+        while stack:
+            for sub in self._subtypes.get(stack.pop(), ()):
+                if sub not in out:
+                    out.add(sub)
+                    stack.append(sub)
+        return out
 
     def _functions(self, name: str) -> list[dict]:
         """Top-level functions and types called ``name`` (no methods)."""
         return [s for s in self.by_name.get(name, []) if s["kind"] in CALLABLE and not owner_of(s["qualname"])]
 
-    def _in_module(self, name: str, files: list[str], depth: int = 0) -> dict | None:
-        """A function or type ``name`` of a project module, followed through its re-exports (a package's
-        ``__init__`` importing it)."""
-        hit = next((s for s in self._functions(name) if s["path"] in files), None)
-        if hit is not None:
-            return hit
+    def _in_module(self, name: str, files: list[str]) -> dict | None:
+        """A function or type ``name`` of a project module (not a method), through its re-exports."""
+        return next((s for s in self._exported(name, files) if not owner_of(s["qualname"])), None)
+
+    def _exported(self, name: str, files: list[str], depth: int = 0) -> list[dict]:
+        """The symbols called ``name`` that these project files define or, failing that, import from another
+        project module (a package's ``__init__`` re-exporting it), up to three re-exports deep."""
+        found = [s for f in files for s in self.by_file_name.get((f, name), [])]
+        if found or depth >= 3:
+            return found
         for f in files:
             module = self.file_imports.get(f, {}).get(name)
-            if module and depth < 3:
-                hit = self._in_module(name, self.module_files(module, f), depth + 1)
-                if hit is not None:
-                    return hit
-        return None
+            if module:
+                found = self._exported(name, self.module_files(module, f), depth + 1)
+                if found:
+                    return found
+        return []
 
     def _in_hierarchy(self, owner: str, name: str, near_path: str, skip_first: bool = False) -> dict | None:
         """The member ``name`` of type ``owner`` or of its nearest base type that has one."""
@@ -254,13 +309,20 @@ class Resolver:
         return None
 
 
-def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict]) -> list[dict]:
+def _project_path(module: str) -> bool:
+    """Whether a module string the project's files do not show may still be the project's own: a path
+    (Go's module paths) or a Rust path from the crate."""
+    return "/" in module or module.startswith(("crate::", "self::", "super::"))
+
+
+def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], package: str = "") -> list[dict]:
     """Every edge of a project: contains (parent -> member), calls, imports, extends, implements.
 
     symbols: rows with id, path, name, qualname, kind, parent, start_line. files: path -> {"refs": [[source
-    qualname, kind, name, line], ...], "imports": {name: module}}.
+    qualname, kind, name, line, receiver], ...], "imports": {name: module}}. package: the project folder's
+    name, under which its modules may import each other.
     """
-    resolver = Resolver(symbols)
+    resolver = Resolver(symbols, package)
     resolver.file_imports = {path: info.get("imports") or {} for path, info in files.items()}
     edges: dict[str, dict] = {}
 

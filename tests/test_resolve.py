@@ -60,7 +60,8 @@ PY = {
 }
 
 
-def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False) -> set:
+def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False,
+             package: str = "") -> set:
     """(source qualname, target qualname or "?name") of every call edge of a small project."""
     symbols, refs = [], {}
     for path, text in files.items():
@@ -72,7 +73,7 @@ def edges_of(files: dict[str, str], language: str = "python", strip_receivers: b
         refs[path] = {"refs": [r[:4] for r in rows] if strip_receivers else rows, "imports": parsed.imports}
     qual = {s["id"]: s["qualname"] for s in symbols}
     return {(qual[e["source"]], qual[e["target"]] if e["target"] else "?" + e["target_name"])
-            for e in resolve_edges("demo", symbols, refs) if e["kind"] == "calls"}
+            for e in resolve_edges("demo", symbols, refs, package) if e["kind"] == "calls"}
 
 
 def test_a_method_call_reaches_the_type_its_receiver_names():
@@ -99,6 +100,57 @@ def test_without_receivers_the_same_calls_were_guessed_wrong():
     old = edges_of(PY, strip_receivers=True)
     assert ("test_it", "CliRunner.invoke") not in old and ("test_it", "join") in old
     assert ("Command.invoke", "BaseCommand.invoke") not in old
+
+
+GRAPHS = {
+    "__init__.py": "from .classes import Graph\n",
+    "classes/__init__.py": "from .graph import Graph, DiGraph\n",
+    "classes/graph.py": """
+        class Graph:
+            def add_edge(self, u, v): ...
+            def remove(self, u): ...
+
+        class DiGraph(Graph):
+            def add_edge(self, u, v): ...
+            def remove(self, u): ...
+        """,
+    "classes/multi.py": """
+        from .graph import Graph
+
+        class MultiGraph(Graph):
+            def remove(self, u): ...
+        """,
+    "io.py": """
+        class Writer:
+            def add_edge(self, u, v): ...
+        """,
+    "algo.py": """
+        import mygraphs as nx
+
+        def build(G, G2, thing):
+            H = nx.Graph()
+            G.add_edge(1, 2)
+            G2.add_edge(2, 3)
+            thing.remove(1)
+            return H
+        """,
+}
+
+
+def test_a_package_indexed_at_its_own_folder_imports_itself_by_name():
+    edges = edges_of(GRAPHS, package="mygraphs")
+    assert ("build", "Graph") in edges  # nx.Graph: mygraphs/__init__ -> classes/__init__ -> classes/graph
+    # G and G2 are Graph's initials; remove is defined by Graph and two of its subtypes: the base's
+    assert ("build", "Graph.add_edge") in edges and ("build", "Graph.remove") in edges
+    assert ("build", "Writer.add_edge") not in edges
+    # without the folder's name, `import mygraphs` looks like a library's: nothing of it is guessed
+    assert ("build", "?Graph") in edges_of(GRAPHS)
+
+
+def test_python_imports_bind_what_python_binds():
+    parsed = parse_file("x.py", "import os.path\nimport networkx as nx, numpy\nimport a.b.c as abc\n", "python")
+    assert parsed.imports == {"os": "os", "nx": "networkx", "numpy": "numpy", "abc": "a.b.c"}
+    assert [r.name for r in parsed.refs] == ["os.path", "networkx", "numpy", "a.b.c"]
 
 
 def test_receivers_in_other_languages():
