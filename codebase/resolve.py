@@ -1,9 +1,11 @@
 """Turn the names a file uses into symbol edges: same file, then imports, then same folder, then the project.
 
 A method call is resolved through what it is called on: ``self.m()`` in the enclosing type and its bases,
-``Foo.m()`` in the type Foo, ``mod.m()`` in an imported project module; on any other receiver, the one type
-defining m whose name the receiver's resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context),
-else the only definition of m. A call that stays ambiguous is left unresolved rather than guessed.
+``super().m()`` in the bases, ``Foo.m()`` in the type Foo, ``mod.m()`` in an imported project module (through
+a package's re-exports). On any other receiver: in the type named like it, else in the one type defining m
+whose name the receiver's resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context,
+``G.add_edge`` -> Graph), else in the one type defining m at all; where several types define m and one is a
+base of all the others, the base's. A call that stays ambiguous is left unresolved rather than guessed.
 
 What cannot be resolved (a library call, a builtin, an external base class) is kept as an edge with an empty
 target and the name, so `callees` can still say what a function calls.
@@ -185,7 +187,7 @@ class Resolver:
         hit = pick(self.by_file_name.get((from_path, name), []))
         if hit is not None:
             return hit
-        if name in imports:  # imported from outside the project: unresolved, never guessed
+        if name in imports:  # only where the import leads: a library's name is never guessed
             return pick(self._exported(name, self.module_files(imports[name], from_path)))
         folder = posixpath.dirname(from_path)
         same_dir = [s for s in self.by_name.get(name, []) if posixpath.dirname(s["path"]) == folder]
@@ -244,7 +246,7 @@ class Resolver:
                 return hit
         cands = [s for s in self.by_name.get(name, []) if s["kind"] in CALLABLE]
         members = [c for c in cands if owner_of(c["qualname"])]
-        exact = [c for c in members if owner_of(c["qualname"]).rsplit(".", 1)[-1].lower() == flat]
+        exact = [c for c in members if owner_of(c["qualname"]).rsplit(".", 1)[-1].lower().replace("_", "") == flat]
         like = [c for c in members if resembles(receiver, owner_of(c["qualname"]))]
         # each group holds the one before, so the first with one owner is the narrowest unambiguous answer
         for group in (exact, like, members, cands):
