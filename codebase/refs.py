@@ -98,10 +98,13 @@ def callee(node, field_name: str) -> tuple[str, str]:
     if not name:
         return "", ""
     recv_node = next((r for f in _RECEIVER_FIELDS if (r := node.child_by_field_name(f)) is not None), None)
+    at = text.rfind(name)
+    if at > 0 and text[at - 1] == "#":  # this.#update(): a private member's name keeps its mark
+        name, at = "#" + name, at - 1
     if recv_node is not None and recv_node != target:
         before = recv_node.text.decode("utf-8", errors="replace")[-200:]
     else:
-        before = text[:text.rfind(name)]
+        before = text[:at]
     return name.lstrip("$"), receiver_key(before)
 
 

@@ -182,6 +182,19 @@ def test_receivers_in_other_languages():
     assert ("Chain.size", "?new") in edges and ("Chain.size", "Chain.new") not in edges  # Vec::new is not ours
 
 
+def test_a_private_member_is_called_by_its_marked_name():
+    ts = {"q.ts": """
+        class QueryObserver {
+          #updateQuery(): void {}
+          updateQuery(): void {}
+          setOptions(): void { this.#updateQuery() }
+        }
+        """}
+    edges = edges_of(ts, "typescript")
+    assert ("QueryObserver.setOptions", "QueryObserver.#updateQuery") in edges
+    assert ("QueryObserver.setOptions", "QueryObserver.updateQuery") not in edges
+
+
 def test_receiver_key_keeps_names_and_marks_expressions():
     assert receiver_key("self.runner.") == "self.runner"
     assert receiver_key("Vec::<u8>::") == "Vec" and receiver_key("$this->") == "this"
