@@ -23,8 +23,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: bumped whenever the same source would give other chunks or symbols, so existing indexes are cut again:
 #: 2 = doc comments join their definitions, JavaScript's assigned functions, module code split per stretch;
 #: 3 = calls record their receiver; 4 = Python's `import a.b` binds a, `import x as y` binds y; 5 = calls of
-#: private members keep their mark (`this.#update()`). A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "5"
+#: private members keep their mark (`this.#update()`); 6 = a file not in UTF-8 is read in its declared encoding
+#: or Windows-1252. A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "6"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})

@@ -24,7 +24,7 @@ def _print_report(r: IndexReport) -> None:
                  ("files unchanged", r.files_unchanged), ("files removed", r.files_removed),
                  ("skipped", skipped), ("chunks", r.chunks), ("chunks embedded", r.chunks_embedded),
                  ("symbols", r.symbols), ("edges", f"{r.edges} ({r.unresolved_edges} unresolved)"),
-                 ("parse errors", r.parse_errors), ("invalid UTF-8", r.decode_errors),
+                 ("parse errors", r.parse_errors), ("not UTF-8", r.decode_errors),
                  ("seconds", f"{r.seconds} (embedding {r.embed_seconds})")]:
         t.add_row(k, str(v))
     out.print(t)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import subprocess
 import threading
 import time
@@ -50,7 +51,7 @@ class IndexReport:
     edges: int = 0
     unresolved_edges: int = 0
     parse_errors: int = 0
-    decode_errors: int = 0
+    decode_errors: int = 0  # files not in UTF-8 (read as `decode` says)
     seconds: float = 0.0
     embed_seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -90,12 +91,35 @@ def _symbol_id(project: str, path: str, qualname: str, kind: str) -> str:
     return "sym_" + hashlib.sha1(f"{project}\x00{path}\x00{qualname}\x00{kind}".encode()).hexdigest()[:24]
 
 
+_CODING = re.compile(rb"coding[:=][ \t]*([-\w.]+)")
+
+
 def decode(data: bytes) -> tuple[str, bool]:
-    """Text of a file; invalid UTF-8 is replaced (and reported), never fatal."""
+    """Text of a file, and whether it was not UTF-8; never fatal.
+
+    A file that is not UTF-8 is read in the encoding its first two lines declare (PEP 263's
+    ``# -*- coding: latin-1 -*-``, which Emacs and Vim modelines share), else as mostly-UTF-8 with damage
+    (replacement characters) when valid multi-byte characters outnumber the invalid bytes, else as
+    Windows-1252 (a superset of Latin-1's printable range), so that ``café`` stays ``café``.
+    """
     try:
         return data.decode("utf-8-sig"), False
     except UnicodeDecodeError:
-        return data.decode("utf-8", errors="replace"), True
+        pass
+    m = _CODING.search(b"\n".join(data.split(b"\n", 2)[:2]))
+    if m:
+        try:
+            return data.decode(m.group(1).decode("ascii")), True
+        except (LookupError, UnicodeDecodeError):
+            pass
+    text = data.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd")
+    if sum(ord(ch) > 127 for ch in text) - bad > bad:
+        return text, True
+    try:
+        return data.decode("cp1252"), True
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), True
 
 
 class Indexer:

@@ -351,7 +351,20 @@ def test_hostile_files_are_skipped_counted_and_never_stop_the_run(engine, repo, 
     assert {"latin1.py", "broken.py"} <= paths
     assert not paths & {".env", "id_rsa", "server.pem", "blob.py", "huge.py", "debug.log", "docs/GUIDE.md",
                         "node_modules/lib/index.js", "generated/out.py", "locked.py"}
-    assert engine.search_code("caf", limit=3)[0].record["path"] == "latin1.py"  # é was undecodable: replaced
+    assert engine.search_code("café déjà vu", limit=3)[0].record["path"] == "latin1.py"  # read as Windows-1252
+    assert [s["qualname"] for s in engine.find_symbols("café", project="demo")] == ["café"]
+
+
+@pytest.mark.parametrize("data, text, flagged", [
+    ("café = 'déjà vu'\n".encode("utf-8-sig"), "café = 'déjà vu'\n", False),
+    ("def café(): return '“déjà”'\n".encode("cp1252"), "def café(): return '“déjà”'\n", True),
+    (b"x = '\x81\xe9'\n", "x = '\x81é'\n", True),  # 0x81 is not Windows-1252: Latin-1
+    ("# -*- coding: koi8-r -*-\ns = 'привет'\n".encode("koi8-r"), "# -*- coding: koi8-r -*-\ns = 'привет'\n", True),
+    ("naïve = 'résumé ü'".encode() + b"\xff\n", "naïve = 'résumé ü'\ufffd\n", True),  # damaged UTF-8 stays UTF-8
+])
+def test_decode_reads_legacy_encodings(data, text, flagged):
+    from codebase.indexer import decode
+    assert decode(data) == (text, flagged)
 
 
 def test_empty_repository_missing_path_and_file_path(engine, tmp_path):
