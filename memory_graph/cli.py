@@ -151,7 +151,8 @@ def print_explanations(hits) -> None:
     for h in hits:
         e = h.explanation
         out.print(f"{h.id}: ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} "
-                  f"decay={e.decay_factor:.3f} mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}",
+                  f"decay={e.decay_factor:.3f}" + (f" prior={e.prior_factor:.2f}" if e.prior_factor != 1 else "") +
+                  f" mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}",
                   soft_wrap=True)
 
 

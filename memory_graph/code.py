@@ -7,6 +7,7 @@ outside the data directory.
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any, Iterable
 
@@ -20,7 +21,7 @@ from .models import Filters, Hit
 from .retrieval import Candidate, LegResult, rank
 from .retrieval.density import current_lists, density, localized_centering, update_neighbours
 from .store.lance import sql_in, sql_quote, vector_matrix
-from .text import code_mentions, names_identifier
+from .text import code_mentions, names_identifier, words
 from .validation import check_limit, check_name, check_query, check_text
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
@@ -32,6 +33,22 @@ SYMBOL_RELATIONS = {
     "members": ("contains", "out"), "container": ("contains", "in"),
 }
 CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol_id"]
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs", "testdata"})
+# test_x.py, conftest.py, tests.py, x_test.go, x_spec.rb, x.test.ts, x.spec.js, XTest.java, XTests.cs
+_TEST_STEM = re.compile(r"^(?:test_.*|tests?|conftest)$|(?:_test|_tests|_spec|\.test|\.spec)$|[a-z0-9](?:Tests?|Spec)$")
+_TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock",
+                         "mocks", "pytest", "unittest", "jest", "assert", "assertion", "assertions"})
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a project-relative path is a test file by the usual conventions (folders and file names)."""
+    *folders, name = path.split("/")
+    return bool(_TEST_DIRS.intersection(folders)) or bool(_TEST_STEM.search(name.rsplit(".", 1)[0]))
+
+
+def asks_for_tests(query: str) -> bool:
+    """Whether a code query is about tests ("where do we test retries"): then test files keep their score."""
+    return bool(_TEST_WORDS.intersection(words(query))) or any(is_test_path(t) for t in query.split())
 
 
 def code_schemas(dim: int) -> dict[str, pa.Schema]:
@@ -322,8 +339,16 @@ class CodeMixin:
         weights = self.config.code_identifier_weights if names_identifier(query) else self.config.code_weights
         with self._graph_lock:  # as in search: hubs do not personalise PPR
             q_ents = self.code_graph.specific(seeds, self.config.graph_hub_degree)
+        test_prior = 1.0 if asks_for_tests(query) else self.config.code_test_factor
+
+        def describe(ids: list[str]) -> dict[str, Candidate]:
+            out = self._describe_code(ids)
+            for cand in out.values():
+                cand.prior = test_prior if is_test_path(cand.summary["path"]) else 1.0
+            return out
+
         hits = rank(legs, config=self.config, weights=weights, limit=limit, now=now,
-                    query_entities=q_ents, local_edges=self._code_local_edges, describe=self._describe_code,
+                    query_entities=q_ents, local_edges=self._code_local_edges, describe=describe,
                     use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code")
         for h in hits:
             h.explanation.graph_path = [self.code_graph.attrs(n).get("name", n) if n in self.code_graph else n

@@ -336,7 +336,9 @@ def build_server(state: ServerState) -> MCPServer:
                 "function, method, class, module, section, lines, ..."))] = None,
             details: Annotated[bool, Field(description="Include each chunk's code.")] = False,
             explain: bool = False) -> dict[str, Any]:
-        """Search code by meaning, identifier and structure: paths, lines and breadcrumbs, one result per definition."""
+        """Search code by meaning, identifier and structure: paths, lines and breadcrumbs, one result per definition.
+
+        Test files rank below the code they test unless the query mentions tests."""
         eng = state.engine()
         if project == "*":
             proj = None

@@ -190,3 +190,21 @@ def test_the_search_probe_times_the_query_embedding_on_the_real_model(capsys):
     out = capsys.readouterr().out
     timed = [float(line.rsplit(":", 1)[1]) for line in out.splitlines() if line.startswith("  ")]
     assert len(timed) == 2 and all(t > 0 for t in timed)
+
+
+def test_the_repo_probe_scores_definitions_outside_the_tests(tmp_path, engine):
+    from benchmarks.repo_probe import answers, evaluate, qualname
+    from codebase import index_project
+
+    assert qualname("class HTTPAdapter > def send") == "HTTPAdapter.send" and qualname("utils.py") == "utils.py"
+    assert answers("class HTTPAdapter > def send", "src/adapters.py", ["send"])
+    assert not answers("def test_send", "tests/test_adapters.py", ["test_send"])  # a test never answers
+    assert not answers("class Session > def send", "src/sessions.py", ["HTTPAdapter.send"])
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("def parse_url(u):\n    return u.split('/')\n\n\n"
+                                           "def join_path(a, b):\n    return a + '/' + b\n")
+    index_project(engine, tmp_path / "src", project="p")
+    res = evaluate(engine, "p", [{"query": "join_path", "names": ["join_path"]},
+                                 {"query": "parse_url", "names": ["nowhere"]}])
+    assert res["per_query"][0]["rank"] == 1 and res["per_query"][1]["rank"] is None
+    assert (res["mrr@10"], res["recall@1"], res["first_hit_in_tests"]) == (0.5, 0.5, 0)

@@ -1,4 +1,4 @@
-"""Composes the stages: fuse the legs, damp with PPR, decay, floor, diversify, and explain every step."""
+"""Composes the stages: fuse the legs, damp with PPR, decay (and priors), floor, diversify, and explain every step."""
 
 from __future__ import annotations
 
@@ -39,6 +39,9 @@ class Candidate:
     summary: dict = field(default_factory=dict)
     #: candidates of one group are one answer (the windows of one code definition): the best one stays
     group: Hashable | None = None
+    #: what the caller knows of the candidate before the query, as a factor on its score (code: a test file's
+    #: chunk ranks below the code it tests)
+    prior: float = 1.0
 
 
 def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, limit: int, now: float,
@@ -103,7 +106,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         factors_decay = {d: 1.0 for d in pool}
     clock.lap("decay")
 
-    scores = {d: fused[d] * factors_ppr[d] * factors_decay[d] for d in pool}
+    scores = {d: fused[d] * factors_ppr[d] * factors_decay[d] * info[d].prior for d in pool}
     floor_abs = config.min_score_absolute if min_score is None else min_score
     scores = min_score_filter(scores, config.min_score_relative, floor_abs)
     ordered = sorted(scores, key=lambda d: (-scores[d], d))
@@ -127,7 +130,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         path = next((res.paths[d] for res in legs.values() if d in res.paths), [])
         exp = Explanation(ranks=ranks, leg_scores=leg_scores, weights={k: round(v, 4) for k, v in w.items()},
                           fusion=config.fusion, fused=fused[d], ppr_factor=factors_ppr[d],
-                          decay_factor=factors_decay[d],
+                          decay_factor=factors_decay[d], prior_factor=info[d].prior,
                           pre_mmr_rank=pre_rank[d], final_rank=i, mmr_moved=pre_rank[d] - i, graph_path=path)
         hits.append(Hit(id=d, score=scores[d], explanation=exp, title=info[d].title, kind=kind,
                         record=dict(info[d].summary)))
