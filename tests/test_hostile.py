@@ -260,3 +260,30 @@ def test_impossible_paths_are_validation_errors(engine, call):
 
     with pytest.raises(ValidationError):
         call(engine)
+
+
+ODD_FOLDERS = ["a<b>", "back\\slash", "sp ace", "[br]", "a.b", "é", "a-b~c", "d$(x)", "new\nline", "a", "a.bc"]
+
+
+@pytest.fixture(scope="module")
+def odd_engine(tmp_path_factory):
+    from codebase import index_project
+
+    root = tmp_path_factory.mktemp("odd")
+    for i, folder in enumerate(ODD_FOLDERS):
+        (root / "src" / folder).mkdir(parents=True)
+        (root / "src" / folder / "mod.py").write_text(f"def helper_{i}():\n    return 'needle'\n")
+    eng = Engine(root / "data", config=Config(), embedder=HashEmbedder())
+    index_project(eng, root / "src", project="odd")
+    yield eng
+    eng.close()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(folder=st.sampled_from(ODD_FOLDERS), cut=st.integers(0, 12))
+def test_a_path_prefix_is_literal_in_every_leg(odd_engine, folder, cut):
+    prefix = (folder + "/mod.py")[:cut] or folder[:1]
+    want = {f + "/mod.py" for f in ODD_FOLDERS if (f + "/mod.py").startswith(prefix)}
+    for mode in ("bm25", "vector", "hybrid"):
+        hits = odd_engine.search_code("needle", limit=20, mode=mode, path_prefix=prefix)
+        assert {h.record["path"] for h in hits} == want, (mode, prefix)

@@ -212,7 +212,8 @@ class TextIndex:
                                                      include_lower=False))]))
         else:
             if filters.path_prefix:
-                clauses.append(Q.regex_query(s, "path", _regex_escape(filters.path_prefix) + ".*"))
+                # (?s): a file name may hold a newline, which "." alone does not match
+                clauses.append(Q.regex_query(s, "path", _regex_escape(filters.path_prefix) + "(?s:.*)"))
             if filters.languages:
                 clauses.append(any_of("language", filters.languages))
             if filters.chunk_types:
@@ -256,5 +257,10 @@ def rev_of(rec: dict) -> str:
     return content_hash(json.dumps([TEXT_LAYOUT, *(rec.get(k) for k in _REV_FIELDS)], default=str))
 
 
+#: the characters Tantivy's regex syntax (Rust's regex-syntax) gives a meaning; an escaped "<" or ">" would be
+#: a word boundary, so they stay as they are
+_REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
+
+
 def _regex_escape(text: str) -> str:
-    return "".join("\\" + c if c in r".?+*|{}[]()\"#@&<>~^$" else c for c in text)
+    return "".join("\\" + c if c in _REGEX_META else c for c in text)
