@@ -24,8 +24,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: 2 = doc comments join their definitions, JavaScript's assigned functions, module code split per stretch;
 #: 3 = calls record their receiver; 4 = Python's `import a.b` binds a, `import x as y` binds y; 5 = calls of
 #: private members keep their mark (`this.#update()`); 6 = a file not in UTF-8 is read in its declared encoding
-#: or Windows-1252. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "6"
+#: or Windows-1252; 7 = Rust's `super::f()` is a path, not a base's method, and PHP's `parent::` and C#'s `base.`
+#: are `super`. A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "7"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -143,7 +144,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 defs.append((made, start, end))
                 in_func = not is_classy(out.symbols[made].kind)
         elif node.type in spec.calls:
-            name, receiver = callee(node, spec.calls[node.type])
+            name, receiver = callee(node, spec.calls[node.type], language)
             if name:
                 out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1,
                                     receiver))

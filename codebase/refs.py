@@ -21,6 +21,8 @@ _SKIP_IN_HERITAGE = frozenset({"type_arguments", "type_parameters", "keyword_arg
 _RECEIVER_FIELDS = ("object", "receiver", "scope")
 #: receivers that are the enclosing type itself (``super`` is its base types)
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "Self", "static"})
+#: the languages whose word for ``super`` is another (``parent::save()``, ``base.Save()``)
+_SUPER_KEYWORDS = {"php": "parent", "csharp": "base"}
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(\s*(?:\.|::|->|\?\.)\s*[A-Za-z_$][\w$]*)*")
 #: the receiver of a method called on an expression that is not a name (``f().g()``, ``a[0].g()``)
 EXPRESSION = "()"
@@ -86,7 +88,7 @@ def _names_in(node) -> list[str]:
     return [n for n in dict.fromkeys(names) if n]
 
 
-def callee(node, field_name: str) -> tuple[str, str]:
+def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     """(name, receiver) of a call node; ("", "") when it calls what another call returned (``f()()``)."""
     target = node.child_by_field_name(field_name) if field_name else None
     if target is None:
@@ -105,17 +107,21 @@ def callee(node, field_name: str) -> tuple[str, str]:
         before = recv_node.text.decode("utf-8", errors="replace")[-200:]
     else:
         before = text[:at]
-    return name.lstrip("$"), receiver_key(before)
+    return name.lstrip("$"), receiver_key(before, language)
 
 
-def receiver_key(text: str) -> str:
+def receiver_key(text: str, language: str = "") -> str:
     """What a method is called on, from the source text before its name: a dotted name (``self.runner.``
-    gives ``self.runner``, ``Vec::<u8>::`` gives ``Vec``), ``super``, or EXPRESSION."""
+    gives ``self.runner``, ``Vec::<u8>::`` gives ``Vec``), ``super`` (also PHP's ``parent::`` and C#'s
+    ``base.``), or EXPRESSION."""
     t = re.sub(r"<[^<>]*>", "", text).strip().rstrip(".?!:->&").strip()
     if not t:
         return ""
-    if re.fullmatch(r"super\s*(\(.*\))?", t, re.S):
+    if t == _SUPER_KEYWORDS.get(language):
         return "super"
+    if re.fullmatch(r"super\s*(\(.*\))?", t, re.S):
+        # Rust's super::f() names the parent module, not a base type: kept apart, it resolves as a path
+        return "super::" if text.rstrip().endswith("::") else "super"
     if _DOTTED.fullmatch(t):
         return ".".join(i.lstrip("$") for i in IDENT_RE.findall(t))
     if t[-1] in ")]}\"'`":

@@ -1,11 +1,12 @@
 """Turn the names a file uses into symbol edges: same file, then imports, then same folder, then the project.
 
 A method call is resolved through what it is called on: ``self.m()`` in the enclosing type and its bases,
-``super().m()`` in the bases, ``Foo.m()`` in the type Foo, ``mod.m()`` in an imported project module (through
-a package's re-exports). On any other receiver: in the type named like it, else in the one type defining m
-whose name the receiver's resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context,
-``G.add_edge`` -> Graph), else in the one type defining m at all; where several types define m and one is a
-base of all the others, the base's. A call that stays ambiguous is left unresolved rather than guessed.
+``super().m()`` (PHP's ``parent::m()``, C#'s ``base.m()``) in the bases, ``Foo.m()`` in the type Foo,
+``mod.m()`` in an imported project module (through a package's re-exports; Rust's ``super::m()`` by name).
+On any other receiver: in the type named like it, else in the one type defining m whose name the receiver's
+resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context, ``G.add_edge`` -> Graph), else in the one
+type defining m at all; where several types define m and one is a base of all the others, the base's. A call
+that stays ambiguous is left unresolved rather than guessed.
 
 What cannot be resolved (a library call, a builtin, an external base class) is kept as an edge with an empty
 target and the name, so `callees` can still say what a function calls.

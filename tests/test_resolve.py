@@ -227,3 +227,27 @@ def test_resemblance_needs_a_shared_tail_or_an_abbreviation_with_the_same_first_
     if resembles(receiver, type_name):
         assert _tails(receiver) & _tails(type_name) or any(t[0] == receiver[0].lower() for t in _tails(type_name))
     assert not resembles("thing", "Context") and not resembles("ctx", "Command") and resembles("ctx", "Context")
+
+
+def test_a_parent_module_and_a_parent_class_are_told_apart():
+    rust = {"src/lib.rs": """
+        pub fn helper() -> u32 { 1 }
+        pub mod inner {
+            pub fn run() -> u32 { super::helper() }
+        }
+        """}
+    # Rust's super:: is the parent module: its function, not a method of a base type; PHP's parent:: and C#'s
+    # base. are the base type, whatever else defines the method
+    assert edges_of(rust, "rust") == {("inner.run", "helper")}
+    php = {"a.php": """<?php
+        class Base { public function save() { return 1; } }
+        class Disk { public function save() { return 3; } }
+        class Child extends Base { public function save() { return parent::save(); } }
+        """}
+    assert edges_of(php, "php") == {("Child.save", "Base.save")}
+    csharp = {"A.cs": """
+        class Store { public virtual int Save() { return 1; } }
+        class Disk { public int Save() { return 3; } }
+        class Cache : Store { public override int Save() { return base.Save(); } }
+        """}
+    assert edges_of(csharp, "csharp") == {("Cache.Save", "Store.Save")}
