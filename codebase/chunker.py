@@ -25,7 +25,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: 3 = calls record their receiver; 4 = Python's `import a.b` binds a, `import x as y` binds y; 5 = calls of
 #: private members keep their mark (`this.#update()`); 6 = a file not in UTF-8 is read in its declared encoding
 #: or Windows-1252; 7 = Rust's `super::f()` is a path, not a base's method, and PHP's `parent::` and C#'s `base.`
-#: are `super`. A re-cut file re-embeds only the chunks whose text changed.
+#: are `super`; C++'s `int A::run() {}` is the method A.run. A re-cut file re-embeds only the chunks whose text
+#: changed.
 CHUNKER_VERSION = "7"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
@@ -291,6 +292,11 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     elif owner is not None:
         prefix = owner
         kind = "method" if owner else "function"
+    elif language == "cpp" and "::" in name and kind == "function":  # int A::run() {...}, outside class A
+        qualifier = [q for q in re.sub(r"<[^<>]*>", "", name).split("::")[:-1] if q]
+        prefix = ".".join([p for p in [parent.member_prefix or parent.qualname] if p] + qualifier)
+        if qualifier and not any(s.kind == "namespace" and s.name == qualifier[-1] for s in out.symbols):
+            kind = "method"
     else:
         prefix = parent.member_prefix or parent.qualname
     if kind == "function" and parent.kind in _MEMBER_OF:
@@ -364,10 +370,15 @@ def _breadcrumb(out: ParsedFile, idx: int, language: str) -> str:
     s = out.symbols[idx]
     by_qual = {x.qualname: x for x in out.symbols}
     while s is not None and s.kind != "module":
-        # a method defined outside its type's body (Go's receivers, `res.cookie = function`) names its owner
-        label = s.qualname.rstrip("'") if s.kind == "method" and not s.parent else s.name
+        parent = by_qual.get(s.parent) if s.parent else None
+        label = s.name
+        if s.kind == "method":
+            # a method defined outside its type's body (Go's receivers, `res.cookie = function`, C++'s
+            # `int A::run()`) names its owner: its qualified name below the enclosing scope's
+            scope = (parent.member_prefix or parent.qualname) + "." if parent is not None else ""
+            label = s.qualname.rstrip("'").removeprefix(scope)
         parts.append(f"{keyword(language, s.kind)} {label}")
-        s = by_qual.get(s.parent) if s.parent else None
+        s = parent
     return " > ".join(reversed(parts))
 
 

@@ -251,3 +251,17 @@ def test_a_parent_module_and_a_parent_class_are_told_apart():
         class Cache : Store { public override int Save() { return base.Save(); } }
         """}
     assert edges_of(csharp, "csharp") == {("Cache.Save", "Store.Save")}
+
+
+def test_a_cpp_method_defined_outside_its_class_belongs_to_it():
+    cpp = {"a.cpp": """
+        namespace ns {
+        class A { public: int run(); int help(); };
+        int A::run() { return this->help(); }
+        int A::help() { return 1; }
+        }
+        """, "b.cpp": "class B { public: int help(); };\nint B::help() { return 3; }\n"}
+    assert edges_of(cpp, "cpp") == {("ns.A.run", "ns.A.help")}  # through this->, not B's namesake
+    chunks = parse_file("a.cpp", textwrap.dedent(cpp["a.cpp"]), "cpp").chunks
+    assert [c.breadcrumb for c in chunks if c.chunk_type == "method"] == [
+        "namespace ns > method A.run", "namespace ns > method A.help"]
