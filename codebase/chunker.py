@@ -25,8 +25,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: 3 = calls record their receiver; 4 = Python's `import a.b` binds a, `import x as y` binds y; 5 = calls of
 #: private members keep their mark (`this.#update()`); 6 = a file not in UTF-8 is read in its declared encoding
 #: or Windows-1252; 7 = Rust's `super::f()` is a path, not a base's method, and PHP's `parent::` and C#'s `base.`
-#: are `super`; C++'s `int A::run() {}` is the method A.run. A re-cut file re-embeds only the chunks whose text
-#: changed.
+#: are `super`; C++'s `int A::run() {}` is the method A.run; Python's `from m import *` is recorded. A re-cut
+#: file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "7"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")

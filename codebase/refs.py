@@ -21,6 +21,8 @@ _SKIP_IN_HERITAGE = frozenset({"type_arguments", "type_parameters", "keyword_arg
 _RECEIVER_FIELDS = ("object", "receiver", "scope")
 #: receivers that are the enclosing type itself (``super`` is its base types)
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "Self", "static"})
+#: marks the ``imports`` key of a star import (``from m import *`` gives ``{"*m": "m"}``): never a name
+STAR = "*"
 #: the languages whose word for ``super`` is another (``parent::save()``, ``base.Save()``)
 _SUPER_KEYWORDS = {"php": "parent", "csharp": "base"}
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(\s*(?:\.|::|->|\?\.)\s*[A-Za-z_$][\w$]*)*")
@@ -167,6 +169,9 @@ def imports_of(node, out: Any) -> None:
     if node.type == "import_from_statement":
         names = [c for c in node.named_children if c != module_node]
         for c in names:
+            if c.type == "wildcard_import":  # `from m import *`: the names m exports, looked up there on use
+                out.imports[STAR + module] = module
+                continue
             ident = c.child_by_field_name("alias") or c
             out.imports[last_ident(ident.text.decode())] = module
             if c.type == "aliased_import":

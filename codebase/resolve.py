@@ -2,7 +2,8 @@
 
 A method call is resolved through what it is called on: ``self.m()`` in the enclosing type and its bases,
 ``super().m()`` (PHP's ``parent::m()``, C#'s ``base.m()``) in the bases, ``Foo.m()`` in the type Foo,
-``mod.m()`` in an imported project module (through a package's re-exports; Rust's ``super::m()`` by name).
+``mod.m()`` in an imported project module (through a package's re-exports and ``from m import *``; Rust's
+``super::m()`` by name).
 On any other receiver: in the type named like it, else in the one type defining m whose name the receiver's
 resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context, ``G.add_edge`` -> Graph), else in the one
 type defining m at all; where several types define m and one is a base of all the others, the base's. A call
@@ -21,7 +22,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable
 
-from .refs import EXPRESSION, IDENT_RE, SELF_RECEIVERS
+from .refs import EXPRESSION, IDENT_RE, SELF_RECEIVERS, STAR
 
 CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
                     "module", "namespace"})
@@ -106,6 +107,7 @@ class Resolver:
         self.bases: dict[str, list[str]] = defaultdict(list)
         self.file_imports: dict[str, dict[str, str]] = {}   # path -> imported name -> module (resolve_edges)
         self._module_cache: dict[tuple[str, str], list[str]] = {}
+        self._star_cache: dict[tuple[str, str, int], list[dict]] = {}   # (name, path, depth) -> _starred
         self._subtypes: dict[str, set[str]] | None = None   # base -> direct subtypes, once bases are known
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
@@ -190,6 +192,9 @@ class Resolver:
             return hit
         if name in imports:  # only where the import leads: a library's name is never guessed
             return pick(self._exported(name, self.module_files(imports[name], from_path)))
+        hit = pick(self._starred(name, from_path))
+        if hit is not None:
+            return hit
         folder = posixpath.dirname(from_path)
         same_dir = [s for s in self.by_name.get(name, []) if posixpath.dirname(s["path"]) == folder]
         hit = pick(same_dir)
@@ -295,7 +300,24 @@ class Resolver:
                 found = self._exported(name, self.module_files(module, f), depth + 1)
                 if found:
                     return found
+        for f in files:
+            found = self._starred(name, f, depth)
+            if found:
+                return found
         return []
+
+    def _starred(self, name: str, path: str, depth: int = 0) -> list[dict]:
+        """The symbols called ``name`` that the star imports of ``path`` (``from m import *``) bring in."""
+        key = (name, path, depth)
+        if key not in self._star_cache:  # a package's __init__ stars dozens of modules, asked for every name
+            self._star_cache[key] = []
+            for imported, module in self.file_imports.get(path, {}).items():
+                if imported.startswith(STAR):
+                    found = self._exported(name, self.module_files(module, path), depth + 1)
+                    if found:
+                        self._star_cache[key] = found
+                        break
+        return self._star_cache[key]
 
     def _in_hierarchy(self, owner: str, name: str, near_path: str, skip_first: bool = False) -> dict | None:
         """The member ``name`` of type ``owner`` or of its nearest base type that has one."""

@@ -265,3 +265,36 @@ def test_a_cpp_method_defined_outside_its_class_belongs_to_it():
     chunks = parse_file("a.cpp", textwrap.dedent(cpp["a.cpp"]), "cpp").chunks
     assert [c.breadcrumb for c in chunks if c.chunk_type == "method"] == [
         "namespace ns > method A.run", "namespace ns > method A.help"]
+
+
+def test_star_imports_are_followed_through_packages():
+    files = {
+        "pkg/__init__.py": "from pkg.algorithms import *\n",
+        "pkg/algorithms/__init__.py": "from pkg.algorithms.iso import *\nfrom pkg.algorithms.flow import *\n",
+        "pkg/algorithms/flow.py": "def max_flow(g):\n    return g\n",
+        "pkg/algorithms/iso.py": "def is_isomorphic(a, b):\n    return a == b\n",
+        "pkg/tests/helpers.py": "def is_isomorphic(a, b):\n    return True\n",  # a namesake nearer the callers
+        "pkg/tests/test_iso.py": """
+            import pkg as nx
+            from pkg.algorithms import *
+
+            def test_nx():
+                return nx.is_isomorphic(1, 1)
+
+            def test_plain():
+                return is_isomorphic(1, 1) and max_flow(2)
+            """,
+    }
+    symbols, refs = [], {}
+    for path, text in files.items():
+        parsed = parse_file(path, textwrap.dedent(text), "python")
+        symbols += [{"id": f"{path}:{s.qualname}", "path": path, "name": s.name, "qualname": s.qualname,
+                     "kind": s.kind, "parent": s.parent, "start_line": s.start_line} for s in parsed.symbols]
+        refs[path] = {"refs": [[r.source, r.kind, r.name, r.line, r.receiver] for r in parsed.refs],
+                      "imports": parsed.imports}
+    calls = {(e["source"].split(":")[1], e["target"]) for e in resolve_edges("demo", symbols, refs, "pkg")
+             if e["kind"] == "calls"}
+    # where the star imports lead, not the namesake in the callers' own folder
+    assert calls == {("test_nx", "pkg/algorithms/iso.py:is_isomorphic"),
+                     ("test_plain", "pkg/algorithms/iso.py:is_isomorphic"),
+                     ("test_plain", "pkg/algorithms/flow.py:max_flow")}
