@@ -34,8 +34,9 @@ SYMBOL_RELATIONS = {
 }
 CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol_id"]
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs", "testdata"})
-# test_x.py, conftest.py, tests.py, x_test.go, x_spec.rb, x.test.ts, x.spec.js, XTest.java, XTests.cs
-_TEST_STEM = re.compile(r"^(?:test_.*|tests?|conftest)$|(?:_test|_tests|_spec|\.test|\.spec)$|[a-z0-9](?:Tests?|Spec)$")
+# test_x.py, conftest.py, tests.py, x_test.go, x.test.ts, x.spec.js, XTest.java, XTests.cs, and Ruby's x_spec.rb
+# (pod_spec.go and TableSpec.ts are not tests)
+_TEST_STEM = re.compile(r"^(?:test_.*|tests?|conftest)$|(?:_test|_tests|\.test|\.spec)$|[a-z0-9]Tests?$")
 _TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock",
                          "mocks", "pytest", "unittest", "jest", "assert", "assertion", "assertions"})
 
@@ -43,7 +44,8 @@ _TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", 
 def is_test_path(path: str) -> bool:
     """Whether a project-relative path is a test file by the usual conventions (folders and file names)."""
     *folders, name = path.split("/")
-    return bool(_TEST_DIRS.intersection(folders)) or bool(_TEST_STEM.search(name.rsplit(".", 1)[0]))
+    return bool(_TEST_DIRS.intersection(folders)) or bool(_TEST_STEM.search(name.rsplit(".", 1)[0])) or \
+        name.endswith("_spec.rb")
 
 
 def asks_for_tests(query: str) -> bool:

@@ -12,7 +12,7 @@ from memory_graph.errors import ConfigError
 
 @pytest.mark.parametrize("path", [
     "tests/helpers.py", "src/pkg/tests/data.json", "test_retry.py", "pkg/conftest.py", "app/tests.py",
-    "retry_test.go", "lib/retry.test.ts", "lib/retry.spec.js", "src/__tests__/retry.tsx", "spec/user_spec.rb",
+    "retry_test.go", "lib/retry.test.ts", "lib/retry.spec.js", "src/__tests__/retry.tsx", "app/user_spec.rb",
     "src/test/java/RetryTest.java", "Retry.Tests/RetryTests.cs", "pkg/testdata/in.txt", "test.py",
 ])
 def test_test_paths(path):
@@ -21,7 +21,7 @@ def test_test_paths(path):
 
 @pytest.mark.parametrize("path", [
     "src/click/testing.py", "latest.py", "contest.py", "src/attestation.py", "protest/x.py", "Test.java",
-    "src/retry.py", "docs/testing.md", "lib/testimony.ts",
+    "src/retry.py", "docs/testing.md", "lib/testimony.ts", "pkg/pod_spec.go", "src/TableSpec.ts", "ABTest.java",
 ])
 def test_paths_that_are_not_tests(path):
     assert not is_test_path(path)
