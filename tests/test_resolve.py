@@ -61,8 +61,9 @@ PY = {
 
 
 def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False,
-             package: str = "") -> set:
-    """(source qualname, target qualname or "?name") of every call edge of a small project."""
+             package: str = "", paths: bool = False) -> set:
+    """(source qualname, target qualname or "?name") of every call edge of a small project; ``paths``: the
+    target as "path:qualname" (namesakes in two files told apart)."""
     symbols, refs = [], {}
     for path, text in files.items():
         parsed = parse_file(path, textwrap.dedent(text), language)
@@ -72,7 +73,8 @@ def edges_of(files: dict[str, str], language: str = "python", strip_receivers: b
         rows = [[r.source, r.kind, r.name, r.line, r.receiver] for r in parsed.refs]
         refs[path] = {"refs": [r[:4] for r in rows] if strip_receivers else rows, "imports": parsed.imports}
     qual = {s["id"]: s["qualname"] for s in symbols}
-    return {(qual[e["source"]], qual[e["target"]] if e["target"] else "?" + e["target_name"])
+    target = {s["id"]: s["id"] if paths else s["qualname"] for s in symbols}
+    return {(qual[e["source"]], target[e["target"]] if e["target"] else "?" + e["target_name"])
             for e in resolve_edges("demo", symbols, refs, package) if e["kind"] == "calls"}
 
 
@@ -285,16 +287,7 @@ def test_star_imports_are_followed_through_packages():
                 return is_isomorphic(1, 1) and max_flow(2)
             """,
     }
-    symbols, refs = [], {}
-    for path, text in files.items():
-        parsed = parse_file(path, textwrap.dedent(text), "python")
-        symbols += [{"id": f"{path}:{s.qualname}", "path": path, "name": s.name, "qualname": s.qualname,
-                     "kind": s.kind, "parent": s.parent, "start_line": s.start_line} for s in parsed.symbols]
-        refs[path] = {"refs": [[r.source, r.kind, r.name, r.line, r.receiver] for r in parsed.refs],
-                      "imports": parsed.imports}
-    calls = {(e["source"].split(":")[1], e["target"]) for e in resolve_edges("demo", symbols, refs, "pkg")
-             if e["kind"] == "calls"}
     # where the star imports lead, not the namesake in the callers' own folder
-    assert calls == {("test_nx", "pkg/algorithms/iso.py:is_isomorphic"),
+    assert edges_of(files, package="pkg", paths=True) == {("test_nx", "pkg/algorithms/iso.py:is_isomorphic"),
                      ("test_plain", "pkg/algorithms/iso.py:is_isomorphic"),
                      ("test_plain", "pkg/algorithms/flow.py:max_flow")}
