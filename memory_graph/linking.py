@@ -20,6 +20,7 @@ _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
 _KEBAB = re.compile(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
 _CAPS = re.compile(r"\b[A-Z][a-zA-Z0-9'’\-]*[a-zA-Z0-9](?:\s+[A-Z][a-zA-Z0-9'’\-]*[a-zA-Z0-9]){0,3}\b")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
+_SHOUTED = re.compile(r"\b[A-Z][A-Z0-9]+(?:[ \t]+[A-Z][A-Z0-9]+)+\b")  # a run of words in capitals
 
 # Capitalised words that are (almost) never names: function words, question words, months kept out.
 STOPWORDS = frozenset("""
@@ -82,6 +83,13 @@ def opens_sentence(text: str, start: int) -> bool:
     return i < 0 or text[i] in _SENTENCE_END
 
 
+def _opening_verb(word: str) -> bool:
+    """Whether a capitalised word is an ordinary past tense or -ing form ("Pinned", "Upgraded", "Visiting")."""
+    w = word.lower()
+    return (len(w) >= 5 and not word.isupper() and w.endswith(("ed", "ing")) and w in common_words()
+            and w not in TECH_NAMES)
+
+
 def norm(name: str) -> str:
     """Normal form used to match names: lowercase letters and digits only ('Billing-API' -> 'billingapi')."""
     return re.sub(r"[\W_]+", "", name.lower())
@@ -126,10 +134,15 @@ def extract(text: str) -> list[Candidate]:
         add(m.group(0), "identifier")
     for m in _CAPS.finditer(text):
         words = m.group(0).split()
-        leading = len(words)
+        total = len(words)
+        # "Pinned Poetry to 1.8": a verb that opens a note is no part of the name after it; "United States"
+        # stays whole, since a common word alone after it would be no name either
+        if (total > 1 and _opening_verb(words[0]) and opens_sentence(text, m.start())
+                and (total > 2 or words[1].lower() not in common_words() or words[1].lower() in TECH_NAMES)):
+            words.pop(0)
         while words and words[0].lower() in _EDGE_WORDS:
             words.pop(0)
-        leading -= len(words)  # words stripped from the front
+        leading = total - len(words)  # words stripped from the front
         while words and words[-1].lower() in _EDGE_WORDS:
             words.pop()
         if not words:
@@ -141,7 +154,11 @@ def extract(text: str) -> list[Candidate]:
                 and phrase.lower() in common_words() and phrase.lower() not in TECH_NAMES):
             continue
         add(phrase, "name")
+    shouted = [m.span() for m in _SHOUTED.finditer(text)]
     for m in _ACRONYM.finditer(text):
+        # CREATE and INDEX in "CREATE INDEX CONCURRENTLY" are words in capitals, not acronyms ("AWS S3" keeps AWS)
+        if m.group(0).lower() in common_words() and any(a <= m.start() < b for a, b in shouted):
+            continue
         add(m.group(0), "name")
     return list(found.values())
 

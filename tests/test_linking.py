@@ -51,6 +51,25 @@ def test_technology_names_that_are_common_words_stay_names_when_they_open_a_sent
     assert names("Go ahead and merge. Make sure the tests pass.") == set()
 
 
+def test_a_verb_that_opens_a_note_is_no_part_of_the_name_after_it():
+    assert names("Pinned Poetry to 1.8 because 1.9 broke CI.") == {"Poetry", "CI"}
+    assert names("Upgraded React to 18.3.\nVisited The Louvre.") == {"React", "Louvre"}
+    assert names("Watched Breaking Bad again.") == {"Breaking Bad"}
+    # left whole: the word after it alone would be no name, and a heading in capitals is no verb
+    assert names("United States law applies. SETTING AND PATIENTS: adults.") == {"United States",
+                                                                                  "SETTING AND PATIENTS"}
+    # mid-sentence nothing is stripped
+    assert names("Since then Kelly Pinned Poetry to 1.8.") == {"Kelly Pinned Poetry"}
+
+
+def test_words_in_capitals_are_not_acronyms_each():
+    assert names("Large migrations must use CREATE INDEX CONCURRENTLY.") == {"CREATE INDEX CONCURRENTLY"}
+    assert names("METHODS AND FINDINGS We measured TNF.") == {"METHODS AND FINDINGS", "TNF"}
+    # acronyms that are no common word stay, in a run of capitals or alone
+    assert names("Serve it from AWS S3 behind a REST API.") == {"AWS S3", "AWS", "S3", "REST API", "API"}
+    assert names("We chose REST.") == {"REST"}
+
+
 _COMMON = sorted(w for w in common_words() if len(w) > 2 and w not in STOPWORDS | TECH_NAMES)[:: 97]
 
 
