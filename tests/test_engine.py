@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 
 from memory_graph import Config, Engine, NotFoundError, StoreError, ValidationError
@@ -313,6 +314,21 @@ def test_ann_index_switches_on_and_stays_fresh(tmp_path, embedder):
     assert eng.lance.has_vector_index("memories") and eng.stats()["vector_index"] == "ann"
     late = eng.store("a quokka photographed at Rottnest island")
     assert [h.id for h in eng.search("quokka photographed Rottnest", mode="vector", limit=1)] == [late]
+
+
+def test_similarities_through_the_ann_index_are_the_exact_cosines(tmp_path, embedder):
+    # IVF_HNSW_SQ's own distances are squared L2 (twice the cosine distance): unrefined, a search's
+    # similarities sank toward 0 and the fusion kept only its top result
+    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000, vector_copy_max_rows=0),
+                 embedder)
+    eng.store_many([{"content": f"filler memory number {i} about topic {i % 7}"} for i in range(60)])
+    eng.optimize()
+    assert eng.lance.has_vector_index("memories")
+    q = embedder.encode_query("memory about topic 3")
+    ids, sims = eng.lance.vector_search("memories", q, None, 10, ["id"])
+    stored = {r["id"]: np.asarray(r["vector"]) for r in eng.lance.by_ids("memories", ids, ["id", "vector"]).to_pylist()}
+    assert len(ids) == 10 and sims == pytest.approx([float(stored[i] @ q) for i in ids], abs=1e-4)
+    assert sims == sorted(sims, reverse=True)
 
 
 def test_no_ann_index_is_built_for_memories_the_in_process_copy_serves(tmp_path, embedder):

@@ -280,7 +280,9 @@ class LanceStore:
 
         prefilter=False filters the ``limit`` nearest afterwards, so fewer may come back.
         """
-        q = self.table(name).search(vector.astype(np.float32)).metric("cosine")
+        # refined: the similarities are exact cosines with an ANN index too (see Config.ann_refine_factor)
+        q = (self.table(name).search(vector.astype(np.float32)).metric("cosine")
+             .refine_factor(self.config.ann_refine_factor))
         if where:
             q = q.where(where, prefilter=prefilter)
         rows = q.limit(limit).select([*columns, "_distance"]).to_arrow()
