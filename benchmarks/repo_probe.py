@@ -1,23 +1,26 @@
 """python -m benchmarks.repo_probe: code search on a real repository with hand-written questions.
 
 CoSQA has one function per file and no tests; a real project has both, and a test names the same things as
-the code it tests. This probe indexes a source folder (the whole folder: code, tests, docs) and asks the
-questions of a JSON file, each a list of {"query": ..., "names": [...]}: the names (``Class.method`` or a bare
-name) of the definitions that answer it. A hit answers when its breadcrumb's qualified name is one of them, or
-ends with ".name", and it is not in a test file. Reported per Config.code_test_factor value: MRR@10,
-Recall@1 and how many first hits are tests.
+the code it tests, and its documentation describes it in words. This probe indexes a source folder (the
+whole folder: code, tests, docs) and asks the questions of a JSON file, each a list of {"query": ...,
+"names": [...]}: the names (``Class.method`` or a bare name) of the definitions that answer it. A hit answers
+when its breadcrumb's qualified name is one of them, or ends with ".name", and it is not in a test file.
+Reported per Config.code_test_factor value (prose at --prose-factor): MRR@10, Recall@1 and how many first
+hits are tests or prose.
 
 The questions in benchmarks/queries were written by reading each package's API; the sources are PyPI's:
 
-  pip download --no-binary :all: --no-deps click==8.1.7 requests==2.32.3   # then unpack both
+  pip download --no-binary :all: --no-deps click==8.1.7 requests==2.32.3 django==5.0.6   # then unpack them
   python -m benchmarks.repo_probe click-8.1.7 benchmarks/queries/click-8.1.7.json
 
-Indexing embeds every chunk once (about 25 s for click on 2 cores); the index goes to a temporary folder.
+Indexing embeds every chunk once (about 25 s for click on 2 cores, 16 minutes for Django's 69,527 chunks);
+the index goes to a temporary folder, or to --data-dir, where the next run finds it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -40,20 +43,22 @@ def answers(title: str, path: str, names: list[str]) -> bool:
 
 
 def evaluate(engine, project: str, questions: list[dict]) -> dict:
-    """MRR@10, Recall@1 and the first hits in test files over ``questions`` (each query's first answer)."""
-    from memory_graph.code import is_test_path
+    """MRR@10, Recall@1 and the first hits in test and prose files over ``questions`` (each query's first
+    answer)."""
+    from memory_graph.code import PROSE_LANGUAGES, is_test_path
 
-    rr, first_tests, per_query = [], 0, []
+    rr, first_tests, first_prose, per_query = [], 0, 0, []
     for q in questions:
         hits = engine.search_code(q["query"], limit=10, project=project)
         rank = next((i for i, h in enumerate(hits, 1) if answers(h.title, h.record["path"], q["names"])), None)
         rr.append(1.0 / rank if rank else 0.0)
         first_tests += bool(hits) and is_test_path(hits[0].record["path"])
+        first_prose += bool(hits) and hits[0].record["language"] in PROSE_LANGUAGES
         per_query.append({"query": q["query"], "rank": rank,
                           "top": [f"{h.record['path']}:{qualname(h.title)}" for h in hits[:3]]})
     n = len(questions)
     return {"mrr@10": sum(rr) / n, "recall@1": sum(r == 1.0 for r in rr) / n, "first_hit_in_tests": first_tests,
-            "queries": n, "per_query": per_query}
+            "first_hit_in_prose": first_prose, "queries": n, "per_query": per_query}
 
 
 def main(argv=None) -> int:
@@ -62,6 +67,12 @@ def main(argv=None) -> int:
     p.add_argument("questions", type=Path, help='JSON list of {"query": ..., "names": [...]}')
     p.add_argument("--factors", default="1.0,0.9,0.8,0.7",
                    help="comma-separated Config.code_test_factor values to compare (default: 1.0,0.9,0.8,0.7)")
+    p.add_argument("--prose-factor", type=float, default=None,
+                   help="Config.code_prose_factor for every run (default: the Config default; 1 turns it off)")
+    p.add_argument("--data-dir", type=Path,
+                   help="keep the index in this folder; a second run re-indexes only what changed (default: a "
+                        "temporary folder)")
+    p.add_argument("--project", default="probe", help="project name of the index (default: probe)")
     p.add_argument("--json", type=Path, help="also write every figure and each query's top 3 here")
     p.add_argument("-v", "--verbose", action="store_true", help="print each query's rank and top 3 hits")
     args = p.parse_args(argv)
@@ -74,20 +85,25 @@ def main(argv=None) -> int:
 
     factors = [float(f) for f in args.factors.split(",")]
     out = {"source": str(args.source.resolve()), "questions": str(args.questions), "by_factor": {}}
-    with tempfile.TemporaryDirectory(prefix="mg-repo-probe-") as home:
+    with contextlib.ExitStack() as stack:
+        home = args.data_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="mg-repo-probe-"))
         engine = Engine(home)
-        report = index_project(engine, args.source, project="probe")
+        report = index_project(engine, args.source, project=args.project)
         print(f"indexed {report.files_indexed} files, {report.chunks} chunks in {report.seconds:.1f} s",
               file=sys.stderr)
         engine.close()
-        print("| code_test_factor | MRR@10 | Recall@1 | first hit in tests |\n|---|---|---|---|")
+        prose = {} if args.prose_factor is None else {"code_prose_factor": args.prose_factor}
+        out["code_prose_factor"] = Config(**prose).code_prose_factor
+        print(f"code_prose_factor {out['code_prose_factor']}")
+        print("| code_test_factor | MRR@10 | Recall@1 | first hit in tests | first hit in prose |\n"
+              "|---|---|---|---|---|")
         for f in factors:
-            engine = Engine(home, config=Config(code_test_factor=f))
-            res = evaluate(engine, "probe", questions)
+            engine = Engine(home, config=Config(code_test_factor=f, **prose))
+            res = evaluate(engine, args.project, questions)
             engine.close()
             out["by_factor"][str(f)] = res
             print(f"| {f} | {res['mrr@10']:.3f} | {res['recall@1']:.3f} | "
-                  f"{res['first_hit_in_tests']}/{res['queries']} |")
+                  f"{res['first_hit_in_tests']}/{res['queries']} | {res['first_hit_in_prose']}/{res['queries']} |")
             if args.verbose:
                 for r in res["per_query"]:
                     print(f"    {r['rank']} {r['query']}: {', '.join(r['top'])}")

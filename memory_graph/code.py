@@ -53,6 +53,20 @@ def asks_for_tests(query: str) -> bool:
     return bool(_TEST_WORDS.intersection(words(query))) or any(is_test_path(t) for t in query.split())
 
 
+#: languages of prose: documentation, READMEs, changelogs, release notes
+PROSE_LANGUAGES = frozenset({"markdown", "rst", "text"})
+_DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "changelog", "guide", "tutorial",
+                        "tutorials", "manual", "faq", "howto", "docstring", "docstrings"})
+_PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt")
+
+
+def asks_for_docs(query: str) -> bool:
+    """Whether a code query is about documentation ("where is the retry policy documented"), or names a
+    prose file: then prose keeps its score."""
+    return bool(_DOC_WORDS.intersection(words(query))) or any(t.lower().endswith(_PROSE_SUFFIXES)
+                                                              for t in query.split())
+
+
 def code_schemas(dim: int) -> dict[str, pa.Schema]:
     s, i, f = pa.string(), pa.int32(), pa.float64()
     return {
@@ -342,11 +356,13 @@ class CodeMixin:
         with self._graph_lock:  # as in search: hubs do not personalise PPR
             q_ents = self.code_graph.specific(seeds, self.config.graph_hub_degree)
         test_prior = 1.0 if asks_for_tests(query) else self.config.code_test_factor
+        prose_prior = 1.0 if asks_for_docs(query) else self.config.code_prose_factor
 
         def describe(ids: list[str]) -> dict[str, Candidate]:
             out = self._describe_code(ids)
             for cand in out.values():
-                cand.prior = test_prior if is_test_path(cand.summary["path"]) else 1.0
+                cand.prior = ((test_prior if is_test_path(cand.summary["path"]) else 1.0)
+                              * (prose_prior if cand.summary["language"] in PROSE_LANGUAGES else 1.0))
             return out
 
         hits = rank(legs, config=self.config, weights=weights, limit=limit, now=now,

@@ -174,6 +174,11 @@ class Config:
     #: would often come first (1 turns it off). MRR@10 at 1 / 0.8: click 0.731 / 0.770, requests 0.640 / 0.735
     #: (python -m benchmarks.repo_probe with benchmarks/queries; 0.7 and 0.9 within 0.01 of 0.8).
     code_test_factor: float = 0.8
+    #: likewise for prose (Markdown, reStructuredText, plain text: docs, READMEs, release notes) unless the
+    #: query asks for documentation: a question in words is closer to prose about a function than to its
+    #: code. MRR@10 at 1 / 0.8 (tests at 0.8): click 0.770 / 0.840, requests 0.735 / 0.786, Django 0.482 /
+    #: 0.590 (python -m benchmarks.repo_probe ... --prose-factor 1).
+    code_prose_factor: float = 0.8
 
     # --- hubness reduction of the code vector leg (localized centering, retrieval/density.py) ---
     #: a chunk's density is its mean cosine to this many nearest chunks of its project, kept up to date at the
@@ -252,7 +257,8 @@ class Config:
             (self.max_passages >= 0 and 0 < self.passage_stride <= self.passage_tokens,
              "max_passages must be >= 0 and passage_stride in (0, passage_tokens]"),
             (0.0 <= self.passage_gain <= 1.0, "passage_gain must lie in [0, 1]"),
-            (0.0 < self.code_test_factor <= 1.0, "code_test_factor must lie in (0, 1]"),
+            (0.0 < self.code_test_factor <= 1.0 and 0.0 < self.code_prose_factor <= 1.0,
+             "code_test_factor and code_prose_factor must lie in (0, 1]"),
             (self.code_density_k >= 1 and self.code_density_weight >= 0,
              "code_density_k must be >= 1 and code_density_weight >= 0"),
             (self.half_life_days > 0, "half_life_days must be > 0"),

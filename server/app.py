@@ -338,7 +338,8 @@ def build_server(state: ServerState) -> MCPServer:
             explain: bool = False) -> dict[str, Any]:
         """Search code by meaning, identifier and structure: paths, lines and breadcrumbs, one result per definition.
 
-        Test files rank below the code they test unless the query mentions tests."""
+        Test files rank below the code they test unless the query mentions tests, and documentation (Markdown,
+        reST, text) below the code it describes unless the query mentions docs."""
         eng = state.engine()
         if project == "*":
             proj = None

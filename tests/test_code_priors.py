@@ -1,4 +1,4 @@
-"""Test files rank below the code they test, unless the query asks for tests."""
+"""Test files and prose rank below the code they test or describe, unless the query asks for them."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from codebase import index_project
 from memory_graph import Config, Engine
-from memory_graph.code import asks_for_tests, is_test_path
+from memory_graph.code import asks_for_docs, asks_for_tests, is_test_path
 from memory_graph.errors import ConfigError
 
 
@@ -67,6 +67,29 @@ def test_a_test_file_ranks_below_the_code_unless_asked_for(tmp_path, project, em
         ("tests/test_upload.py", 1.0), ("src/upload.py", 1.0)]
 
 
-def test_the_factor_is_checked():
+def test_the_factors_are_checked():
     with pytest.raises(ConfigError, match="code_test_factor"):
         Config(code_test_factor=0)
+    with pytest.raises(ConfigError, match="code_prose_factor"):
+        Config(code_prose_factor=1.5)
+
+
+def test_queries_that_ask_for_docs():
+    assert asks_for_docs("where is the retry policy documented")
+    assert asks_for_docs("README install steps")
+    assert asks_for_docs("what does docs/uploads.rst say about retries")
+    assert not asks_for_docs("retry a failed upload")
+    assert not asks_for_docs("parse a document from a text file")
+
+
+def test_prose_ranks_below_the_code_it_describes_unless_asked_for(tmp_path, embedder):
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "upload.py").write_text('def retry_upload(path):\n    """Retry a failed upload."""\n    return send(path)\n')
+    # the guide repeats the question's words: by similarity alone it would come first
+    (repo / "docs" / "uploads.md").write_text("# Upload retries\n\nretry_upload retries a failed upload.\n")
+    q = "retry a failed upload"
+    assert search(tmp_path, repo, embedder, q, code_prose_factor=1.0) == [
+        ("docs/uploads.md", 1.0), ("upload.py", 1.0)]
+    assert search(tmp_path, repo, embedder, q) == [("upload.py", 1.0), ("docs/uploads.md", 0.8)]
+    assert search(tmp_path, repo, embedder, q + " (docs)") == [("docs/uploads.md", 1.0), ("upload.py", 1.0)]
