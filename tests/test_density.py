@@ -47,9 +47,10 @@ def test_an_incremental_update_equals_a_computation_from_scratch(seed, n, k, dat
     after = [r for r in range(n) if r not in removed and (r in before or data.draw(st.booleans()))]
     if len(after) < 1:
         return
-    previous = update_neighbours([ids[r] for r in before], m[before], {}, k)
+    block_cells = data.draw(st.integers(1, 50))  # a few similarities at a time, as in a large project
+    previous = update_neighbours([ids[r] for r in before], m[before], {}, k, block_cells)
     previous = {i: v for i, v in previous.items() if ids.index(i) not in removed}
-    written = update_neighbours([ids[r] for r in after], m[after], previous, k)
+    written = update_neighbours([ids[r] for r in after], m[after], previous, k, block_cells)
     merged = {**{i: v for i, v in previous.items() if i in current_lists([ids[r] for r in after], previous, k)},
               **written}
     assert set(merged) == {ids[r] for r in after}
@@ -146,7 +147,8 @@ def test_index_runs_keep_every_chunks_neighbours_exact(engine, repo):
 
 def test_the_code_vector_leg_ranks_by_centred_cosine(tmp_path, repo):
     embedder = HashEmbedder()
-    eng = Engine(tmp_path / "d", config=Config(code_density_weight=0.5), embedder=embedder)
+    # no priors: the fixture's README would score 0.8 of its centred cosine
+    eng = Engine(tmp_path / "d", config=Config(code_density_weight=0.5, code_prose_factor=1.0), embedder=embedder)
     index_project(eng, repo, project="demo")
     chunks = eng.lance.query("code_chunks", None, ["id", "vector", "path", "chunk_type", "breadcrumb", "symbol_id"])
     m = vector_matrix(chunks)

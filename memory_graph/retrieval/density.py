@@ -49,12 +49,13 @@ def current_lists(ids: Sequence[str], previous: Mapping[str, tuple[list[str], li
 
 
 def update_neighbours(ids: Sequence[str], matrix: np.ndarray, previous: Mapping[str, tuple[list[str], list[float]]],
-                      k: int) -> Neighbours:
+                      k: int, block_cells: int = 1 << 24) -> Neighbours:
     """The k-nearest-neighbour lists of ``ids`` (rows of ``matrix``, unit vectors) that differ from
     ``previous``, computed exactly without redoing the unchanged ones.
 
     A list is recomputed when its id is new or ``current_lists`` does not keep it; every kept list only
-    merges in the new ids that come nearer than its last neighbour. Returns the lists to write.
+    merges in the new ids that come nearer than its last neighbour. Returns the lists to write. At most
+    ``block_cells`` similarities (64 MB) are held at a time.
     """
     row = {i: r for r, i in enumerate(ids)}
     want = min(k, len(ids) - 1)
@@ -63,21 +64,25 @@ def update_neighbours(ids: Sequence[str], matrix: np.ndarray, previous: Mapping[
     out: Neighbours = {}
     if not redo:
         return out
-    pos, sims = nearest_neighbours(matrix, redo, want)
+    pos, sims = nearest_neighbours(matrix, redo, want, block_cells)
     for r, p, s in zip(redo, pos, sims):
         out[ids[r]] = ([ids[j] for j in p], s.tolist())
     # the old lists that stayed exact only miss the ids that had no list before
     new_rows = np.array([r for r in redo if ids[r] not in previous], dtype=np.int64)
     if len(new_rows) and kept and want > 0:
         old = [i for i in ids if i in kept]
-        s = matrix[[row[i] for i in old]] @ matrix[new_rows].T
-        for i, cand in zip(old, s):
-            nbrs, nsims = previous[i]
-            closer = np.nonzero(cand > nsims[-1])[0]
-            if len(closer):
-                merged = sorted([*zip(nsims, nbrs), *((float(cand[c]), ids[new_rows[c]]) for c in closer)],
-                                key=lambda t: (-t[0], t[1]))[:want]
-                out[i] = ([j for _, j in merged], [float(v) for v, _ in merged])
+        # in blocks: 60,000 kept lists against 5,000 new chunks would be 1.2 GB of similarities at once
+        step = max(1, block_cells // len(new_rows))
+        for start in range(0, len(old), step):
+            part = old[start:start + step]
+            s = matrix[[row[i] for i in part]] @ matrix[new_rows].T
+            for i, cand in zip(part, s):
+                nbrs, nsims = previous[i]
+                closer = np.nonzero(cand > nsims[-1])[0]
+                if len(closer):
+                    merged = sorted([*zip(nsims, nbrs), *((float(cand[c]), ids[new_rows[c]]) for c in closer)],
+                                    key=lambda t: (-t[0], t[1]))[:want]
+                    out[i] = ([j for _, j in merged], [float(v) for v, _ in merged])
     return out
 
 
