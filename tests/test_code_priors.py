@@ -85,7 +85,8 @@ def test_queries_that_ask_for_docs():
 def test_prose_ranks_below_the_code_it_describes_unless_asked_for(tmp_path, embedder):
     repo = tmp_path / "repo"
     (repo / "docs").mkdir(parents=True)
-    (repo / "upload.py").write_text('def retry_upload(path):\n    """Retry a failed upload."""\n    return send(path)\n')
+    (repo / "upload.py").write_text(
+        'def retry_upload(path):\n    """Retry a failed upload."""\n    return send(path)\n')
     # the guide repeats the question's words: by similarity alone it would come first
     (repo / "docs" / "uploads.md").write_text("# Upload retries\n\nretry_upload retries a failed upload.\n")
     q = "retry a failed upload"
