@@ -15,7 +15,7 @@ from .records import NODE_COLUMNS, embed_text, entity_text, node_attrs, passage_
 from .store.lance import CHANGES, SCHEMA_VERSION, vector_matrix
 from .heap import release_freed_memory
 from .store.vectors import VectorCache
-from .store.text_index import TEXT_LAYOUT, rev_of
+from .store.text_index import REV_FIELDS, TEXT_LAYOUT, rev_of
 
 log = logging.getLogger("memory_graph")
 
@@ -28,13 +28,8 @@ WATCHED = DERIVED_FROM + (CHANGES,)
 ALL_TABLES = WATCHED + ("files", "passages")
 #: meta "passages": memories stored before passage vectors existed get theirs when the engine opens
 PASSAGES_VERSION = "1"
-#: table of the BM25 documents of each kind, and the columns their revision stamp reads
-TEXT_KINDS = {
-    "memory": ("memories", ["id", "content_hash", "title", "tags", "project", "memory_type", "created_at",
-                            "valid_from", "valid_until"]),
-    "code": ("code_chunks", ["id", "content_hash", "project", "path", "language", "chunk_type", "breadcrumb",
-                             "name"]),
-}
+#: table of the BM25 documents of each kind
+TEXT_KINDS = {"memory": "memories", "code": "code_chunks"}
 BATCH = 500
 
 
@@ -251,7 +246,7 @@ class MaintenanceMixin:
             self._known_versions = current
 
     def _text_docs_expected(self) -> int:
-        return sum(self.lance.count(table) for table, _ in TEXT_KINDS.values())
+        return sum(self.lance.count(table) for table in TEXT_KINDS.values())
 
     def _reconcile_text(self, force: bool = False) -> dict:
         """Make Tantivy hold exactly LanceDB's memories and code chunks (after a crash or another process)."""
@@ -261,7 +256,10 @@ class MaintenanceMixin:
             self._known_versions = stamp["lance"]
             return {"added": 0, "removed": 0, "in_sync": True}
         added = removed = 0
-        for kind, (table, columns) in TEXT_KINDS.items():
+        for kind, table in TEXT_KINDS.items():
+            # every field the stamp reads that the table has: one left out would make every record look stale
+            names = self.lance.table(table).schema.names
+            columns = ["id", *(f for f in REV_FIELDS if f in names)]
             # a batch at a time: a whole table's rows as dicts, 100,000 of them, would stay in the heap
             truth = {r["id"]: rev_of(r) for batch in self.lance.batches(table, columns) for r in batch.to_pylist()}
             indexed = self.text.revisions(kind)
@@ -294,7 +292,7 @@ class MaintenanceMixin:
             total = self._text_docs_expected()
             self.text.clear()
             done = 0
-            for kind, (name, _cols) in TEXT_KINDS.items():
+            for kind, name in TEXT_KINDS.items():
                 table = self.lance.table(name)
                 for batch in table.search().limit(None).to_batches(BATCH) if self.lance.count(name) else []:
                     rows = batch.to_pylist()

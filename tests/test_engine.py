@@ -473,8 +473,7 @@ def test_a_text_index_of_an_older_layout_is_rewritten_on_open(tmp_path, embedder
         stale = eng.text.revisions("memory")
         eng.close()
     eng = Engine(tmp_path, Config(), embedder)
-    table, columns = maintenance.TEXT_KINDS["memory"]
-    truth = {r["id"]: text_index.rev_of(r) for r in eng.lance.query(table, None, columns).to_pylist()}
+    truth = {r["id"]: text_index.rev_of(r) for r in eng.lance.query(maintenance.TEXT_KINDS["memory"]).to_pylist()}
     assert set(truth) == set(ids) and all(stale[i] != truth[i] for i in ids)
     assert eng.text.revisions("memory") == truth
     assert "3 added or updated" in caplog.text

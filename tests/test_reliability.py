@@ -273,3 +273,20 @@ def test_optimize_can_keep_only_the_latest_version_and_loses_nothing(tmp_path):
     eng.close()
     again = consistent(tmp_path)
     assert again.lance.count("memories") == 120 and again.search("Vega pipeline batch 3", limit=5)
+
+
+def test_a_stale_stamp_rewrites_only_the_documents_that_differ(tmp_path):
+    """A stamp that does not match LanceDB (another process wrote, or one died mid-write) makes the next writer
+    compare every record's revision with the text index's; records that agree are not written again."""
+    from codebase import index_project
+
+    eng = Engine(tmp_path, config=Config(), embedder=HashEmbedder())
+    eng.store_many([{"content": f"note {i} about the Vega pipeline"} for i in range(5)])
+    assert index_project(eng, FIXTURE_REPO).chunks > 0
+    (tmp_path / "derived.json").write_text("[]")
+    assert eng._reconcile_text() == {"added": 0, "removed": 0, "in_sync": False}
+    eng.text.write(deletes=[next(iter(eng.text.revisions("code")))])
+    (tmp_path / "derived.json").write_text("[]")
+    assert eng._reconcile_text()["added"] == 1
+    eng.close()
+    consistent(tmp_path)

@@ -243,8 +243,9 @@ class TextIndex:
         self.index.reload()
 
 
-_REV_FIELDS = ("content_hash", "title", "tags", "project", "memory_type", "created_at", "valid_from",
-               "valid_until", "path", "language", "chunk_type", "breadcrumb", "name")
+#: the fields of a record whose change changes its document
+REV_FIELDS = ("content_hash", "title", "tags", "project", "memory_type", "created_at", "valid_from",
+              "valid_until", "path", "language", "chunk_type", "breadcrumb", "name")
 
 
 #: how a record becomes a document; a new layout changes every stamp, so indexes written by an older one are
@@ -254,7 +255,7 @@ TEXT_LAYOUT = 2
 
 def rev_of(rec: dict) -> str:
     """A stamp that changes whenever an indexed field of the record, or the document layout, changes."""
-    return content_hash(json.dumps([TEXT_LAYOUT, *(rec.get(k) for k in _REV_FIELDS)], default=str))
+    return content_hash(json.dumps([TEXT_LAYOUT, *(rec.get(k) for k in REV_FIELDS)], default=str))
 
 
 #: the characters Tantivy's regex syntax (Rust's regex-syntax) gives a meaning; an escaped "<" or ">" would be
