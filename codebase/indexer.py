@@ -19,6 +19,7 @@ from filelock import FileLock, Timeout
 from memory_graph import Engine
 from memory_graph.code import chunk_embed_text
 from memory_graph.errors import ValidationError
+from memory_graph.heap import release_freed_memory
 
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
 from .resolve import resolve_edges
@@ -197,6 +198,8 @@ class Indexer:
         report.edges, report.unresolved_edges = p.get("edges", 0), p.get("unresolved_edges", 0)
         report.seconds = round(time.perf_counter() - t0, 3)
         report.embed_seconds = round(report.embed_seconds, 3)
+        if changed or removed:
+            release_freed_memory()  # the batches', the resolver's and the neighbour lists' temporaries
         return report
 
     # ---- which files changed --------------------------------------------

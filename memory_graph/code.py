@@ -251,6 +251,7 @@ class CodeMixin:
             ids, paths = chunks.column("id").to_pylist(), chunks.column("path").to_pylist()
             mat = vector_matrix(chunks) if chunks.num_rows else np.zeros((0, 1), np.float32)
             mat = mat / np.linalg.norm(mat, axis=1, keepdims=True).clip(1e-12)
+            del chunks  # its vectors (twice the matrix's size) are not needed while the lists are computed
             lists = update_neighbours(ids, mat, previous, k)
             path_of = dict(zip(ids, paths))
             out = [{"id": i, "project": project, "path": path_of[i], "neighbours": n, "sims": v}

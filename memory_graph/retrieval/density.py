@@ -18,10 +18,11 @@ Neighbours = dict[str, tuple[list[str], list[float]]]
 
 
 def nearest_neighbours(matrix: np.ndarray, rows: Sequence[int], k: int,
-                       block_cells: int = 1 << 24) -> tuple[np.ndarray, np.ndarray]:
+                       block_cells: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
     """For each of ``rows``, the positions and cosines of its ``k`` nearest other rows of ``matrix`` (unit
     vectors), best first; fewer columns when the matrix has fewer than k + 1 rows. Exact, in blocks of
-    ``block_cells`` similarities (64 MB) at a time."""
+    ``block_cells`` similarities (16 MB; the selection's temporaries take three times that) at a time:
+    larger blocks are no faster, only heavier."""
     n, k = len(matrix), min(k, len(matrix) - 1)
     block = max(1, block_cells // max(n, 1))
     rows = np.asarray(rows, dtype=np.int64)
@@ -49,13 +50,13 @@ def current_lists(ids: Sequence[str], previous: Mapping[str, tuple[list[str], li
 
 
 def update_neighbours(ids: Sequence[str], matrix: np.ndarray, previous: Mapping[str, tuple[list[str], list[float]]],
-                      k: int, block_cells: int = 1 << 24) -> Neighbours:
+                      k: int, block_cells: int = 1 << 22) -> Neighbours:
     """The k-nearest-neighbour lists of ``ids`` (rows of ``matrix``, unit vectors) that differ from
     ``previous``, computed exactly without redoing the unchanged ones.
 
     A list is recomputed when its id is new or ``current_lists`` does not keep it; every kept list only
     merges in the new ids that come nearer than its last neighbour. Returns the lists to write. At most
-    ``block_cells`` similarities (64 MB) are held at a time.
+    ``block_cells`` similarities (16 MB) are held at a time.
     """
     row = {i: r for r, i in enumerate(ids)}
     want = min(k, len(ids) - 1)
