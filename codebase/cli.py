@@ -20,11 +20,13 @@ from .indexer import IndexReport, index_project
 def _print_report(r: IndexReport) -> None:
     t = Table(title=f"indexed {r.project} ({r.root})", show_header=False)
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(r.skipped.items())) or "none"
+    decoded = "; ".join(f"{p} as {enc}" for p, enc in sorted(r.decoded_as.items())[:5])
+    decoded = f"{r.decode_errors} ({decoded}{'; ...' if len(r.decoded_as) > 5 else ''})" if decoded else "0"
     for k, v in [("files scanned", r.files_scanned), ("files indexed", r.files_indexed),
                  ("files unchanged", r.files_unchanged), ("files removed", r.files_removed),
                  ("skipped", skipped), ("chunks", r.chunks), ("chunks embedded", r.chunks_embedded),
                  ("symbols", r.symbols), ("edges", f"{r.edges} ({r.unresolved_edges} unresolved)"),
-                 ("parse errors", r.parse_errors), ("not UTF-8", r.decode_errors),
+                 ("parse errors", r.parse_errors), ("not UTF-8", decoded),
                  ("seconds", f"{r.seconds} (embedding {r.embed_seconds})")]:
         t.add_row(k, str(v))
     out.print(t)

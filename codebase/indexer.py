@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import logging
@@ -52,7 +53,8 @@ class IndexReport:
     edges: int = 0
     unresolved_edges: int = 0
     parse_errors: int = 0
-    decode_errors: int = 0  # files not in UTF-8 (read as `decode` says)
+    decode_errors: int = 0  # files not in UTF-8
+    decoded_as: dict[str, str] = field(default_factory=dict)  # path -> the encoding each of those was read in
     seconds: float = 0.0
     embed_seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -95,32 +97,33 @@ def _symbol_id(project: str, path: str, qualname: str, kind: str) -> str:
 _CODING = re.compile(rb"coding[:=][ \t]*([-\w.]+)")
 
 
-def decode(data: bytes) -> tuple[str, bool]:
-    """Text of a file, and whether it was not UTF-8; never fatal.
+def decode(data: bytes) -> tuple[str, str]:
+    """Text of a file, and the encoding it was read in ("utf-8" unless it was not UTF-8); never fatal.
 
     A file that is not UTF-8 is read in the encoding its first two lines declare (PEP 263's
     ``# -*- coding: latin-1 -*-``, which Emacs and Vim modelines share), else as mostly-UTF-8 with damage
-    (replacement characters) when valid multi-byte characters outnumber the invalid bytes, else as
-    Windows-1252 (a superset of Latin-1's printable range), so that ``café`` stays ``café``.
+    (replacement characters; "utf-8, damaged") when valid multi-byte characters outnumber the invalid bytes,
+    else as Windows-1252 (a superset of Latin-1's printable range), so that ``café`` stays ``café``.
     """
     try:
-        return data.decode("utf-8-sig"), False
+        return data.decode("utf-8-sig"), "utf-8"
     except UnicodeDecodeError:
         pass
     m = _CODING.search(b"\n".join(data.split(b"\n", 2)[:2]))
     if m:
         try:
-            return data.decode(m.group(1).decode("ascii")), True
+            declared = codecs.lookup(m.group(1).decode("ascii")).name
+            return data.decode(declared), declared
         except (LookupError, UnicodeDecodeError):
             pass
     text = data.decode("utf-8", errors="replace")
     bad = text.count("\ufffd")
     if sum(ord(ch) > 127 for ch in text) - bad > bad:
-        return text, True
+        return text, "utf-8, damaged"
     try:
-        return data.decode("cp1252"), True
+        return data.decode("cp1252"), "cp1252"
     except UnicodeDecodeError:
-        return data.decode("latin-1"), True
+        return data.decode("latin-1"), "latin-1"
 
 
 class Indexer:
@@ -234,11 +237,11 @@ class Indexer:
                 "imports": json.dumps(parsed.imports)}
 
     # ---- chunk, embed, write ----------------------------------------------
-    def _parse(self, item: tuple[SourceFile, bytes, str]) -> tuple[SourceFile, str, ParsedFile, bool]:
+    def _parse(self, item: tuple[SourceFile, bytes, str]) -> tuple[SourceFile, str, ParsedFile, str]:
         f, data, digest = item
-        text, bad = decode(data)
+        text, encoding = decode(data)
         parsed = parse_file(f.path, text, f.language, self.cfg.chunk_max_tokens, self.cfg.chunk_overlap_lines)
-        return f, digest, parsed, bad
+        return f, digest, parsed, encoding
 
     def _batches(self, changed: list) -> list[list]:
         """Files grouped so that each batch holds about ``index_batch_chunks`` chunks' worth of text."""
@@ -292,13 +295,15 @@ class Indexer:
                 self._report("index", done, total, chunks=report.chunks_embedded,
                              chunks_per_s=round(report.chunks_embedded / elapsed, 1))
 
-    def _records(self, parsed: list[tuple[SourceFile, str, ParsedFile, bool]],
+    def _records(self, parsed: list[tuple[SourceFile, str, ParsedFile, str]],
                  report: IndexReport) -> tuple[list[dict], list[dict], list[dict]]:
         files, chunks, symbols = [], [], []
         now = time.time()
-        for f, digest, p, bad in parsed:
+        for f, digest, p, encoding in parsed:
             report.parse_errors += int(p.parse_error)
-            report.decode_errors += int(bad)
+            if encoding != "utf-8":
+                report.decode_errors += 1
+                report.decoded_as[f.path] = encoding
             ids = {s.qualname: _symbol_id(self.project, f.path, s.qualname, s.kind) for s in p.symbols}
             for s in p.symbols:
                 symbols.append({"id": ids[s.qualname], "project": self.project, "path": f.path, "name": s.name,

@@ -54,7 +54,9 @@ def test_code_tables_print_whole_paths_at_80_columns_and_the_definition_of_a_win
     steps = "".join(f"    total += invoice.line_{i}  # ledger line {i}\n" for i in range(60))
     (tmp_path / "shop" / "ledger.py").write_text(f"def reconcile_ledger(invoice):\n    total = 0\n{steps}"
                                                  "    return total\n")
-    run("index", str(tmp_path / "shop"), "--project", "shop")
+    (tmp_path / "shop" / "legacy.py").write_bytes("def caf\xe9():\n    return 1\n".encode("latin-1"))
+    report = " ".join(run("index", str(tmp_path / "shop"), "--project", "shop").stdout.split())
+    assert "not UTF-8 │ 1 (legacy.py as cp1252)" in report
     assert f"{path}:1-2" in run("search-code", "late payment reminder").stdout
     assert re.search(r"ledger\.py:\d+-\d+ of 1-63", run("search-code", "reconcile ledger line").stdout)
     assert f"{path}:1" in run("symbols", "send_late_payment_reminder").stdout

@@ -345,7 +345,7 @@ def test_hostile_files_are_skipped_counted_and_never_stop_the_run(engine, repo, 
     assert r.skipped["vendored_or_build"] == 1 and r.skipped["unreadable"] == 1
     assert r.skipped["ignored"] == 3  # debug.log, generated/, docs/ (.memorygraphignore)
     assert r.skipped["symlink_loop"] == 1
-    assert r.decode_errors == 1 and r.parse_errors >= 1
+    assert r.decode_errors == 1 and r.decoded_as == {"latin1.py": "cp1252"} and r.parse_errors >= 1
     assert any("locked.py" in e for e in r.errors)
     paths = set(engine.code_files("demo"))
     assert {"latin1.py", "broken.py"} <= paths
@@ -355,16 +355,17 @@ def test_hostile_files_are_skipped_counted_and_never_stop_the_run(engine, repo, 
     assert [s["qualname"] for s in engine.find_symbols("café", project="demo")] == ["café"]
 
 
-@pytest.mark.parametrize("data, text, flagged", [
-    ("café = 'déjà vu'\n".encode("utf-8-sig"), "café = 'déjà vu'\n", False),
-    ("def café(): return '“déjà”'\n".encode("cp1252"), "def café(): return '“déjà”'\n", True),
-    (b"x = '\x81\xe9'\n", "x = '\x81é'\n", True),  # 0x81 is not Windows-1252: Latin-1
-    ("# -*- coding: koi8-r -*-\ns = 'привет'\n".encode("koi8-r"), "# -*- coding: koi8-r -*-\ns = 'привет'\n", True),
-    ("naïve = 'résumé ü'".encode() + b"\xff\n", "naïve = 'résumé ü'\ufffd\n", True),  # damaged UTF-8 stays UTF-8
+@pytest.mark.parametrize("data, text, encoding", [
+    ("café = 'déjà vu'\n".encode("utf-8-sig"), "café = 'déjà vu'\n", "utf-8"),
+    ("def café(): return '“déjà”'\n".encode("cp1252"), "def café(): return '“déjà”'\n", "cp1252"),
+    (b"x = '\x81\xe9'\n", "x = '\x81é'\n", "latin-1"),  # 0x81 is not Windows-1252
+    ("# -*- coding: KOI8_R -*-\ns = 'привет'\n".encode("koi8-r"), "# -*- coding: KOI8_R -*-\ns = 'привет'\n",
+     "koi8-r"),
+    ("naïve = 'résumé ü'".encode() + b"\xff\n", "naïve = 'résumé ü'\ufffd\n", "utf-8, damaged"),
 ])
-def test_decode_reads_legacy_encodings(data, text, flagged):
+def test_decode_reads_legacy_encodings(data, text, encoding):
     from codebase.indexer import decode
-    assert decode(data) == (text, flagged)
+    assert decode(data) == (text, encoding)
 
 
 def test_empty_repository_missing_path_and_file_path(engine, tmp_path):
