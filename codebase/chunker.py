@@ -25,9 +25,10 @@ log = logging.getLogger("memory_graph.codebase")
 #: 3 = calls record their receiver; 4 = Python's `import a.b` binds a, `import x as y` binds y; 5 = calls of
 #: private members keep their mark (`this.#update()`); 6 = a file not in UTF-8 is read in its declared encoding
 #: or Windows-1252; 7 = Rust's `super::f()` is a path, not a base's method, and PHP's `parent::` and C#'s `base.`
-#: are `super`; C++'s `int A::run() {}` is the method A.run; Python's `from m import *` is recorded. A re-cut
-#: file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "7"
+#: are `super`; C++'s `int A::run() {}` is the method A.run; Python's `from m import *` is recorded; 8 =
+#: module-level bindings (Python, JavaScript, TypeScript, Go, Rust) are symbols. A re-cut file re-embeds only
+#: the chunks whose text changed.
+CHUNKER_VERSION = "8"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -78,6 +79,7 @@ class ParsedFile:
     refs: list[Ref] = field(default_factory=list)
     imports: dict[str, str] = field(default_factory=dict)   # imported name -> module
     parse_error: bool = False
+    qualnames: set[str] = field(default_factory=set, repr=False, compare=False)  # of symbols, for lookups
 
 
 @lru_cache(maxsize=None)
@@ -132,7 +134,11 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         node, scope, in_func = stack.pop()
         sym_here = scope
         kind = spec.definitions.get(node.type)
-        if kind and not in_func:
+        binding = spec.variables.get(node.type)
+        if binding and not in_func and out.symbols[scope].kind in _MODULE_SCOPES and \
+                _make_variable(node, binding, out, scope):
+            pass  # its lines stay in the module's chunk; calls in its value are the module's
+        elif kind and not in_func:
             made = _make_symbol(node, kind, out, scope, language, spec)
             if made is not None:
                 sym_here = made
@@ -315,6 +321,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     sig = _signature(node)
     out.symbols.append(Symbol(short, qual, kind, sig, node.start_point[0] + 1, node.end_point[0] + 1,
                               parent.qualname, member_prefix))
+    out.qualnames.add(qual)
     idx = len(out.symbols) - 1
     if trait is not None:
         out.refs.append(Ref(qual, "implements", last_ident(trait.text.decode()), node.start_point[0] + 1))
@@ -325,6 +332,40 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
 
 
 _JS_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
+_MODULE_SCOPES = frozenset({"module", "namespace"})
+_DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "const_declaration", "var_declaration"})
+
+
+def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> bool:
+    """Record a module-level binding of one name (``gettext_lazy = lazy(gettext, str)``, ``const API_URL``,
+    Go's ``var ErrNotFound``, Rust's ``const MAX``) as a symbol, unless the name is ``_`` or already bound (the
+    first binding is the definition). False when the node binds no name this way: a pattern, a ``require()``
+    (an import), or a function value (a definition of its own)."""
+    name_node = node.child_by_field_name("left") or node.child_by_field_name("name")
+    if name_node is None or name_node.type != "identifier":
+        return False
+    value = node.child_by_field_name("right") or node.child_by_field_name("value")
+    if value is not None and value.type in _JS_FUNCTIONS:
+        return False
+    if value is not None and value.type == "call_expression" and \
+            getattr(value.child_by_field_name("function"), "text", b"") == b"require":
+        return False
+    name = name_node.text.decode("utf-8", errors="replace")
+    parent = out.symbols[scope]
+    prefix = parent.member_prefix or parent.qualname
+    qual = f"{prefix}.{name}" if prefix else name
+    if name == "_" or qual in out.qualnames:  # the first binding of a name is its definition
+        return True
+    text = node.text.decode("utf-8", errors="replace").split("\n", 1)[0]
+    decl = node.parent
+    while decl is not None and decl.type.endswith("_list"):  # Go's `var (...)` groups
+        decl = decl.parent
+    if decl is not None and decl.type in _DECLARATIONS:  # `const API_URL = ...`, not `API_URL = ...`
+        text = f"{decl.text.split(maxsplit=1)[0].decode('utf-8', errors='replace')} {text}"
+    out.symbols.append(Symbol(name, qual, kind, re.sub(r"\s+", " ", text).strip()[:200], node.start_point[0] + 1,
+                              node.end_point[0] + 1, parent.qualname))
+    out.qualnames.add(qual)
+    return True
 
 
 def _assigned_function(node) -> tuple[str, str] | None:

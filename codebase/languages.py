@@ -60,6 +60,8 @@ class LangSpec:
     heritage: dict[str, str] = field(default_factory=dict)  # node type -> "extends" | "implements"
     #: word put before a name in a breadcrumb, per kind ("class Foo > def bar")
     keywords: dict[str, str] = field(default_factory=dict)
+    #: node type -> symbol kind of a module-level binding (a constant, an alias): a symbol, not a chunk
+    variables: dict[str, str] = field(default_factory=dict)
 
 
 _CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "module", "namespace", "object",
@@ -70,13 +72,13 @@ SPECS: dict[str, LangSpec] = {
         {"function_definition": "function", "class_definition": "class"},
         frozenset({"class_definition"}), {"call": "function"},
         frozenset({"import_statement", "import_from_statement"}), {"argument_list": "extends"},
-        {"function": "def", "method": "def"}),
+        {"function": "def", "method": "def"}, {"assignment": "variable"}),
     "javascript": LangSpec(
         {"function_declaration": "function", "generator_function_declaration": "function",
          "class_declaration": "class", "method_definition": "method", "variable_declarator": "function",
          "assignment_expression": "function", "field_definition": "method"},
         frozenset({"class_declaration"}), {"call_expression": "function", "new_expression": "constructor"},
-        frozenset({"import_statement"}), {"class_heritage": "extends"}),
+        frozenset({"import_statement"}), {"class_heritage": "extends"}, {}, {"variable_declarator": "variable"}),
     "typescript": LangSpec(
         {"function_declaration": "function", "generator_function_declaration": "function",
          "class_declaration": "class", "abstract_class_declaration": "class", "method_definition": "method",
@@ -86,16 +88,18 @@ SPECS: dict[str, LangSpec] = {
         frozenset({"class_declaration", "abstract_class_declaration", "module", "internal_module"}),
         {"call_expression": "function", "new_expression": "constructor"},
         frozenset({"import_statement"}),
-        {"extends_clause": "extends", "implements_clause": "implements", "extends_type_clause": "extends"}),
+        {"extends_clause": "extends", "implements_clause": "implements", "extends_type_clause": "extends"}, {},
+        {"variable_declarator": "variable"}),
     "go": LangSpec(
         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
         frozenset(), {"call_expression": "function"}, frozenset({"import_declaration"}), {},
-        {"function": "func", "method": "func"}),
+        {"function": "func", "method": "func"}, {"const_spec": "constant", "var_spec": "variable"}),
     "rust": LangSpec(
         {"function_item": "function", "struct_item": "struct", "enum_item": "enum", "trait_item": "trait",
          "impl_item": "impl", "mod_item": "module", "union_item": "struct"},
         frozenset({"impl_item", "trait_item", "mod_item"}), {"call_expression": "function"},
-        frozenset({"use_declaration"}), {}, {"function": "fn", "method": "fn", "module": "mod"}),
+        frozenset({"use_declaration"}), {}, {"function": "fn", "method": "fn", "module": "mod"},
+        {"const_item": "constant", "static_item": "variable"}),
     "java": LangSpec(
         {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
          "record_declaration": "record", "method_declaration": "method", "constructor_declaration": "method"},

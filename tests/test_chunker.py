@@ -160,8 +160,8 @@ def test_functions_assigned_in_pre_class_javascript_are_symbols_with_their_calls
            "obj[key] = function () {};\n")
     p = parse_file("lib/response.js", src, "javascript")
     kinds = {s.qualname: s.kind for s in p.symbols}
-    assert kinds == {"": "module", "res.clearCookie": "method", "res.cookie": "method", "Router.route": "method",
-                     "compile": "function", "createApplication": "function"}
+    assert kinds == {"": "module", "res": "variable", "res.clearCookie": "method", "res.cookie": "method",
+                     "Router.route": "method", "compile": "function", "createApplication": "function"}
     refs = {(r.source, r.kind, r.name) for r in p.refs}
     assert ("res.clearCookie", "calls", "cookie") in refs and ("res.cookie", "calls", "serialize") in refs
     assert {c.breadcrumb for c in p.chunks} >= {"method res.cookie", "method Router.route", "function compile"}
@@ -180,8 +180,9 @@ def test_an_arrow_function_field_of_a_class_is_a_method(language):
 def test_symbols_and_references_of_a_python_file():
     p, _ = parsed("app/config.py")
     kinds = {s.qualname: s.kind for s in p.symbols}
-    assert kinds == {"": "module", "BaseLoader": "class", "BaseLoader.read": "method", "JsonLoader": "class",
-                     "JsonLoader.load": "method", "parse_config": "function", "load_settings": "function"}
+    assert kinds == {"": "module", "DEFAULT_PATH": "variable", "RETRIES": "variable", "BaseLoader": "class",
+                     "BaseLoader.read": "method", "JsonLoader": "class", "JsonLoader.load": "method",
+                     "parse_config": "function", "load_settings": "function"}
     refs = {(r.source, r.kind, r.name) for r in p.refs}
     assert ("JsonLoader", "extends", "BaseLoader") in refs
     assert ("load_settings", "calls", "parse_config") in refs
@@ -239,3 +240,31 @@ def test_only_identifier_shaped_words_of_a_long_query_may_name_symbols():
     assert "parse_config" in code_mentions("who calls parse_config when the app starts")
     assert "JsonLoader" in code_mentions("what does JsonLoader extend in this repo")
     assert code_mentions("checksum") == "checksum"
+
+
+@pytest.mark.parametrize("language, path, src, expected", [
+    ("python", "trans.py", "import os\nX: int = 3\ngettext_lazy = lazy(gettext, str)\nx, y = 1, 2\n_ = gettext\n"
+     "def f():\n    local = 1\n\nclass C:\n    attr = 1\n\nX = 4\n",
+     {("X", "variable", "X: int = 3", 2), ("gettext_lazy", "variable", "gettext_lazy = lazy(gettext, str)", 3)}),
+    ("javascript", "app.js", "const API = 'x';\nexport const router = express.Router();\nconst {a} = require('b');\n"
+     "var express = require('express');\nlet handler = () => 1;\nfunction g() { const inner = 1; }\n",
+     {("API", "variable", "const API = 'x'", 1), ("router", "variable", "const router = express.Router()", 2)}),
+    ("typescript", "schema.ts",
+     "export const schema: Schema = z.object({});\nnamespace N {\n  export const k = 1;\n}\n",
+     {("schema", "variable", "const schema: Schema = z.object({})", 1), ("N.k", "variable", "const k = 1", 3)}),
+    ("go", "errs.go", "package m\nconst Max = 3\nvar (\n  ErrX = errors.New(\"x\")\n)\nfunc f() { var z = 1 }\n",
+     {("Max", "constant", "const Max = 3", 2), ("ErrX", "variable", "var ErrX = errors.New(\"x\")", 4)}),
+    ("rust", "lib.rs", "const MAX: usize = 3;\nstatic NAME: &str = \"x\";\nimpl S { const Z: u8 = 2; }\n",
+     {("MAX", "constant", "const MAX: usize = 3;", 1), ("NAME", "variable", "static NAME: &str = \"x\";", 2)}),
+])
+def test_module_level_bindings_are_symbols_inside_the_module_chunk(language, path, src, expected):
+    """A constant or alias defined at module level is a symbol (found by name, a call's target) of kind variable
+    or constant; a function value, a require(), a pattern, `_`, a local, a class attribute and a second binding of
+    a name are not, and no binding gets a chunk of its own."""
+    p = parse_file(path, src, language)
+    bindings = {(s.qualname, s.kind, s.signature, s.start_line) for s in p.symbols
+                if s.kind in ("variable", "constant")}
+    assert bindings == expected
+    module = [c for c in p.chunks if c.chunk_type in ("module", "namespace")]  # code.BINDING_SCOPES
+    assert all(any(c.start_line <= line <= c.end_line for c in module) for *_, line in expected)
+    assert not {c.symbol for c in p.chunks} & {q for q, *_ in expected}

@@ -272,6 +272,24 @@ def test_search_code_by_identifier_and_by_a_callers_name(engine, repo):
     assert "load_settings" in found["def parse_config"].explanation.graph_path
 
 
+def test_a_module_level_alias_is_found_called_and_searched_as_its_definition(engine, tmp_path):
+    src = tmp_path / "site"
+    src.mkdir()
+    (src / "trans.py").write_text("def lazy(func, *types):\n    return func\n\n\ndef gettext(message):\n"
+                                  "    return message\n\n\ngettext_lazy = lazy(gettext, str)\n")
+    (src / "views.py").write_text("from trans import gettext_lazy\n\n\ndef page_title():\n"
+                                  "    return gettext_lazy('Welcome')\n")
+    index_project(engine, src, project="site")
+    [sym] = engine.find_symbols("gettext_lazy", project="site")
+    assert (sym["kind"], sym["path"], sym["start_line"], sym["signature"]) == \
+        ("variable", "trans.py", 9, "gettext_lazy = lazy(gettext, str)")
+    assert [r["qualname"] for r in engine.symbol_graph("gettext_lazy", "callers")["results"]] == ["page_title"]
+    # the graph leg reaches the module code that defines it before the code that calls it
+    top = engine.search_code("gettext_lazy", mode="graph", project="site")[0]
+    assert (top.record["path"], top.record["chunk_type"], top.explanation.graph_path[0]) == \
+        ("trans.py", "module", "gettext_lazy")
+
+
 def test_search_code_filters(engine, repo):
     idx(engine, repo)
     assert {h.record["language"] for h in engine.search_code("area of a shape", languages=["rust"])} == {"rust"}
