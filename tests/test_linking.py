@@ -116,6 +116,29 @@ def test_entities_sharing_a_name_are_found_apart_and_removed_one_at_a_time():
     assert idx.mentioned_in("ask Orian", fuzzy_cutoff=0.8) == {}  # no name left to be close to
 
 
+_NAMES = st.sampled_from(["Orion", "orion", "Vega", "vega-api", "parse_config", "ParseConfig", "Rigel"])
+
+
+@given(st.lists(st.one_of(
+    st.tuples(st.just("add"), st.sampled_from("abcd"), _NAMES, st.lists(_NAMES, max_size=2)),
+    st.tuples(st.just("remove"), st.sampled_from("abcde"), st.none(), st.none())), max_size=20))
+def test_removing_leaves_the_index_an_index_of_the_rest_would_be(ops):
+    idx, alive = EntityIndex(), {}
+    for op, eid, name, aliases in ops:
+        if op == "add":
+            idx.add(eid, name, "name", aliases)
+            names_, _ = alive.get(eid, ((), None))
+            alive[eid] = ((*names_, name, *aliases), name)
+        else:
+            idx.remove(eid)
+            alive.pop(eid, None)
+    fresh = EntityIndex()
+    for eid, (every, last) in alive.items():
+        fresh.add(eid, last, "name", list(every))
+    assert {k: set(v) for k, v in idx.by_norm.items()} == {k: set(v) for k, v in fresh.by_norm.items()}
+    assert idx.names == fresh.names
+
+
 def test_a_longest_match_leaves_the_words_inside_it_alone():
     idx = EntityIndex()
     idx.add("s1", "invoke", "method", ["Context.invoke"])
