@@ -104,6 +104,7 @@ def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overl
             log.warning("could not parse %s (%s); indexing it in line windows", path, exc)
             out.parse_error = True
             del out.symbols[1:]
+            out.qualnames.clear()
             out.refs.clear()
             raw = []
         if out.parse_error and len(out.symbols) == 1:

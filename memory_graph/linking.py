@@ -171,8 +171,8 @@ class EntityIndex:
         self.by_norm: dict[str, tuple[str, ...]] = {}
         self.names: dict[str, tuple[str, str]] = {}  # id -> (name, type)
         self._by_prefix: dict[str, set[str]] = {}
-        # id -> the normal forms it is filed under: removing one must not scan every name (a re-index of
-        # Django's 3,938 files removed 108,418 symbols and chunks, each scan over 40,000 names)
+        # id -> the normal forms it is filed under: removing one must not scan every name (a re-index removes
+        # every old symbol and chunk of the files it re-cuts, one at a time)
         self._keys: dict[str, tuple[str, ...]] = {}
 
     def add(self, entity_id: str, name: str, entity_type: str, aliases: list[str] | tuple = ()) -> None:
