@@ -26,9 +26,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: private members keep their mark (`this.#update()`); 6 = a file not in UTF-8 is read in its declared encoding
 #: or Windows-1252; 7 = Rust's `super::f()` is a path, not a base's method, and PHP's `parent::` and C#'s `base.`
 #: are `super`; C++'s `int A::run() {}` is the method A.run; Python's `from m import *` is recorded; 8 =
-#: module-level bindings (Python, JavaScript, TypeScript, Go, Rust) are symbols. A re-cut file re-embeds only
-#: the chunks whose text changed.
-CHUNKER_VERSION = "8"
+#: module-level bindings (Python, JavaScript, TypeScript, Go, Rust) are symbols; 9 = not inside a module-level
+#: loop. A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "9"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -136,7 +136,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         sym_here = scope
         kind = spec.definitions.get(node.type)
         binding = spec.variables.get(node.type)
-        if binding and not in_func and out.symbols[scope].kind in _MODULE_SCOPES and \
+        if binding and not in_func and out.symbols[scope].kind in _MODULE_SCOPES and not _in_loop(node) and \
                 _make_variable(node, binding, out, scope):
             pass  # its lines stay in the module's chunk; calls in its value are the module's
         elif kind and not in_func:
@@ -335,6 +335,18 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
 _JS_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
 _MODULE_SCOPES = frozenset({"module", "namespace"})
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "const_declaration", "var_declaration"})
+
+
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+
+
+def _in_loop(node) -> bool:
+    """Inside a loop: a module-level loop's variables (``for (let i ...)``, ``total = n`` in its body) are
+    scratch, not definitions, while an ``if`` or ``try`` at module level does define its bindings."""
+    node = node.parent
+    while node is not None and node.type not in _LOOPS:
+        node = node.parent
+    return node is not None
 
 
 def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> bool:

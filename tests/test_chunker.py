@@ -244,10 +244,14 @@ def test_only_identifier_shaped_words_of_a_long_query_may_name_symbols():
 
 @pytest.mark.parametrize("language, path, src, expected", [
     ("python", "trans.py", "import os\nX: int = 3\ngettext_lazy = lazy(gettext, str)\nx, y = 1, 2\n_ = gettext\n"
-     "def f():\n    local = 1\n\nclass C:\n    attr = 1\n\nX = 4\n",
-     {("X", "variable", "X: int = 3", 2), ("gettext_lazy", "variable", "gettext_lazy = lazy(gettext, str)", 3)}),
+     "def f():\n    local = 1\n\nclass C:\n    attr = 1\n\nX = 4\nfor n in names:\n    total = n\n"
+     "while go:\n    step = 1\ntry:\n    TIMEOUT = int(env)\nexcept ValueError:\n    TIMEOUT = 5\n"
+     "if DEBUG:\n    LEVEL = 10\n",
+     {("X", "variable", "X: int = 3", 2), ("gettext_lazy", "variable", "gettext_lazy = lazy(gettext, str)", 3),
+      ("TIMEOUT", "variable", "TIMEOUT = int(env)", 18), ("LEVEL", "variable", "LEVEL = 10", 22)}),
     ("javascript", "app.js", "const API = 'x';\nexport const router = express.Router();\nconst {a} = require('b');\n"
-     "var express = require('express');\nlet handler = () => 1;\nfunction g() { const inner = 1; }\n",
+     "var express = require('express');\nlet handler = () => 1;\nfunction g() { const inner = 1; }\n"
+     "for (let i = 0; i < 3; i++) { var seen = i; }\nfor (const k of keys) { let last = k; }\n",
      {("API", "variable", "const API = 'x'", 1), ("router", "variable", "const router = express.Router()", 2)}),
     ("typescript", "schema.ts",
      "export const schema: Schema = z.object({});\nnamespace N {\n  export const k = 1;\n}\n",
@@ -259,8 +263,8 @@ def test_only_identifier_shaped_words_of_a_long_query_may_name_symbols():
 ])
 def test_module_level_bindings_are_symbols_inside_the_module_chunk(language, path, src, expected):
     """A constant or alias defined at module level is a symbol (found by name, a call's target) of kind variable
-    or constant; a function value, a require(), a pattern, `_`, a local, a class attribute and a second binding of
-    a name are not, and no binding gets a chunk of its own."""
+    or constant; a function value, a require(), a pattern, `_`, a local, a class attribute, a loop's variables and a
+    second binding of a name are not, and no binding gets a chunk of its own."""
     p = parse_file(path, src, language)
     bindings = {(s.qualname, s.kind, s.signature, s.start_line) for s in p.symbols
                 if s.kind in ("variable", "constant")}
