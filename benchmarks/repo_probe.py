@@ -6,7 +6,9 @@ whole folder: code, tests, docs) and asks the questions of a JSON file, each a l
 "names": [...]}: the names (``Class.method`` or a bare name) of the definitions that answer it. A hit answers
 when its breadcrumb's qualified name is one of them, or ends with ".name", and it is not in a test file.
 Reported per Config.code_test_factor value (prose at --prose-factor): MRR@10, Recall@1 and how many first
-hits are tests or prose.
+hits are tests or prose; and once, the code vector leg's recall against exact search and its time. Other
+Config fields come from MEMORY_GRAPH_<FIELD> variables, as in the engine (MEMORY_GRAPH_ANN_EF=75 searches the
+ANN index as LanceDB would by default).
 
 The questions in benchmarks/queries were written by reading each package's API; the sources are PyPI's:
 
@@ -61,6 +63,39 @@ def evaluate(engine, project: str, questions: list[dict]) -> dict:
             "first_hit_in_prose": first_prose, "queries": n, "per_query": per_query}
 
 
+def vector_recall(engine, project: str, questions: list[dict]) -> dict:
+    """The code vector leg's LanceDB search (as ``search_code`` runs it) against exact cosine search over the
+    project's stored vectors: recall@10 and recall at the leg's candidate count, median milliseconds, and how
+    many indices and fragments the table's ANN index covers (``Config.ann_max_deltas``)."""
+    import statistics
+    import time
+
+    import numpy as np
+
+    from memory_graph.models import Filters
+    from memory_graph.store import sql_filter
+    from memory_graph.store.lance import sql_quote, vector_matrix
+
+    rows = engine.lance.query("code_chunks", f"project = {sql_quote(project)}", ["id", "vector"])
+    ids, mat = rows.column("id").to_pylist(), vector_matrix(rows)
+    mat = mat / np.linalg.norm(mat, axis=1, keepdims=True).clip(1e-12)
+    c = engine.config.candidates(10)
+    where = sql_filter(Filters(project=project, include_global=False), 0.0, kind="code")
+    r10, rc, times = [], [], []
+    for q in questions:
+        vec = engine.embedder.encode_query(q["query"])
+        exact = [ids[i] for i in np.argsort(-(mat @ vec))[:c]]
+        start = time.perf_counter()
+        found, _ = engine.lance.vector_search("code_chunks", vec, where, c, ["id"])
+        times.append(1000 * (time.perf_counter() - start))
+        r10.append(len(set(found[:10]) & set(exact[:10])) / 10)
+        rc.append(len(set(found) & set(exact)) / c)
+    stats = engine.lance.table("code_chunks").stats()["fragment_stats"]
+    return {"recall@10": statistics.mean(r10), f"recall@{c}": statistics.mean(rc), "candidates": c,
+            "median_ms": statistics.median(times), "ann_indices": engine.lance.ann_deltas("code_chunks"),
+            "fragments": stats["num_fragments"]}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.repo_probe", description=__doc__.split("\n")[0])
     p.add_argument("source", type=Path, help="the repository or unpacked package to index")
@@ -91,14 +126,19 @@ def main(argv=None) -> int:
         report = index_project(engine, args.source, project=args.project)
         print(f"indexed {report.files_indexed} files, {report.chunks} chunks in {report.seconds:.1f} s",
               file=sys.stderr)
+        vec = out["vector_leg"] = vector_recall(engine, args.project, questions)
+        c = vec["candidates"]
+        print(f"vector leg against exact search: recall@10 {vec['recall@10']:.3f}, recall@{c} "
+              f"{vec['recall@' + str(c)]:.3f}, median {vec['median_ms']:.1f} ms; ANN index of "
+              f"{vec['ann_indices']} indices (0: none, flat search) over {vec['fragments']} fragments")
         engine.close()
         prose = {} if args.prose_factor is None else {"code_prose_factor": args.prose_factor}
-        out["code_prose_factor"] = Config(**prose).code_prose_factor
+        out["code_prose_factor"] = Config.from_env(**prose).code_prose_factor
         print(f"code_prose_factor {out['code_prose_factor']}")
         print("| code_test_factor | MRR@10 | Recall@1 | first hit in tests | first hit in prose |\n"
               "|---|---|---|---|---|")
         for f in factors:
-            engine = Engine(home, config=Config(code_test_factor=f, **prose))
+            engine = Engine(home, config=Config.from_env(code_test_factor=f, **prose))
             res = evaluate(engine, args.project, questions)
             engine.close()
             out["by_factor"][str(f)] = res

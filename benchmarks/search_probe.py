@@ -1,6 +1,6 @@
-"""Three effects behind the engine's search latency, each measured on its own.
+"""Four effects behind the engine's search latency, each measured on its own.
 
-    python -m benchmarks.search_probe [--rows 100000] [--queries 100] [--model PATH]
+    python -m benchmarks.search_probe [--rows 100000] [--queries 100] [--model PATH] [--only churn]
 
 1. Embedding a query through the engine's one model thread (``memory_graph.embedding.on_model_thread``),
    against calling the model from rotating threads (PyTorch keeps an OpenMP team per calling thread), on the
@@ -9,8 +9,11 @@
    the rest added 5,000 at a time and merged by ``optimize`` (the engine before ``ann_rebuild_growth``),
    against the index rebuilt on every row.
 3. The engine's default validity filter applied before the search, against after it on twice the rows.
+4. Rows replaced rather than added (700 at a time, like the batches of a re-indexed repository), each write
+   followed by ``optimize``: the indices and fragments a search visits pile up without the table growing
+   (``Config.ann_max_deltas``).
 
-Prints median milliseconds; about two minutes at 100,000 rows on 2 cores.
+Prints median milliseconds; about four minutes at the defaults on 2 cores.
 """
 
 from __future__ import annotations
@@ -103,14 +106,68 @@ def vector_search(rows: int, n: int, dim: int = 384) -> None:
     report(f"index rebuilt on all rows in {rebuild:.1f} s")
 
 
+def churn(rows: int, n: int, rounds: int, size: int, dim: int = 384) -> None:
+    """Effect 4: rows replaced rather than added (a re-indexed repository, a watcher's edits), ``size`` at a
+    time, each write followed by ``optimize`` as the engine does; search time as the deltas accumulate, then
+    after a rebuild (random vectors: the time is the point, their recall says nothing of real text)."""
+    import lancedb
+
+    rng = np.random.default_rng(1)
+    vecs = rng.standard_normal((rows, dim)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+
+    def table_of(idx: np.ndarray) -> pa.Table:
+        return pa.table({"id": [f"m{i}" for i in idx],
+                         "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs[idx].ravel()), dim)})
+
+    db = lancedb.connect(tempfile.mkdtemp())
+    table = db.create_table("t", table_of(np.arange(rows)))
+    table.create_index(metric="cosine", index_type="IVF_HNSW_SQ", vector_column_name="vector")
+    queries = rng.standard_normal((n, dim)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+
+    def report(label: str) -> None:
+        ms = median_ms(lambda q: table.search(q).metric("cosine").refine_factor(1).limit(50)
+                       .select(["id", "_distance"]).to_arrow(), queries)
+        stats = table.stats()["fragment_stats"]
+        print(f"  {label}: {table.index_stats('vector_idx').num_indices} indices, {stats['num_fragments']} "
+              f"fragments; {ms} ms")
+
+    print(f"vector search while rows are replaced, {rows:,} rows, {size} at a time, limit 50, median ms")
+    report("index built on all rows")
+    checkpoints = {16, rounds // 2, rounds}
+    for r in range(1, rounds + 1):
+        idx = rng.choice(rows, size, replace=False)
+        vecs[idx] = rng.standard_normal((size, dim)).astype(np.float32)
+        vecs[idx] /= np.linalg.norm(vecs[idx], axis=1, keepdims=True)
+        table.delete(f"id IN ({', '.join(repr(f'm{i}') for i in idx)})")
+        table.add(table_of(idx))
+        table.optimize()
+        if r in checkpoints:
+            report(f"after {r} replacing writes")
+    start = time.perf_counter()
+    table.create_index(metric="cosine", index_type="IVF_HNSW_SQ", vector_column_name="vector", replace=True)
+    rebuild = time.perf_counter() - start
+    table.optimize()
+    report(f"index rebuilt in {rebuild:.1f} s and the table compacted")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=100_000, help="rows of the vector table")
     ap.add_argument("--queries", type=int, default=100, help="queries per measurement")
+    ap.add_argument("--only", choices=("embedding", "vector", "churn"),
+                    help="run one effect: embedding (1), vector (2 and 3) or churn (4)")
+    ap.add_argument("--churn-rows", type=int, default=70_000, help="rows of the table of effect 4")
+    ap.add_argument("--churn-writes", type=int, default=100, help="replacing writes of 700 rows in effect 4")
     ap.add_argument("--model", default="", help="sentence-transformers model path (default: the packaged one)")
     args = ap.parse_args()
-    embedding(args.model, args.queries)
-    vector_search(args.rows, args.queries)
+    if args.only in (None, "embedding"):
+        embedding(args.model, args.queries)
+    if args.only in (None, "vector"):
+        vector_search(args.rows, args.queries)
+    if args.only in (None, "churn"):
+        churn(args.churn_rows, args.queries, args.churn_writes, 700)
 
 
 if __name__ == "__main__":

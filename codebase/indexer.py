@@ -190,7 +190,8 @@ class Indexer:
         removed = sorted(set(known) - {f.path for f in scanned.files})
         report.files_removed = len(removed)
         report.files_unchanged = len(scanned.files) - len(changed)
-        self._index_files(changed, removed, report, force)
+        with self.engine.deferred_index_rebuilds():
+            self._index_files(changed, removed, report, force)
         self.engine.code_touch(self.project, touched)
         self._resolve(report, force or bool(changed) or bool(removed))
         self._report("density", 0, 1)

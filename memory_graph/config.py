@@ -113,6 +113,10 @@ class Config:
     #: ``ann_min_rows`` chunks came out near 0, and the vector leg gave one result. 1 re-reads only the rows
     #: returned; more also re-ranks rows the index placed just below them.
     ann_refine_factor: int = 1
+    #: candidates an HNSW index (IVF_HNSW_SQ, IVF_HNSW_PQ) considers in a search; LanceDB's own default is 1.5
+    #: times the rows asked for. The code vector leg's recall against exact search on Django's chunks,
+    #: ``python -m benchmarks.repo_probe`` (its "vector leg" line), is in the README.
+    ann_ef: int = 300
     #: a search filtered only by validity reads this many times the candidates it needs and drops invalid
     #: ones afterwards, instead of filtering every row first (1 always filters first). At 100,000 rows,
     #: 6.8 ms against 12.3 (python -m benchmarks.search_probe).
@@ -122,6 +126,12 @@ class Config:
     #: table (python -m benchmarks.search_probe: 100,000 rows, built at 10,000, 19 segments, 19.1 ms a search;
     #: rebuilt, 12.3 ms; the rebuild took 48 s).
     ann_rebuild_growth: float = 2.0
+    #: the ANN index is rebuilt, too, when it is made of more than this many indices. Each optimize after a
+    #: write indexes the new rows in a delta of their own, and LanceDB compacts no two fragments that
+    #: different deltas cover, so rows that were replaced rather than added (a re-indexed repository, a
+    #: watcher's edits) leave a search more deltas and fragments to visit one by one without the table
+    #: growing (python -m benchmarks.search_probe, effect 4).
+    ann_max_deltas: int = 16
     #: writes (rows) after which tables are compacted, old versions pruned and the ANN index refreshed.
     optimize_every_rows: int = 500
     #: LanceDB versions younger than this survive an optimize: another process may still be reading one
@@ -262,8 +272,9 @@ class Config:
             (self.code_density_k >= 1 and self.code_density_weight >= 0,
              "code_density_k must be >= 1 and code_density_weight >= 0"),
             (self.half_life_days > 0, "half_life_days must be > 0"),
-            (self.ann_rebuild_growth > 1.0, "ann_rebuild_growth must be > 1"),
-            (self.ann_refine_factor >= 1, "ann_refine_factor must be >= 1"),
+            (self.ann_rebuild_growth > 1.0 and self.ann_max_deltas >= 1,
+             "ann_rebuild_growth must be > 1 and ann_max_deltas >= 1"),
+            (self.ann_refine_factor >= 1 and self.ann_ef >= 1, "ann_refine_factor and ann_ef must be >= 1"),
             (self.postfilter_factor >= 1, "postfilter_factor must be >= 1"),
             (self.keep_versions_seconds >= 0, "keep_versions_seconds must be >= 0"),
             (self.vector_copy_max_rows >= 0 and self.copy_filter_window >= self.postfilter_factor,

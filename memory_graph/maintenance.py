@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-from typing import Callable, Iterable
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator
 
 from .errors import ConfigError, ValidationError
 from .graph import Graph
@@ -308,6 +309,17 @@ class MaintenanceMixin:
                     "graph_nodes": self.graph.number_of_nodes(), "graph_edges": self.graph.number_of_edges(),
                     "code_graph_nodes": self.code_graph.number_of_nodes(),
                     "code_graph_edges": self.code_graph.number_of_edges()}
+
+    @contextmanager
+    def deferred_index_rebuilds(self) -> Iterator[None]:
+        """Writes inside rebuild no ANN index for its many deltas (``Config.ann_max_deltas``) before the block
+        ends, then once: an index run's batches each add a delta to the code chunks' index."""
+        with self.lance.deferred_rebuilds():
+            yield
+        pending = self.lance.take_deferred()
+        if pending:
+            with self._writing():
+                self.lance.optimize(pending, force=True)
 
     def optimize(self, keep_versions_seconds: float | None = None) -> None:
         """Compact the tables, prune old versions and build or refresh the ANN index now.

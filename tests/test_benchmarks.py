@@ -208,3 +208,26 @@ def test_the_repo_probe_scores_definitions_outside_the_tests(tmp_path, engine):
                                  {"query": "parse_url", "names": ["nowhere"]}])
     assert res["per_query"][0]["rank"] == 1 and res["per_query"][1]["rank"] is None
     assert (res["mrr@10"], res["recall@1"], res["first_hit_in_tests"]) == (0.5, 0.5, 0)
+
+
+def test_the_repo_probe_checks_the_vector_leg_against_exact_search(tmp_path, engine):
+    from benchmarks.repo_probe import vector_recall
+    from codebase import index_project
+
+    (tmp_path / "src").mkdir()
+    for i in range(12):
+        (tmp_path / "src" / f"m{i}.py").write_text(f"def handler_{i}(x):\n    return x * {i} + len('{i}')\n")
+    index_project(engine, tmp_path / "src", project="p")
+    res = vector_recall(engine, "p", [{"query": "handler 3 returns x"}, {"query": "length of a string"}])
+    c = engine.config.candidates(10)
+    # twelve chunks and no ANN index: flat search finds exactly what exact search does
+    assert res["ann_indices"] == 0 and res["recall@10"] == 1.0 and res[f"recall@{c}"] == 12 / c
+
+
+def test_the_search_probe_sees_deltas_pile_up_under_replacing_writes(capsys):
+    from benchmarks.search_probe import churn
+
+    churn(rows=600, n=3, rounds=3, size=50)
+    counts = [int(line.split(": ")[1].split()[0]) for line in capsys.readouterr().out.splitlines()
+              if "indices" in line]
+    assert counts == [1, 2, 4, 1]  # built; a delta per replacing write (after 1 and 3); rebuilt

@@ -519,3 +519,32 @@ def test_every_write_rolls_back_on_failure(engine, monkeypatch, op):
     assert snapshot(engine) == before
     assert sorted(e[:3] for e in engine.graph.edges()) == graph_before
     assert engine.get([a])[0].content == "Orion is the codename for the billing-api rewrite"
+
+
+def test_ann_index_is_rebuilt_once_replacing_writes_leave_it_many_deltas(tmp_path, embedder):
+    # each optimize indexes rewritten rows in a delta of their own and the fragments of different deltas never
+    # compact, so without the rule a search visits ever more of them while the table does not grow
+    eng = Engine(tmp_path, Config(ann_min_rows=40, optimize_every_rows=1_000_000, vector_copy_max_rows=0,
+                                  ann_max_deltas=3), embedder)
+    ids = eng.store_many([{"content": f"filler memory number {i} about topic {i % 7}"} for i in range(50)])
+    eng.optimize()
+    assert eng.lance.ann_deltas("memories") == 1
+    deltas = []
+    for i in range(6):
+        eng.update(ids[i], content=f"rewritten note {i} on the quokkas of Rottnest island")
+        eng.optimize()
+        deltas.append(eng.lance.ann_deltas("memories"))
+    assert eng.lance.count("memories") == 50 and eng.lance.get_meta()["ann_rows:memories"] == "50"
+    assert max(deltas) <= 4 and min(deltas) == 1
+    assert eng.lance.table("memories").stats()["fragment_stats"]["num_fragments"] <= 4
+    hits = eng.search("rewritten note 5 quokkas Rottnest", mode="vector", limit=1)
+    assert [h.id for h in hits] == [ids[5]]
+    # an index run's batches defer the rebuild to the end of the run
+    start = eng.lance.ann_deltas("memories")
+    with eng.deferred_index_rebuilds():
+        for i in range(6, 12):
+            eng.update(ids[i], content=f"rewritten note {i} on the wombats of Maria island")
+            eng.optimize()
+        assert eng.lance.ann_deltas("memories") == start + 6 > 4
+    assert eng.lance.ann_deltas("memories") == 1
+    assert [h.id for h in eng.search("rewritten note 11 wombats Maria", mode="vector", limit=1)] == [ids[11]]

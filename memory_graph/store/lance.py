@@ -138,6 +138,9 @@ class LanceStore:
         self.db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
         self._tables: dict = {}
         self.rows_since_optimize = 0
+        # inside deferred_rebuilds(): the tables whose ANN index passed ann_max_deltas meanwhile
+        self._deferring = 0
+        self._deferred: set[str] = set()
 
     # ---- tables -------------------------------------------------------
     def table_names(self) -> list[str]:
@@ -282,7 +285,7 @@ class LanceStore:
         """
         # refined: the similarities are exact cosines with an ANN index too (see Config.ann_refine_factor)
         q = (self.table(name).search(vector.astype(np.float32)).metric("cosine")
-             .refine_factor(self.config.ann_refine_factor))
+             .refine_factor(self.config.ann_refine_factor).ef(max(self.config.ann_ef, limit)))
         if where:
             q = q.where(where, prefilter=prefilter)
         rows = q.limit(limit).select([*columns, "_distance"]).to_arrow()
@@ -328,10 +331,36 @@ class LanceStore:
     def _has_index(self, name: str, column: str) -> bool:
         return any(list(ix.columns) == [column] for ix in self.table(name).list_indices())
 
+    @contextmanager
+    def deferred_rebuilds(self) -> Iterator[None]:
+        """Optimizes inside leave the ``ann_max_deltas`` rebuilds for ``take_deferred`` (the table's growth
+        still rebuilds at once): each batch of an index run adds a delta, and a rebuild between batches would
+        be outdated by the next ones."""
+        self._deferring += 1
+        try:
+            yield
+        finally:
+            self._deferring -= 1
+
+    def take_deferred(self) -> list[str]:
+        """The tables whose rebuild ``deferred_rebuilds`` put off, once no such block is open (then forgotten)."""
+        if self._deferring:
+            return []
+        names, self._deferred = sorted(self._deferred), set()
+        return names
+
+    def ann_deltas(self, name: str) -> int:
+        """How many indices the vector index of a table is made of (0 without one): its build plus one delta
+        for each optimize that found rows it did not cover."""
+        tbl = self.table(name)
+        index = next((ix.name for ix in tbl.list_indices() if "vector" in list(ix.columns)), None)
+        return tbl.index_stats(index).num_indices if index else 0
+
     def ensure_ann_index(self, name: str) -> bool:
         """Create the ANN index (and a B-tree on id, for the lookups of each search) once the table is large
         enough for flat search to be slow; rebuild it once the table has grown ``ann_rebuild_growth`` times
-        since (meta ``ann_rows:<table>`` holds the rows at the last build). Returns whether it built."""
+        since (meta ``ann_rows:<table>`` holds the rows at the last build) or holds more than
+        ``ann_max_deltas`` delta indices. Returns whether it built."""
         tbl = self.table(name)
         rows = tbl.count_rows()
         key = f"ann_rows:{name}"
@@ -346,7 +375,11 @@ class LanceStore:
             if built is None:  # an index from before this rule: count from now
                 self.set_meta({key: rows})
                 return False
-            if rows < self.config.ann_rebuild_growth * int(built):
+            deltas_over = self.ann_deltas(name) > self.config.ann_max_deltas
+            if deltas_over and self._deferring:
+                self._deferred.add(name)
+                deltas_over = False
+            if rows < self.config.ann_rebuild_growth * int(built) and not deltas_over:
                 return False
         elif rows < self.config.ann_min_rows:
             return False
