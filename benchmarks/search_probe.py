@@ -110,6 +110,7 @@ def churn(rows: int, n: int, rounds: int, size: int, dim: int = 384) -> None:
     """Effect 4: rows replaced rather than added (a re-indexed repository, a watcher's edits), ``size`` at a
     time, each write followed by ``optimize`` as the engine does; search time as the deltas accumulate, then
     after a rebuild (random vectors: the time is the point, their recall says nothing of real text)."""
+    import memory_graph.store.lance  # noqa: F401  (its LanceDB settings: index statistics without centroids)
     import lancedb
 
     rng = np.random.default_rng(1)
