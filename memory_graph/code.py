@@ -133,6 +133,16 @@ def code_node_filter(filters: Filters):
     return accept
 
 
+def unchanged_vectors(old: pa.Table, chunks: list[dict]) -> list[str]:
+    """The ids of ``chunks`` that ``old`` (id and vector columns) holds with the same vector."""
+    if not old.num_rows or not chunks:
+        return []
+    row = {i: r for r, i in enumerate(old.column("id").to_pylist())}
+    mat = vector_matrix(old)
+    return [c["id"] for c in chunks if c["id"] in row and
+            np.array_equal(mat[row[c["id"]]], np.asarray(c["vector"], dtype=mat.dtype))]
+
+
 def link_bindings(graph: Graph, bindings: list[dict], module_chunks: list[dict]) -> None:
     """"defines" edges to module-level bindings (``BINDING_KINDS``) from the module or namespace chunks (or
     windows) on their first line, so that a query naming one reaches its definition as it reaches a function's."""
@@ -206,12 +216,17 @@ class CodeMixin:
         paths = sorted({f["path"] for f in files} | set(remove_paths))
         with self._writing():
             where = f"project = {sql_quote(project)} AND {sql_in('path', paths)}" if paths else "false"
-            old_chunks = self.lance.query("code_chunks", where, ["id"]).column("id").to_pylist()
+            old = self.lance.query("code_chunks", where, ["id", "vector"])
+            old_chunks = old.column("id").to_pylist()
             old_symbols = self.lance.query("symbols", where, ["id"]).column("id").to_pylist()
+            # a chunk cut again with the same id and vector (a chunker upgrade, a file touched back) keeps its
+            # neighbour list: recomputing every list of a re-cut repository is most of such a run's time
+            same = unchanged_vectors(old, chunks)
             with self.lance.transaction(CODE_TABLES):
                 for name in CODE_TABLES:
                     if paths:
-                        self.lance.delete(name, where)
+                        keep = f" AND NOT {sql_in('id', same)}" if name == "chunk_neighbours" and same else ""
+                        self.lance.delete(name, where + keep)
                 self.lance.add("code_chunks", chunks)
                 self.lance.add("symbols", symbols)
                 self.lance.add("files", files)

@@ -145,6 +145,22 @@ def test_index_runs_keep_every_chunks_neighbours_exact(engine, repo):
     assert engine.lance.count("chunk_neighbours") == 0
 
 
+def test_a_re_cut_keeps_the_lists_of_chunks_whose_id_and_vector_stay(engine, repo, monkeypatch):
+    # a chunker upgrade cuts every file again; most chunks come out the same, and their lists stay exact
+    index_project(engine, repo, project="demo")
+    before = stored(engine)
+    written = []
+    refresh = engine.code_refresh_density
+    monkeypatch.setattr(engine, "code_refresh_density", lambda p: written.append(refresh(p)) or written[-1])
+    index_project(engine, repo, project="demo", force=True)
+    assert written == [0] and stored(engine) == before
+    main = engine.lance.query("code_chunks", "path = 'app/main.py'", ["id"]).column("id").to_pylist()
+    engine.lance.table("code_chunks").update(where=f"id = '{main[0]}'", values={"vector": [0.5] * 64})
+    index_project(engine, repo, project="demo", force=True)  # its stored vector differed: its list is redone
+    assert written[-1] >= 1 and main[0] in stored(engine)
+    assert_exact(engine, engine.config.code_density_k)
+
+
 def test_the_code_vector_leg_ranks_by_centred_cosine(tmp_path, repo):
     embedder = HashEmbedder()
     # no priors: the fixture's README would score 0.8 of its centred cosine
