@@ -13,7 +13,7 @@
    followed by ``optimize``: the indices and fragments a search visits pile up without the table growing
    (``Config.ann_max_deltas``).
 
-Prints median milliseconds; about four minutes at the defaults on 2 cores.
+Prints median milliseconds; about six minutes at the defaults on 2 cores.
 """
 
 from __future__ import annotations
