@@ -320,6 +320,7 @@ class MaintenanceMixin:
         if pending:
             with self._writing():
                 self.lance.optimize(pending, force=True)
+                self._write_stamp()  # else the next sync would take this process's rebuild for another's write
 
     def optimize(self, keep_versions_seconds: float | None = None) -> None:
         """Compact the tables, prune old versions and build or refresh the ANN index now.

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from memory_graph import Config, Engine, NotFoundError, StoreError, ValidationError
+from memory_graph.maintenance import WATCHED
 from conftest import fail_adds_to, snapshot
 
 DAY = 86_400.0
@@ -547,4 +548,5 @@ def test_ann_index_is_rebuilt_once_replacing_writes_leave_it_many_deltas(tmp_pat
             eng.optimize()
         assert eng.lance.ann_deltas("memories") == start + 6 > 4
     assert eng.lance.ann_deltas("memories") == 1
+    assert eng._known_versions == eng.lance.versions(WATCHED)  # its own rebuild is no other process's write
     assert [h.id for h in eng.search("rewritten note 11 wombats Maria", mode="vector", limit=1)] == [ids[11]]
