@@ -12,7 +12,8 @@ ANN index as LanceDB would by default).
 
 The questions in benchmarks/queries were written by reading each package's API; the sources are PyPI's:
 
-  pip download --no-binary :all: --no-deps click==8.1.7 requests==2.32.3 django==5.0.6   # then unpack them
+  pip download --no-binary :all: --no-deps click==8.1.7 requests==2.32.3 django==5.0.6 flask==3.0.3 rich==13.7.1
+  # then unpack them
   python -m benchmarks.repo_probe click-8.1.7 benchmarks/queries/click-8.1.7.json
 
 Indexing embeds every chunk once (about 25 s for click on 2 cores, 16 minutes for Django's 69,527 chunks);

@@ -175,7 +175,11 @@ class Config:
     memory_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=1.0, graph=0.1))
     #: code searched in prose ("where do we retry failed uploads"): on CoSQA's 500 dev web queries, BM25 over
     #: the code and its identifiers' parts fused at any weight from 0.05 to 1 lowered dense MRR
-    #: (python -m benchmarks.cosqa_probe), so prose is left to vectors.
+    #: (python -m benchmarks.cosqa_probe), so prose is left to vectors. On the hand-written repo_probe
+    #: questions BM25 at 0.2 / 0.5 moves MRR@10 by -0.04 / -0.02 on click, +0.10 / +0.13 on requests, +0.05 /
+    #: +0.09 on Flask, +0.01 / +0.06 on Django, but CoSQA's by -0.016 / -0.080 (python -m benchmarks.sweep
+    #: --dataset cosqa --queries 500 --variant 'b.5={"code_weights": [1, 0.5, 0.3]}'): questions written while
+    #: reading an API share its docstrings' words, which CoSQA's real web queries do not.
     code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.0, graph=0.3))
     #: code searched by name: up to three words, or a snake_case, camelCase, dotted or `backticked` token.
     code_identifier_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=0.5, bm25=1.0, graph=0.5))
@@ -186,8 +190,8 @@ class Config:
     code_test_factor: float = 0.8
     #: likewise for prose (Markdown, reStructuredText, plain text: docs, READMEs, release notes) unless the
     #: query asks for documentation: a question in words is closer to prose about a function than to its
-    #: code. MRR@10 at 1 / 0.8 (tests at 0.8): click 0.770 / 0.840, requests 0.735 / 0.786, Django 0.482 /
-    #: 0.590 (python -m benchmarks.repo_probe ... --prose-factor 1).
+    #: code. MRR@10 at 1 / 0.8 (tests at 0.8): click 0.770 / 0.840, requests 0.735 / 0.786, Django 0.479 /
+    #: 0.571, Flask (held out) 0.668 / 0.695 (python -m benchmarks.repo_probe ... --prose-factor 1).
     code_prose_factor: float = 0.8
 
     # --- hubness reduction of the code vector leg (localized centering, retrieval/density.py) ---
