@@ -311,12 +311,15 @@ class MaintenanceMixin:
                     "code_graph_edges": self.code_graph.number_of_edges()}
 
     @contextmanager
-    def deferred_index_rebuilds(self) -> Iterator[None]:
+    def deferred_index_rebuilds(self, check: tuple[str, ...] = ("code_chunks",)) -> Iterator[None]:
         """Writes inside rebuild no ANN index for its many deltas (``Config.ann_max_deltas``) before the block
-        ends, then once: an index run's batches each add a delta to the code chunks' index."""
+        ends, then once: an index run's batches each add a delta to the code chunks' index.
+
+        check: tables whose index is rebuilt at the end when it is past the limit though nothing inside wrote
+        to them: an index run that finds nothing changed thus mends a data directory from before the rule."""
         with self.lance.deferred_rebuilds():
             yield
-        pending = self.lance.take_deferred()
+        pending = sorted(set(self.lance.take_deferred()) | {t for t in check if self.lance.over_delta_limit(t)})
         if pending:
             with self._writing():
                 self.lance.optimize(pending, force=True)

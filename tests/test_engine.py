@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 import time
 
 import numpy as np
@@ -550,3 +551,25 @@ def test_ann_index_is_rebuilt_once_replacing_writes_leave_it_many_deltas(tmp_pat
     assert eng.lance.ann_deltas("memories") == 1
     assert eng._known_versions == eng.lance.versions(WATCHED)  # its own rebuild is no other process's write
     assert [h.id for h in eng.search("rewritten note 11 wombats Maria", mode="vector", limit=1)] == [ids[11]]
+
+
+def test_an_index_run_that_changes_nothing_mends_an_index_of_many_deltas(tmp_path, embedder, repo):
+    # a data directory from before ann_max_deltas can hold an index of many deltas; re-running the index
+    # command on its unchanged project is what a user does, and that alone must rebuild it
+    from codebase import index_project
+
+    loose = Config(ann_min_rows=10, optimize_every_rows=1, ann_max_deltas=1_000)
+    eng = Engine(tmp_path / "d", loose, embedder)
+    index_project(eng, repo, project="p")
+    # each run moves one more file's chunks down a line: LanceDB indexes the replaced rows in a delta of their own
+    for src in sorted(p for p in repo.rglob("*") if p.suffix in (".py", ".c", ".cs", ".cpp", ".go", ".rs")):
+        src.write_text("\n" + src.read_text())
+        index_project(eng, repo, project="p")
+    before, count = eng.lance.ann_deltas("code_chunks"), eng.lance.count("code_chunks")
+    eng.close()
+    eng = Engine(tmp_path / "d", replace(loose, ann_max_deltas=3), embedder)
+    report = index_project(eng, repo, project="p")
+    assert before > 3 and report.files_indexed == 0
+    assert eng.lance.ann_deltas("code_chunks") == 1
+    assert eng.lance.count("code_chunks") == count
+    eng.close()

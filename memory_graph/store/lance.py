@@ -356,6 +356,10 @@ class LanceStore:
         index = next((ix.name for ix in tbl.list_indices() if "vector" in list(ix.columns)), None)
         return tbl.index_stats(index).num_indices if index else 0
 
+    def over_delta_limit(self, name: str) -> bool:
+        """Whether a table's vector index is made of more than ``ann_max_deltas`` indices."""
+        return self.has_vector_index(name) and self.ann_deltas(name) > self.config.ann_max_deltas
+
     def ensure_ann_index(self, name: str) -> bool:
         """Create the ANN index (and a B-tree on id, for the lookups of each search) once the table is large
         enough for flat search to be slow; rebuild it once the table has grown ``ann_rebuild_growth`` times
@@ -375,7 +379,7 @@ class LanceStore:
             if built is None:  # an index from before this rule: count from now
                 self.set_meta({key: rows})
                 return False
-            deltas_over = self.ann_deltas(name) > self.config.ann_max_deltas
+            deltas_over = self.over_delta_limit(name)
             if deltas_over and self._deferring:
                 self._deferred.add(name)
                 deltas_over = False
