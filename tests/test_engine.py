@@ -566,10 +566,12 @@ def test_an_index_run_that_changes_nothing_mends_an_index_of_many_deltas(tmp_pat
         src.write_text("\n" + src.read_text())
         index_project(eng, repo, project="p")
     before, count = eng.lance.ann_deltas("code_chunks"), eng.lance.count("code_chunks")
+    eng.lance.table("meta").delete("key = 'ann_rows:code_chunks'")  # and older than the growth rule too
     eng.close()
     eng = Engine(tmp_path / "d", replace(loose, ann_max_deltas=3), embedder)
     report = index_project(eng, repo, project="p")
     assert before > 3 and report.files_indexed == 0
     assert eng.lance.ann_deltas("code_chunks") == 1
     assert eng.lance.count("code_chunks") == count
+    assert eng.lance.get_meta()["ann_rows:code_chunks"] == str(count)
     eng.close()

@@ -358,7 +358,7 @@ class LanceStore:
 
     def over_delta_limit(self, name: str) -> bool:
         """Whether a table's vector index is made of more than ``ann_max_deltas`` indices."""
-        return self.has_vector_index(name) and self.ann_deltas(name) > self.config.ann_max_deltas
+        return self.ann_deltas(name) > self.config.ann_max_deltas  # 0 without an index
 
     def ensure_ann_index(self, name: str) -> bool:
         """Create the ANN index (and a B-tree on id, for the lookups of each search) once the table is large
@@ -376,9 +376,9 @@ class LanceStore:
             return False
         if self.has_vector_index(name):
             built = self.get_meta().get(key)
-            if built is None:  # an index from before this rule: count from now
+            if built is None:  # an index from before the growth rule: count from now
                 self.set_meta({key: rows})
-                return False
+                built = rows
             deltas_over = self.over_delta_limit(name)
             if deltas_over and self._deferring:
                 self._deferred.add(name)
