@@ -7,8 +7,8 @@ whole folder: code, tests, docs) and asks the questions of a JSON file, each a l
 when its breadcrumb's qualified name is one of them, or ends with ".name", and it is not in a test file.
 Reported per Config.code_test_factor value (prose at --prose-factor): MRR@10, Recall@1 and how many first
 hits are tests or prose; and once, the code vector leg's recall against exact search and its time. Other
-Config fields come from MEMORY_GRAPH_<FIELD> variables, as in the engine (MEMORY_GRAPH_ANN_EF=75 searches the
-ANN index as LanceDB would by default).
+Config fields come from --set, or from MEMORY_GRAPH_<FIELD> variables as in the engine (MEMORY_GRAPH_ANN_EF=75
+searches the ANN index as LanceDB would by default).
 
 The questions in benchmarks/queries were written by reading each package's API; the sources are PyPI's:
 
@@ -105,6 +105,9 @@ def main(argv=None) -> int:
                    help="comma-separated Config.code_test_factor values to compare (default: 1.0,0.9,0.8,0.7)")
     p.add_argument("--prose-factor", type=float, default=None,
                    help="Config.code_prose_factor for every run (default: the Config default; 1 turns it off)")
+    p.add_argument("--set", dest="changes", default="{}", metavar="JSON",
+                   help='other Config fields for every run, weights as [vector, bm25, graph]: '
+                        '\'{"code_weights": [1, 0.5, 0.3]}\' (default: none)')
     p.add_argument("--data-dir", type=Path,
                    help="keep the index in this folder; a second run re-indexes only what changed (default: a "
                         "temporary folder)")
@@ -118,6 +121,10 @@ def main(argv=None) -> int:
 
     from codebase import index_project
     from memory_graph import Config, Engine
+
+    from .systems import config_changes
+
+    changes = config_changes(args.changes)
 
     factors = [float(f) for f in args.factors.split(",")]
     out = {"source": str(args.source.resolve()), "questions": str(args.questions), "by_factor": {}}
@@ -133,13 +140,13 @@ def main(argv=None) -> int:
               f"{vec['recall@' + str(c)]:.3f}, median {vec['median_ms']:.1f} ms; ANN index of "
               f"{vec['ann_indices']} indices (0: none, flat search) over {vec['fragments']} fragments")
         engine.close()
-        prose = {} if args.prose_factor is None else {"code_prose_factor": args.prose_factor}
-        out["code_prose_factor"] = Config.from_env(**prose).code_prose_factor
+        overrides = {**changes, **({} if args.prose_factor is None else {"code_prose_factor": args.prose_factor})}
+        out["code_prose_factor"], out["set"] = Config.from_env(**overrides).code_prose_factor, json.loads(args.changes)
         print(f"code_prose_factor {out['code_prose_factor']}")
         print("| code_test_factor | MRR@10 | Recall@1 | first hit in tests | first hit in prose |\n"
               "|---|---|---|---|---|")
         for f in factors:
-            engine = Engine(home, config=Config.from_env(code_test_factor=f, **prose))
+            engine = Engine(home, config=Config.from_env(code_test_factor=f, **overrides))
             res = evaluate(engine, args.project, questions)
             engine.close()
             out["by_factor"][str(f)] = res

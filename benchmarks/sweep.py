@@ -34,19 +34,13 @@ def main(argv=None) -> int:
                    help="also write every variant's figures, per query and per category, to this JSON file")
     args = p.parse_args(argv)
 
-    from memory_graph.config import LegWeights
-
     from . import data, quality
-    from .systems import MemoryGraphSystem, build_code_engine, engine_embedder
+    from .systems import MemoryGraphSystem, build_code_engine, config_changes, engine_embedder
 
     variants = {"default": {}}
     for v in args.variant:
         name, _, raw = v.partition("=")
-        changes = json.loads(raw)
-        for k in ("memory_weights", "code_weights", "code_identifier_weights"):
-            if k in changes:
-                changes[k] = LegWeights(*changes[k])
-        variants[name] = changes
+        variants[name] = config_changes(raw)
     d, work = args.data, Path(tempfile.mkdtemp(prefix="mg-sweep-"))
     emb = engine_embedder("", cache_size=200_000, query_cache_size=4_096)
     if args.dataset == "scifact":

@@ -21,6 +21,16 @@ from .data import Dataset
 Ranker = Callable[[int, int], list[str]]  # (query index, k) -> doc ids
 
 
+def config_changes(raw: str) -> dict:
+    """Config fields from a JSON object of them, each ``*_weights`` given as [vector, bm25, graph]."""
+    import json
+
+    from memory_graph.config import LegWeights
+
+    changes = json.loads(raw)
+    return {k: LegWeights(*v) if k.endswith("_weights") else v for k, v in changes.items()}
+
+
 def engine_embedder(model: str = "", **sizes):
     """The model as the engine would run it: its runtime (MEMORY_GRAPH_EMBEDDING_BACKEND) and batch limits
     come from the environment's Config, so a run can compare ONNX Runtime with sentence-transformers."""

@@ -177,7 +177,8 @@ class Config:
     #: the code and its identifiers' parts fused at any weight from 0.05 to 1 lowered dense MRR
     #: (python -m benchmarks.cosqa_probe), so prose is left to vectors. On the hand-written repo_probe
     #: questions BM25 at 0.2 / 0.5 moves MRR@10 by -0.04 / -0.02 on click, +0.10 / +0.13 on requests, +0.05 /
-    #: +0.09 on Flask, +0.01 / +0.06 on Django, but CoSQA's by -0.016 / -0.080 (python -m benchmarks.sweep
+    #: +0.09 on Flask, +0.01 / +0.06 on Django (python -m benchmarks.repo_probe ... --factors 0.8 --set
+    #: '{"code_weights": [1, 0.5, 0.3]}'), but CoSQA's by -0.016 / -0.080 (python -m benchmarks.sweep
     #: --dataset cosqa --queries 500 --variant 'b.5={"code_weights": [1, 0.5, 0.3]}'): questions written while
     #: reading an API share its docstrings' words, which CoSQA's real web queries do not.
     code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.0, graph=0.3))

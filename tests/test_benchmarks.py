@@ -210,6 +210,17 @@ def test_the_repo_probe_scores_definitions_outside_the_tests(tmp_path, engine):
     assert (res["mrr@10"], res["recall@1"], res["first_hit_in_tests"]) == (0.5, 0.5, 0)
 
 
+def test_config_changes_reach_a_config_with_weights_as_lists():
+    from benchmarks.systems import config_changes
+    from memory_graph import Config
+    from memory_graph.config import LegWeights
+
+    changes = config_changes('{"code_weights": [1, 0.5, 0.3], "code_test_factor": 0.9}')
+    config = Config(**changes)
+    assert config.code_weights == LegWeights(vector=1, bm25=0.5, graph=0.3) and config.code_test_factor == 0.9
+    assert config_changes("{}") == {}
+
+
 def test_the_repo_probe_checks_the_vector_leg_against_exact_search(tmp_path, engine):
     from benchmarks.repo_probe import vector_recall
     from codebase import index_project
