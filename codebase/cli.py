@@ -122,8 +122,9 @@ def _print_symbols(rows: list[dict], title: str) -> None:
     """One line per symbol, grep-style (path:line kind name), its signature under it: whole at any width."""
     out.print(Text(title, style="bold"))
     for r in rows:
-        out.print(Text.assemble((f"{r['path']}:{r['start_line']}", "cyan"), f"  {r['kind']} ", (r["qualname"], "bold")),
-                  soft_wrap=True)
+        hops = f"  ({r['distance']} hops)" if r.get("distance", 1) > 1 else ""
+        out.print(Text.assemble((f"{r['path']}:{r['start_line']}", "cyan"), f"  {r['kind']} ", (r["qualname"], "bold"),
+                                hops), soft_wrap=True)
         if r["signature"]:
             out.print(Text("    " + r["signature"], style="dim"), soft_wrap=True)
     if not rows:
@@ -148,12 +149,20 @@ def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as
     if as_json:
         _json(res)
         return
-    title = f"{relation} of {res['symbol']['qualname']}"
+    s = res["symbol"]
+    title = f"{relation} of {s['qualname']} ({s['path']}:{s['start_line']})"
+    if res.get("inherited_by"):
+        title += f", inherited by {res['inherited_by']}"
     if res.get("overloads"):  # asked as one: calls cannot tell them apart
         title += " with its overloads at lines " + ", ".join(str(o["start_line"]) for o in res["overloads"])
     _print_symbols(res["results"], title)
     if res["unresolved"]:
         out.print("outside the project: " + ", ".join(res["unresolved"]))
+    if res.get("others"):  # the name is ambiguous: say so, or an empty answer reads as "nothing calls it"
+        more = res["others_total"] - len(res["others"])
+        out.print(Text(f"also named {symbol!r} (ask by qualified name or id): " + ", ".join(
+            f"{o['qualname']} ({o['path']}:{o['start_line']})" for o in res["others"])
+            + (f" and {more} more" if more else ""), style="yellow"), soft_wrap=True)
 
 
 @app.command()

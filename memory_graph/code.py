@@ -22,16 +22,9 @@ from .retrieval import Candidate, LegResult, rank
 from .retrieval.density import current_lists, density, localized_centering, update_neighbours
 from .store.lance import sql_in, sql_quote, vector_matrix
 from .text import code_mentions, names_identifier, words
-from .validation import check_limit, check_name, check_query, check_text
+from .validation import check_filter, check_limit, check_name, check_query, check_text
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
-SYMBOL_RELATIONS = {
-    # relation -> (edge kind, direction from the symbol asked about)
-    "callers": ("calls", "in"), "callees": ("calls", "out"),
-    "imports": ("imports", "out"), "imported_by": ("imports", "in"),
-    "subclasses": ("extends|implements", "in"), "superclasses": ("extends|implements", "out"),
-    "members": ("contains", "out"), "container": ("contains", "in"),
-}
 CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol_id", "start_line", "end_line"]
 #: symbol kinds of module-level bindings: no chunk of their own, the module chunk on their lines defines them
 BINDING_KINDS = frozenset({"variable", "constant"})
@@ -373,9 +366,9 @@ class CodeMixin:
         check_limit(limit, self.config)
         if mode not in MODES:
             raise ValidationError(f"mode={mode!r} is not one of {', '.join(MODES)}")
-        filters = Filters(project=_opt(project, "project"), include_global=False,
-                          path_prefix=_opt(path_prefix, "path_prefix"), languages=_tuple(languages, "languages"),
-                          chunk_types=_tuple(chunk_types, "chunk_types"))
+        filters = Filters(project=check_filter(project, "project"), include_global=False,
+                          path_prefix=check_filter(path_prefix, "path_prefix"),
+                          languages=_tuple(languages, "languages"), chunk_types=_tuple(chunk_types, "chunk_types"))
         with self._lock:
             self._sync_with_others(locked=False)
         now = time.time()
@@ -479,95 +472,6 @@ class CodeMixin:
             raise NotFoundError("code chunk", missing)
         return [rows[i] for i in ids]
 
-    # ---- symbols ------------------------------------------------------------
-    def find_symbols(self, name: str, project: str | None = None, kind: str | None = None,
-                     path_prefix: str | None = None, limit: int = 20) -> list[dict]:
-        """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive)."""
-        name = check_name(name, "name")
-        check_limit(limit, self.config)
-        project, kind, path_prefix = (_opt(project, "project"), _opt(kind, "kind"),
-                                      _opt(path_prefix, "path_prefix"))
-        parts = []
-        if project:
-            parts.append(f"project = {sql_quote(project)}")
-        if kind:
-            parts.append(f"kind = {sql_quote(kind)}")
-        if path_prefix:
-            parts.append(f"starts_with(path, {sql_quote(path_prefix)})")
-        needle = name.lower()
-        like = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        parts.append(f"(lower(name) LIKE {sql_quote('%' + like + '%')} ESCAPE '\\' OR "
-                     f"lower(qualname) LIKE {sql_quote('%' + like + '%')} ESCAPE '\\' OR "
-                     f"lower(signature) LIKE {sql_quote('%' + like + '%')} ESCAPE '\\')")
-        cols = ["id", "project", "path", "name", "qualname", "kind", "signature", "start_line", "end_line",
-                "language"]
-        rows = self.lance.query("symbols", " AND ".join(parts), cols).to_pylist()
-        rows = [r for r in rows if r["kind"] != "module" or needle in r["name"].lower()]
-
-        def order(r: dict) -> tuple:
-            n, q = r["name"].lower(), r["qualname"].lower()
-            return (0 if needle in (n, q) else 1 if n.startswith(needle) or q.startswith(needle) else
-                    2 if needle in n or needle in q else 3, len(r["qualname"]), r["path"], r["start_line"])
-
-        return sorted(rows, key=order)[:limit]
-
-    def _symbol_id(self, symbol: str, project: str | None) -> str:
-        if symbol in self.code_graph and self.code_graph.kind(symbol) == SYMBOL:
-            return symbol
-        found = self.find_symbols(symbol, project=project, limit=5)
-        exact = [r for r in found if symbol.lower() in (r["name"].lower(), r["qualname"].lower())]
-        if not exact:
-            raise NotFoundError("symbol", [symbol], hint="search_symbols finds a symbol's exact name or id")
-        return exact[0]["id"]
-
-    def symbol_graph(self, symbol: str, relation: str = "callers", depth: int = 1, project: str | None = None,
-                     limit: int = 100) -> dict[str, Any]:
-        """Callers, callees, imports, subclasses (and more, see SYMBOL_RELATIONS) of a symbol, depth-limited.
-
-        Unresolved names (library calls, external bases) are listed separately for callees and superclasses.
-        """
-        if relation not in SYMBOL_RELATIONS:
-            raise ValidationError(f"relation={relation!r} is not one of {', '.join(SYMBOL_RELATIONS)}")
-        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= self.config.max_graph_depth:
-            raise ValidationError(f"depth must be an integer from 1 to {self.config.max_graph_depth}")
-        check_limit(limit, self.config)
-        with self._lock:
-            self._sync_with_others(locked=False)
-        start = self._symbol_id(symbol, project)
-        starts = [start, *self._overloads(start)]
-        kinds, direction = SYMBOL_RELATIONS[relation]
-        with self._graph_lock:
-            found = self.code_graph.related(starts, depth=depth, direction=direction, types=kinds.split("|"),
-                                            limit=limit)
-        ids = [f["id"] for f in found]
-        info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + starts, [
-            "id", "name", "qualname", "kind", "path", "start_line", "signature"]).to_pylist()}
-        results = [{**{k: info[f["id"]][k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
-                    "distance": f["distance"], "edge": f["edge_type"]} for f in found if f["id"] in info]
-        unresolved: list[str] = []
-        if direction == "out":
-            where = (f"{sql_in('source', starts)} AND target = '' AND "
-                     f"{sql_in('kind', kinds.split('|'))}")
-            unresolved = sorted(set(self.lance.query("symbol_edges", where, ["target_name"])
-                                    .column("target_name").to_pylist()))
-        s = info[start]
-        out = {"symbol": {k: s[k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
-               "relation": relation, "results": results, "unresolved": unresolved}
-        if len(starts) > 1:
-            out["overloads"] = [{k: info[i][k] for k in ("id", "qualname", "start_line", "signature")}
-                                for i in starts[1:] if i in info]
-        return out
-
-    def _overloads(self, symbol_id: str) -> list[str]:
-        """The other definitions of a symbol's qualified name in its scope (``@overload`` stubs and the
-        implementation, Java's or C++'s overloads): calls name all of them alike, so they are asked as one."""
-        g = self.code_graph
-        with self._graph_lock:
-            base = str(g.attrs(symbol_id).get("name", "")).rstrip("'")
-            containers = [u for u, *_ in g.neighbors(symbol_id, "in", ["contains"])]
-            return [n for c in containers[:1] for n, *_ in g.neighbors(c, "out", ["contains"])
-                    if n != symbol_id and str(g.attrs(n).get("name", "")).rstrip("'") == base]
-
 
 def _tuple(values, name: str) -> tuple[str, ...]:
     if values is None:
@@ -577,12 +481,3 @@ def _tuple(values, name: str) -> tuple[str, ...]:
     if not all(isinstance(v, str) and v for v in values):
         raise ValidationError(f"{name} must be a list of non-empty strings")
     return tuple(check_text(v, name) for v in values)
-
-
-def _opt(value, name: str) -> str | None:
-    """An optional filter string: None when empty, else valid text of at most 1,000 characters."""
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or len(value) > 1_000:
-        raise ValidationError(f"{name} must be a string of at most 1,000 characters")
-    return check_text(value, name)

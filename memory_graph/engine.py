@@ -28,6 +28,7 @@ from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, 
                       passage_rows)
 from .retrieval import LegResult, rank
 from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote
+from .symbols import SymbolsMixin
 from .text import derive_title
 from .transfer import TransferMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
@@ -62,7 +63,7 @@ def _timed(fn, timings: dict[str, float] | None, name: str, *args):
             timings[f"leg_{name}"] = time.perf_counter() - t
 
 
-class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
+class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, MaintenanceMixin, TransferMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
     data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir).

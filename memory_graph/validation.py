@@ -152,6 +152,15 @@ def check_name(value, name: str, max_len: int = 200) -> str:
     return value
 
 
+def check_filter(value, name: str) -> str | None:
+    """An optional filter string: None when empty, else valid text of at most 1,000 characters."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or len(value) > 1_000:
+        raise ValidationError(f"{name} must be a string of at most 1,000 characters")
+    return check_text(value, name)
+
+
 def check_ids(ids, name: str = "ids") -> list[str]:
     if isinstance(ids, str):
         ids = [ids]

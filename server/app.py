@@ -380,7 +380,9 @@ def build_server(state: ServerState) -> MCPServer:
             limit: Limit = 50) -> dict[str, Any]:
         """Callers, callees, imports, subclasses (and more) of a symbol, depth-limited.
 
-        Overloads of one name in one scope are asked as one (listed under ``overloads``)."""
+        Overloads of one name in one scope are asked as one (listed under ``overloads``). A name several
+        symbols share answers for one and lists the rest under ``others``: ask again by qualname or id.
+        Class.method finds a method inherited from a base (``inherited_by`` names the class asked)."""
         return state.engine().symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
 
     @mcp.tool(annotations=READ)

@@ -30,6 +30,11 @@ def test_index_search_symbols_callers_callees(run, repo):
     assert [r["qualname"] for r in callees["results"]] == ["normalize_sku"]
     table = run("callers", "parse_config").stdout
     assert "load_settings" in table
+    inherited = run("callers", "JsonLoader.read").stdout
+    assert "callers of BaseLoader.read" in inherited and "inherited by JsonLoader" in inherited
+    assert "JsonLoader.load" in inherited
+    shared = run("callers", "area").stdout  # else an empty answer would read as "nothing calls it"
+    assert "also named 'area'" in shared and "Square.area" in shared
     projects = json.loads(run("projects", "--json").stdout)
     assert projects[0]["project"] == "demo" and projects[0]["files"] == 18
     assert json.loads(run("delete-project", "demo", "--json").stdout)["code_chunks"] > 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import textwrap
 import time
 from pathlib import Path
 
@@ -397,36 +396,6 @@ def test_empty_repository_missing_path_and_file_path(engine, tmp_path):
     f.write_text("x = 1")
     with pytest.raises(ValidationError, match="is a file"):
         index_project(engine, f)
-
-
-def test_overloads_are_asked_as_one_symbol(engine, tmp_path):
-    root = tmp_path / "lib"
-    root.mkdir()
-    (root / "core.py").write_text(textwrap.dedent("""
-        from typing import overload
-
-        class Context:
-            @overload
-            def invoke(self, f: int) -> int: ...
-            @overload
-            def invoke(self, f: str) -> str: ...
-            def invoke(self, f):
-                return prepare(f)
-
-        def prepare(f):
-            return f
-
-        def run(ctx):
-            return ctx.invoke(1)
-        """))
-    index_project(engine, root, project="lib")
-    # calls resolve to the first definition of a name and the body is the last one's: together they are whole
-    callers = engine.symbol_graph("Context.invoke", "callers", project="lib")
-    callees = engine.symbol_graph("Context.invoke", "callees", project="lib")
-    assert [r["qualname"] for r in callers["results"]] == ["run"]
-    assert [r["qualname"] for r in callees["results"]] == ["prepare"]
-    assert [o["start_line"] for o in callees["overloads"]] == [7, 9]
-    assert "overloads" not in engine.symbol_graph("prepare", "callers", project="lib")
 
 
 def test_symlinks_leaving_the_root_are_not_followed(tmp_path):

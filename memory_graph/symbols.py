@@ -1,0 +1,168 @@
+"""Code navigation over the symbol graph: find symbols by name, and their callers, callees, imports and types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .code import is_test_path
+from .errors import NotFoundError, ValidationError
+from .graph import SYMBOL
+from .store.lance import sql_in, sql_quote
+from .validation import check_filter, check_limit, check_name
+
+SYMBOL_RELATIONS = {
+    # relation -> (edge kind, direction from the symbol asked about)
+    "callers": ("calls", "in"), "callees": ("calls", "out"),
+    "imports": ("imports", "out"), "imported_by": ("imports", "in"),
+    "subclasses": ("extends|implements", "in"), "superclasses": ("extends|implements", "out"),
+    "members": ("contains", "out"), "container": ("contains", "in"),
+}
+SYMBOL_COLUMNS = ["id", "project", "path", "name", "qualname", "kind", "signature", "start_line", "end_line",
+                  "language"]
+#: how many other symbols of an ambiguous name a symbol_graph answer lists
+MAX_OTHERS = 20
+
+
+def _like(needle: str) -> str:
+    return needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _member_name(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1].rstrip("'").lower()
+
+
+class SymbolsMixin:
+    """Symbol lookup and the symbol graph's relations (mixed into the Engine)."""
+
+    def find_symbols(self, name: str, project: str | None = None, kind: str | None = None,
+                     path_prefix: str | None = None, limit: int = 20) -> list[dict]:
+        """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive)."""
+        name = check_name(name, "name")
+        check_limit(limit, self.config)
+        needle = name.lower()
+        pattern = sql_quote("%" + _like(needle) + "%")
+        rows = self._symbol_rows(project, kind, path_prefix, f"(lower(name) LIKE {pattern} ESCAPE '\\' OR "
+                                 f"lower(qualname) LIKE {pattern} ESCAPE '\\' OR "
+                                 f"lower(signature) LIKE {pattern} ESCAPE '\\')")
+        rows = [r for r in rows if r["kind"] != "module" or needle in r["name"].lower()]
+
+        def order(r: dict) -> tuple:
+            n, q = r["name"].lower(), r["qualname"].lower()
+            return (0 if needle in (n, q) else 1 if n.startswith(needle) or q.startswith(needle) else
+                    2 if needle in n or needle in q else 3, len(r["qualname"]), r["path"], r["start_line"])
+
+        return sorted(rows, key=order)[:limit]
+
+    def _symbol_rows(self, project: str | None, kind: str | None, path_prefix: str | None,
+                     condition: str) -> list[dict]:
+        parts = []
+        project, kind, path_prefix = (check_filter(project, "project"), check_filter(kind, "kind"),
+                                      check_filter(path_prefix, "path_prefix"))
+        if project:
+            parts.append(f"project = {sql_quote(project)}")
+        if kind:
+            parts.append(f"kind = {sql_quote(kind)}")
+        if path_prefix:
+            parts.append(f"starts_with(path, {sql_quote(path_prefix)})")
+        return self.lance.query("symbols", " AND ".join([*parts, condition]), SYMBOL_COLUMNS).to_pylist()
+
+    def _named(self, name: str, project: str | None) -> list[dict]:
+        """Symbols whose name or qualified name is ``name`` (case-insensitive): code before tests, then a
+        whole qualified name before a member's name, then shorter qualified names."""
+        needle = name.lower()
+        rows = self._symbol_rows(project, None, None, f"(lower(name) = {sql_quote(needle)} OR "
+                                 f"lower(qualname) = {sql_quote(needle)})")
+        return sorted(rows, key=lambda r: (is_test_path(r["path"]), r["qualname"].lower() != needle,
+                                           len(r["qualname"]), r["project"], r["path"], r["start_line"]))
+
+    def _inherited(self, name: str, project: str | None) -> tuple[str, str] | None:
+        """``Type.member`` where the member is defined in a base of Type (nearest base first): its id and
+        the type asked about."""
+        owner, _, member = name.rpartition(".")
+        if not owner or not member:
+            return None
+        member = member.lower()
+        g = self.code_graph
+        for typ in self._named(owner, project):
+            seen, frontier = {typ["id"]}, [typ["id"]]
+            with self._graph_lock:
+                while frontier:  # breadth first: the nearest base that defines it is the one a call reaches
+                    bases = [b for t in frontier for b, *_ in g.neighbors(t, "out", ["extends", "implements"])]
+                    frontier = [b for b in dict.fromkeys(bases) if b not in seen]
+                    seen.update(frontier)
+                    for base in frontier:
+                        for m, *_ in g.neighbors(base, "out", ["contains"]):
+                            if _member_name(str(g.attrs(m).get("name", ""))) == member:
+                                return m, typ["qualname"]
+        return None
+
+    def _resolve_symbol(self, symbol: str, project: str | None) -> tuple[str, list[dict], str | None]:
+        """The symbol a question names: its id, the other symbols of that name, and the subtype it was asked
+        through when it is an inherited member (``Engine.search_code`` for ``CodeMixin.search_code``)."""
+        symbol = check_name(symbol, "symbol", max_len=300)
+        if symbol in self.code_graph and self.code_graph.kind(symbol) == SYMBOL:
+            return symbol, [], None
+        named = self._named(symbol, project)
+        if named:
+            return named[0]["id"], named[1:], None
+        inherited = self._inherited(symbol, project)
+        if inherited:
+            return inherited[0], [], inherited[1]
+        raise NotFoundError("symbol", [symbol], hint="search_symbols finds a symbol's exact name or id")
+
+    def symbol_graph(self, symbol: str, relation: str = "callers", depth: int = 1, project: str | None = None,
+                     limit: int = 100) -> dict[str, Any]:
+        """Callers, callees, imports, subclasses (and more, see SYMBOL_RELATIONS) of a symbol, depth-limited.
+
+        Unresolved names (library calls, external bases) are listed separately for callees and superclasses.
+        A name that several symbols share answers for the first (code before tests, then a whole qualified
+        name, then the shortest) and lists the rest under ``others``, to ask again by qualified name or id.
+        """
+        if relation not in SYMBOL_RELATIONS:
+            raise ValidationError(f"relation={relation!r} is not one of {', '.join(SYMBOL_RELATIONS)}")
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= self.config.max_graph_depth:
+            raise ValidationError(f"depth must be an integer from 1 to {self.config.max_graph_depth}")
+        check_limit(limit, self.config)
+        with self._lock:
+            self._sync_with_others(locked=False)
+        start, others, through = self._resolve_symbol(symbol, project)
+        starts = [start, *self._overloads(start)]
+        others = [o for o in others if o["id"] not in starts]
+        kinds, direction = SYMBOL_RELATIONS[relation]
+        with self._graph_lock:
+            found = self.code_graph.related(starts, depth=depth, direction=direction, types=kinds.split("|"),
+                                            limit=limit)
+        ids = [f["id"] for f in found]
+        info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + starts, [
+            "id", "name", "qualname", "kind", "path", "start_line", "signature"]).to_pylist()}
+        results = [{**{k: info[f["id"]][k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
+                    "distance": f["distance"], "edge": f["edge_type"]} for f in found if f["id"] in info]
+        unresolved: list[str] = []
+        if direction == "out":
+            where = (f"{sql_in('source', starts)} AND target = '' AND "
+                     f"{sql_in('kind', kinds.split('|'))}")
+            unresolved = sorted(set(self.lance.query("symbol_edges", where, ["target_name"])
+                                    .column("target_name").to_pylist()))
+        s = info[start]
+        out = {"symbol": {k: s[k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
+               "relation": relation, "results": results, "unresolved": unresolved}
+        if through:
+            out["inherited_by"] = through
+        if len(starts) > 1:
+            out["overloads"] = [{k: info[i][k] for k in ("id", "qualname", "start_line", "signature")}
+                                for i in starts[1:] if i in info]
+        if others:
+            out["others"] = [{k: o[k] for k in ("id", "qualname", "kind", "project", "path", "start_line")}
+                             for o in others[:MAX_OTHERS]]
+            out["others_total"] = len(others)
+        return out
+
+    def _overloads(self, symbol_id: str) -> list[str]:
+        """The other definitions of a symbol's qualified name in its scope (``@overload`` stubs and the
+        implementation, Java's or C++'s overloads): calls name all of them alike, so they are asked as one."""
+        g = self.code_graph
+        with self._graph_lock:
+            base = str(g.attrs(symbol_id).get("name", "")).rstrip("'")
+            containers = [u for u, *_ in g.neighbors(symbol_id, "in", ["contains"])]
+            return [n for c in containers[:1] for n, *_ in g.neighbors(c, "out", ["contains"])
+                    if n != symbol_id and str(g.attrs(n).get("name", "")).rstrip("'") == base]

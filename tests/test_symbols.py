@@ -1,0 +1,110 @@
+"""Symbol lookup for symbol_graph: overloads, names several symbols share, members inherited from a base."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from codebase import index_project
+from memory_graph.errors import NotFoundError
+
+
+def write(root, files: dict[str, str]):
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text))
+
+
+def test_overloads_are_asked_as_one_symbol(engine, tmp_path):
+    root = tmp_path / "lib"
+    root.mkdir()
+    (root / "core.py").write_text(textwrap.dedent("""
+        from typing import overload
+
+        class Context:
+            @overload
+            def invoke(self, f: int) -> int: ...
+            @overload
+            def invoke(self, f: str) -> str: ...
+            def invoke(self, f):
+                return prepare(f)
+
+        def prepare(f):
+            return f
+
+        def run(ctx):
+            return ctx.invoke(1)
+        """))
+    index_project(engine, root, project="lib")
+    # calls resolve to the first definition of a name and the body is the last one's: together they are whole
+    callers = engine.symbol_graph("Context.invoke", "callers", project="lib")
+    callees = engine.symbol_graph("Context.invoke", "callees", project="lib")
+    assert [r["qualname"] for r in callers["results"]] == ["run"]
+    assert [r["qualname"] for r in callees["results"]] == ["prepare"]
+    assert [o["start_line"] for o in callees["overloads"]] == [7, 9]
+    assert "overloads" not in engine.symbol_graph("prepare", "callers", project="lib")
+
+
+@pytest.fixture
+def shop(engine, tmp_path):
+    write(tmp_path / "shop", {
+        "base.py": """
+            class Store:
+                def save(self, item):
+                    return persist(item)
+
+                def load(self):
+                    return None
+
+            def persist(item):
+                return item
+            """,
+        "cache.py": """
+            from base import Store
+
+            class Cache(Store):
+                def load(self):
+                    return self.save(1)
+
+            class Deeper(Cache):
+                pass
+
+            def save(path):
+                return path
+            """,
+        "tests/test_cache.py": """
+            def save():
+                return 0
+            """})
+    index_project(engine, tmp_path / "shop", project="shop")
+    return engine
+
+
+def test_a_member_asked_through_a_subclass_is_found_in_its_nearest_base(shop):
+    inherited = shop.symbol_graph("Cache.save", "callers", project="shop")
+    assert inherited["symbol"]["qualname"] == "Store.save" and inherited["inherited_by"] == "Cache"
+    assert [r["qualname"] for r in inherited["results"]] == ["Cache.load"]
+    two_up = shop.symbol_graph("deeper.SAVE", "callees", project="shop")  # names are case-insensitive
+    assert two_up["symbol"]["qualname"] == "Store.save" and two_up["inherited_by"] == "Deeper"
+    assert [r["qualname"] for r in two_up["results"]] == ["persist"]
+    # Cache overrides load: the nearest definition is the one a call on a Deeper reaches
+    assert shop.symbol_graph("Deeper.load", "callees", project="shop")["symbol"]["qualname"] == "Cache.load"
+    defined = shop.symbol_graph("Cache.load", "callees", project="shop")
+    assert "inherited_by" not in defined and "others" not in defined
+    with pytest.raises(NotFoundError, match="Cache.drop"):
+        shop.symbol_graph("Cache.drop", "callers", project="shop")
+    with pytest.raises(NotFoundError):
+        shop.symbol_graph("Nowhere.save", "callers", project="shop")
+
+
+def test_a_shared_name_answers_for_one_symbol_and_lists_the_others(shop):
+    res = shop.symbol_graph("save", "callers", project="shop")
+    # code before tests, then a whole qualified name (the function) before a member's name
+    assert (res["symbol"]["qualname"], res["symbol"]["path"]) == ("save", "cache.py")
+    assert [(o["qualname"], o["path"]) for o in res["others"]] == [("Store.save", "base.py"),
+                                                                  ("save", "tests/test_cache.py")]
+    assert res["others_total"] == 2
+    again = shop.symbol_graph(res["others"][0]["id"], "callers", project="shop")
+    assert [r["qualname"] for r in again["results"]] == ["Cache.load"] and "others" not in again
+    assert "others" not in shop.symbol_graph("persist", "callers", project="shop")
