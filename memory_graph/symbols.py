@@ -36,7 +36,8 @@ class SymbolsMixin:
 
     def find_symbols(self, name: str, project: str | None = None, kind: str | None = None,
                      path_prefix: str | None = None, limit: int = 20) -> list[dict]:
-        """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive)."""
+        """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive); for
+        ``Type.member`` that matches nothing, the member Type inherits from its nearest base that has one."""
         name = check_name(name, "name")
         check_limit(limit, self.config)
         needle = name.lower()
@@ -45,6 +46,13 @@ class SymbolsMixin:
                                  f"lower(qualname) LIKE {pattern} ESCAPE '\\' OR "
                                  f"lower(signature) LIKE {pattern} ESCAPE '\\')")
         rows = [r for r in rows if r["kind"] != "module" or needle in r["name"].lower()]
+        inherited = None
+        if not rows and "." in name.strip("."):
+            with self._lock:  # the code graph, which holds the bases, may lag another process's index run
+                self._sync_with_others(locked=False)
+            inherited = self._inherited(name, project)
+        if inherited:
+            return self._symbol_rows(project, kind, path_prefix, f"id = {sql_quote(inherited[0])}")
 
         def order(r: dict) -> tuple:
             n, q = r["name"].lower(), r["qualname"].lower()

@@ -365,7 +365,8 @@ def build_server(state: ServerState) -> MCPServer:
             kind: Annotated[str | None, Field(max_length=50, description="function, method, class, ...")] = None,
             path_prefix: Annotated[str | None, Field(max_length=1000)] = None,
             limit: Limit = 20) -> dict[str, Any]:
-        """Symbols by name: exact matches first, then prefixes, then substrings."""
+        """Symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
+        method the class inherits."""
         rows = state.engine().find_symbols(name, project=project, kind=kind, path_prefix=path_prefix, limit=limit)
         return {"symbols": rows}
 

@@ -92,6 +92,9 @@ def test_a_member_asked_through_a_subclass_is_found_in_its_nearest_base(shop):
     assert shop.symbol_graph("Deeper.load", "callees", project="shop")["symbol"]["qualname"] == "Cache.load"
     defined = shop.symbol_graph("Cache.load", "callees", project="shop")
     assert "inherited_by" not in defined and "others" not in defined
+    [found] = shop.find_symbols("Deeper.save", project="shop")  # search_symbols agrees with symbol_graph
+    assert found["qualname"] == "Store.save" and not shop.find_symbols("Deeper.save", kind="class")
+    assert not shop.find_symbols("Deeper.drop", project="shop")
     with pytest.raises(NotFoundError, match="Cache.drop"):
         shop.symbol_graph("Cache.drop", "callers", project="shop")
     with pytest.raises(NotFoundError):
