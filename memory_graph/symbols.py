@@ -116,6 +116,10 @@ class SymbolsMixin:
         inherited = self._inherited(symbol, project)
         if inherited:
             return inherited[0], [], inherited[1]
+        owner, _, member = symbol.rpartition(".")
+        if owner and member and self._named(owner, project):
+            raise NotFoundError("symbol", [symbol], hint=f"{owner} and its bases in the project define no "
+                                f"{member!r}; searching symbols for '{owner}.' lists what {owner} defines")
         raise NotFoundError("symbol", [symbol], hint="search_symbols finds a symbol's exact name or id")
 
     def symbol_graph(self, symbol: str, relation: str = "callers", depth: int = 1, project: str | None = None,
