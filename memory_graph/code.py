@@ -374,7 +374,8 @@ class CodeMixin:
         now = time.time()
         c = self.config.candidates(limit)
         with self._graph_lock:
-            seeds = self.symbol_index.mentioned_in(code_mentions(query[:2_000]), longest=True)
+            mentions, seeds = self._inherited_mentions(code_mentions(query[:2_000]), filters.project)
+            seeds = {**self.symbol_index.mentioned_in(mentions, longest=True), **seeds}
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
         jobs = {}

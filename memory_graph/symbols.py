@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .code import is_test_path
 from .errors import NotFoundError, ValidationError
 from .graph import SYMBOL
+from .linking import norm
 from .store.lance import sql_in, sql_quote
 from .validation import check_filter, check_limit, check_name
 
@@ -21,6 +23,7 @@ SYMBOL_COLUMNS = ["id", "project", "path", "name", "qualname", "kind", "signatur
                   "language"]
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 def _like(needle: str) -> str:
@@ -89,20 +92,48 @@ class SymbolsMixin:
         owner, _, member = name.rpartition(".")
         if not owner or not member:
             return None
-        member = member.lower()
-        g = self.code_graph
         for typ in self._named(owner, project):
-            seen, frontier = {typ["id"]}, [typ["id"]]
-            with self._graph_lock:
-                while frontier:  # breadth first: the nearest base that defines it is the one a call reaches
-                    bases = [b for t in frontier for b, *_ in g.neighbors(t, "out", ["extends", "implements"])]
-                    frontier = [b for b in dict.fromkeys(bases) if b not in seen]
-                    seen.update(frontier)
-                    for base in frontier:
-                        for m, *_ in g.neighbors(base, "out", ["contains"]):
-                            if _member_name(str(g.attrs(m).get("name", ""))) == member:
-                                return m, typ["qualname"]
+            found = self._base_member(typ["id"], member)
+            if found:
+                return found, typ["qualname"]
         return None
+
+    def _base_member(self, type_id: str, member: str) -> str | None:
+        """The member ``member`` (case-insensitive) of the nearest base of a type that defines one."""
+        member, g = member.lower(), self.code_graph
+        seen, frontier = {type_id}, [type_id]
+        with self._graph_lock:
+            while frontier:  # breadth first: the nearest base that defines it is the one a call reaches
+                bases = [b for t in frontier for b, *_ in g.neighbors(t, "out", ["extends", "implements"])]
+                frontier = [b for b in dict.fromkeys(bases) if b not in seen]
+                seen.update(frontier)
+                for base in frontier:
+                    for m, *_ in g.neighbors(base, "out", ["contains"]):
+                        if _member_name(str(g.attrs(m).get("name", ""))) == member:
+                            return m
+        return None
+
+    def _inherited_mentions(self, text: str, project: str | None) -> tuple[str, dict[str, float]]:
+        """Dotted names in a code query that name a member through a subclass (``ModelAdmin.get_queryset``,
+        BaseModelAdmin's): the text without them, and their members as graph seeds. As a whole such a name
+        means that member, not every type and member its words name (as a qualified name does in
+        ``EntityIndex.mentioned_in``). Uses only the in-memory index and graph: it runs on every search."""
+        index, g, found = self.symbol_index, self.code_graph, {}
+
+        def swap(m: re.Match) -> str:
+            owner, _, member = m.group(0).rpartition(".")
+            if norm(m.group(0)) in index.by_norm:  # a qualified name the type defines itself
+                return m.group(0)
+            with self._graph_lock:
+                types = [t for t in index.by_norm.get(norm(owner), ())
+                         if project is None or g.attrs(t).get("project") == project]
+                hit = next((h for t in types if (h := self._base_member(t, member))), None)
+            if hit is None:
+                return m.group(0)
+            found[hit] = 1.0
+            return " "
+
+        return _DOTTED.sub(swap, text), found
 
     def _resolve_symbol(self, symbol: str, project: str | None) -> tuple[str, list[dict], str | None]:
         """The symbol a question names: its id, the other symbols of that name, and the subtype it was asked

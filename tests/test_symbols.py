@@ -111,3 +111,17 @@ def test_a_shared_name_answers_for_one_symbol_and_lists_the_others(shop):
     again = shop.symbol_graph(res["others"][0]["id"], "callers", project="shop")
     assert [r["qualname"] for r in again["results"]] == ["Cache.load"] and "others" not in again
     assert "others" not in shop.symbol_graph("persist", "callers", project="shop")
+
+
+def test_code_search_takes_a_dotted_name_through_a_subclass_for_the_inherited_member(shop):
+    """`Deeper.save` names Store.save alone, not the class Deeper and every `save` its words name."""
+    graph = shop.search_code("Deeper.save", mode="graph", project="shop")
+    found = [(h.record["path"], h.title) for h in graph]
+    assert found[0] == ("base.py", "class Store > def save")
+    assert ("cache.py", "def save") not in found and ("tests/test_cache.py", "def save") not in found
+    hybrid = shop.search_code("Deeper.save", project="shop", limit=3)
+    assert hybrid[0].record["path"] == "base.py" and hybrid[0].title == "class Store > def save"
+    assert hybrid[0].explanation.ranks["graph"] == 1
+    # a name the type defines itself is the index's own qualified-name match, as before
+    own = shop.search_code("Cache.load", mode="graph", project="shop")
+    assert own[0].title == "class Cache > def load"
