@@ -93,24 +93,30 @@ class SymbolsMixin:
         if not owner or not member:
             return None
         for typ in self._named(owner, project):
-            found = self._base_member(typ["id"], member)
+            found = self._base_member(typ["id"], member, own=False)
             if found:
                 return found, typ["qualname"]
         return None
 
-    def _base_member(self, type_id: str, member: str) -> str | None:
-        """The member ``member`` (case-insensitive) of the nearest base of a type that defines one."""
-        member, g = member.lower(), self.code_graph
-        seen, frontier = {type_id}, [type_id]
+    def _base_member(self, type_id: str, member: str, own: bool = True) -> str | None:
+        """The member ``member`` (case-insensitive) of a type (unless not ``own``), else of its nearest base
+        that defines one."""
+        member, g, seen = member.lower(), self.code_graph, {type_id}
+
+        def up(types: list[str]) -> list[str]:
+            bases = [b for t in types for b, *_ in g.neighbors(t, "out", ["extends", "implements"])]
+            bases = [b for b in dict.fromkeys(bases) if b not in seen]
+            seen.update(bases)
+            return bases
+
         with self._graph_lock:
-            while frontier:  # breadth first: the nearest base that defines it is the one a call reaches
-                bases = [b for t in frontier for b, *_ in g.neighbors(t, "out", ["extends", "implements"])]
-                frontier = [b for b in dict.fromkeys(bases) if b not in seen]
-                seen.update(frontier)
-                for base in frontier:
-                    for m, *_ in g.neighbors(base, "out", ["contains"]):
+            frontier = [type_id] if own else up([type_id])
+            while frontier:  # breadth first: the nearest definition is the one a call reaches
+                for typ in frontier:
+                    for m, *_ in g.neighbors(typ, "out", ["contains"]):
                         if _member_name(str(g.attrs(m).get("name", ""))) == member:
                             return m
+                frontier = up(frontier)
         return None
 
     def _inherited_mentions(self, text: str, project: str | None) -> tuple[str, dict[str, float]]:

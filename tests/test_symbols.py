@@ -57,6 +57,9 @@ def shop(engine, tmp_path):
                 def load(self):
                     return None
 
+                def go(self):
+                    return 1
+
             def persist(item):
                 return item
             """,
@@ -66,6 +69,9 @@ def shop(engine, tmp_path):
             class Cache(Store):
                 def load(self):
                     return self.save(1)
+
+                def go(self):
+                    return 2
 
             class Deeper(Cache):
                 pass
@@ -125,3 +131,6 @@ def test_code_search_takes_a_dotted_name_through_a_subclass_for_the_inherited_me
     # a name the type defines itself is the index's own qualified-name match, as before
     own = shop.search_code("Cache.load", mode="graph", project="shop")
     assert own[0].title == "class Cache > def load"
+    # a name too short for the index's qualified names (`go`) still means the type's own member first
+    short = shop.search_code("Cache.go", mode="graph", project="shop")
+    assert short[0].title == "class Cache > def go"
