@@ -10,6 +10,7 @@ from .errors import NotFoundError, ValidationError
 from .graph import SYMBOL
 from .linking import norm
 from .store.lance import sql_in, sql_quote
+from .text import IDENT_RE
 from .validation import check_filter, check_limit, check_name
 
 SYMBOL_RELATIONS = {
@@ -23,7 +24,6 @@ SYMBOL_COLUMNS = ["id", "project", "path", "name", "qualname", "kind", "signatur
                   "language"]
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 def _like(needle: str) -> str:
@@ -128,7 +128,7 @@ class SymbolsMixin:
 
         def swap(m: re.Match) -> str:
             owner, _, member = m.group(0).rpartition(".")
-            if norm(m.group(0)) in index.by_norm:  # a qualified name the type defines itself
+            if not owner or norm(m.group(0)) in index.by_norm:  # no dot, or a name the type defines itself
                 return m.group(0)
             with self._graph_lock:
                 types = [t for t in index.by_norm.get(norm(owner), ())
@@ -139,7 +139,7 @@ class SymbolsMixin:
             found[hit] = 1.0
             return " "
 
-        return _DOTTED.sub(swap, text), found
+        return IDENT_RE.sub(swap, text), found
 
     def _resolve_symbol(self, symbol: str, project: str | None) -> tuple[str, list[dict], str | None]:
         """The symbol a question names: its id, the other symbols of that name, and the subtype it was asked
