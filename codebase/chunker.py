@@ -27,8 +27,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: or Windows-1252; 7 = Rust's `super::f()` is a path, not a base's method, and PHP's `parent::` and C#'s `base.`
 #: are `super`; C++'s `int A::run() {}` is the method A.run; Python's `from m import *` is recorded; 8 =
 #: module-level bindings (Python, JavaScript, TypeScript, Go, Rust) are symbols; 9 = not inside a module-level
-#: loop. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "9"
+#: loop; 10 = bindings in a class body (Python class attributes and fields, JavaScript and TypeScript class
+#: fields) are symbols. A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "10"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -135,10 +136,9 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         node, scope, in_func = stack.pop()
         sym_here = scope
         kind = spec.definitions.get(node.type)
-        binding = spec.variables.get(node.type)
-        if binding and not in_func and out.symbols[scope].kind in _MODULE_SCOPES and not _in_loop(node) and \
-                _make_variable(node, binding, out, scope):
-            pass  # its lines stay in the module's chunk; calls in its value are the module's
+        binding = None if in_func else _binding_kind(node, spec, out.symbols[scope].kind)
+        if binding and not _in_loop(node) and _make_variable(node, binding, out, scope):
+            pass  # its lines stay in the module's or class's chunk; calls in its value are that scope's
         elif kind and not in_func:
             made = _make_symbol(node, kind, out, scope, language, spec)
             if made is not None:
@@ -349,13 +349,26 @@ def _in_loop(node) -> bool:
     return node is not None
 
 
+def _binding_kind(node, spec: LangSpec, scope_kind: str) -> str | None:
+    """The symbol kind of a binding made by ``node`` in a scope of this kind: a module-level one (a variable,
+    a constant) or one in a class body (an attribute), else None."""
+    if scope_kind in _MODULE_SCOPES:
+        return spec.variables.get(node.type)
+    return spec.attributes.get(node.type) if scope_kind in _MEMBER_OF else None
+
+
+_BINDING_NAMES = frozenset({"identifier", "property_identifier", "private_property_identifier"})
+
+
 def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> bool:
-    """Record a module-level binding of one name (``gettext_lazy = lazy(gettext, str)``, ``const API_URL``,
-    Go's ``var ErrNotFound``, Rust's ``const MAX``) as a symbol, unless the name is ``_`` or already bound (the
-    first binding is the definition). False when the node binds no name this way: a pattern, a ``require()``
-    (an import), or a function value (a definition of its own)."""
-    name_node = node.child_by_field_name("left") or node.child_by_field_name("name")
-    if name_node is None or name_node.type != "identifier":
+    """Record a binding of one name in a module (``gettext_lazy = lazy(gettext, str)``, ``const API_URL``, Go's
+    ``var ErrNotFound``, Rust's ``const MAX``) or a class body (``objects = UserManager()``, a dataclass field, an
+    enum member, a JavaScript class field) as a symbol, unless the name is ``_`` or already bound (the first
+    binding is the definition). False when the node binds no name this way: a pattern, a ``require()`` (an
+    import), or a function value (a definition of its own)."""
+    name_node = node.child_by_field_name("left") or node.child_by_field_name("name") or \
+        node.child_by_field_name("property")
+    if name_node is None or name_node.type not in _BINDING_NAMES:
         return False
     value = node.child_by_field_name("right") or node.child_by_field_name("value")
     if value is not None and value.type in _JS_FUNCTIONS:

@@ -62,6 +62,8 @@ class LangSpec:
     keywords: dict[str, str] = field(default_factory=dict)
     #: node type -> symbol kind of a module-level binding (a constant, an alias): a symbol, not a chunk
     variables: dict[str, str] = field(default_factory=dict)
+    #: node type -> symbol kind of a binding in a class body (a field, a class attribute, an enum member)
+    attributes: dict[str, str] = field(default_factory=dict)
 
 
 _CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "module", "namespace", "object",
@@ -72,13 +74,14 @@ SPECS: dict[str, LangSpec] = {
         {"function_definition": "function", "class_definition": "class"},
         frozenset({"class_definition"}), {"call": "function"},
         frozenset({"import_statement", "import_from_statement"}), {"argument_list": "extends"},
-        {"function": "def", "method": "def"}, {"assignment": "variable"}),
+        {"function": "def", "method": "def"}, {"assignment": "variable"}, {"assignment": "attribute"}),
     "javascript": LangSpec(
         {"function_declaration": "function", "generator_function_declaration": "function",
          "class_declaration": "class", "method_definition": "method", "variable_declarator": "function",
          "assignment_expression": "function", "field_definition": "method"},
         frozenset({"class_declaration"}), {"call_expression": "function", "new_expression": "constructor"},
-        frozenset({"import_statement"}), {"class_heritage": "extends"}, {}, {"variable_declarator": "variable"}),
+        frozenset({"import_statement"}), {"class_heritage": "extends"}, {}, {"variable_declarator": "variable"},
+        {"field_definition": "attribute"}),
     "typescript": LangSpec(
         {"function_declaration": "function", "generator_function_declaration": "function",
          "class_declaration": "class", "abstract_class_declaration": "class", "method_definition": "method",
@@ -89,7 +92,7 @@ SPECS: dict[str, LangSpec] = {
         {"call_expression": "function", "new_expression": "constructor"},
         frozenset({"import_statement"}),
         {"extends_clause": "extends", "implements_clause": "implements", "extends_type_clause": "extends"}, {},
-        {"variable_declarator": "variable"}),
+        {"variable_declarator": "variable"}, {"public_field_definition": "attribute"}),
     "go": LangSpec(
         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
         frozenset(), {"call_expression": "function"}, frozenset({"import_declaration"}), {},

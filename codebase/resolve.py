@@ -118,8 +118,9 @@ class Resolver:
                 if stem.endswith(("/__init__", "/index", "/mod")):
                     self.by_stem[stem.rsplit("/", 1)[0]].append(s["path"])
                 continue
-            self.by_file_name[(s["path"], s["name"])].append(s)
-            self.by_name[s["name"]].append(s)
+            if s["kind"] != "attribute":  # a class attribute is reached through its class, never by bare name
+                self.by_file_name[(s["path"], s["name"])].append(s)
+                self.by_name[s["name"]].append(s)
             if s["kind"] in CLASSY:
                 self.types_by_flat[s["name"].lower().replace("_", "")].append(s)
             if owner_of(s["qualname"]):

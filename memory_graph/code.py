@@ -26,10 +26,9 @@ from .validation import check_filter, check_limit, check_name, check_query, chec
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
 CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol_id", "start_line", "end_line"]
-#: symbol kinds of module-level bindings: no chunk of their own, the module chunk on their lines defines them
-BINDING_KINDS = frozenset({"variable", "constant"})
-#: chunk types of the scopes that hold bindings (a file's module code, a Rust `mod`, a TypeScript namespace)
-BINDING_SCOPES = frozenset({"module", "namespace"})
+#: symbol kinds of bindings (module-level variables and constants, class attributes): no chunk of their own, the
+#: chunk of their scope on their lines defines them
+BINDING_KINDS = frozenset({"variable", "constant", "attribute"})
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs", "testdata"})
 # test_x.py, conftest.py, tests.py, x_test.go, x.test.ts, x.spec.js, XTest.java, XTests.cs, and Ruby's x_spec.rb
 # (pod_spec.go and TableSpec.ts are not tests)
@@ -136,14 +135,18 @@ def unchanged_vectors(old: pa.Table, chunks: list[dict]) -> list[str]:
             np.array_equal(mat[row[c["id"]]], np.asarray(c["vector"], dtype=mat.dtype))]
 
 
-def link_bindings(graph: Graph, bindings: list[dict], module_chunks: list[dict]) -> None:
-    """"defines" edges to module-level bindings (``BINDING_KINDS``) from the module or namespace chunks (or
-    windows) on their first line, so that a query naming one reaches its definition as it reaches a function's."""
-    spans: dict[tuple[str, str], list[dict]] = {}
-    for c in module_chunks:
-        spans.setdefault((c["project"], c["path"]), []).append(c)
+def link_bindings(graph: Graph, bindings: list[dict], chunks: list[dict], scopes: dict[tuple, str]) -> None:
+    """"defines" edges to bindings (``BINDING_KINDS``) from the chunks (or windows) of their scope (a file's
+    module code, a namespace, a class) on their first line, so that a query naming one reaches its definition
+    as it reaches a function's.
+
+    scopes: (project, path, qualname) -> id of the symbols that may hold bindings.
+    """
+    spans: dict[str, list[dict]] = {}
+    for c in chunks:
+        spans.setdefault(c["symbol_id"], []).append(c)
     for s in bindings:
-        for c in spans.get((s["project"], s["path"]), ()):
+        for c in spans.get(scopes.get((s["project"], s["path"], s["parent"]), ""), ()):
             if c["start_line"] <= s["start_line"] <= c["end_line"]:
                 graph.add_edge(c["id"], s["id"], "defines", 1.0, key="defines")
 
@@ -154,21 +157,24 @@ class CodeMixin:
     # ---- loading the derived code graph ------------------------------------
     def _load_code_graph(self) -> None:
         graph, index = Graph(bridge=SYMBOL), EntityIndex()
-        columns = ["id", "name", "qualname", "kind", "project", "path", "start_line", "end_line"]
-        bindings = []
+        columns = ["id", "name", "qualname", "kind", "project", "path", "start_line", "end_line", "parent"]
+        bindings, scopes = [], {}
         for r in self.lance.query("symbols", None, columns).to_pylist():
             if r["kind"] in BINDING_KINDS:
                 bindings.append(r)
+            else:
+                scopes[(r["project"], r["path"], r["qualname"])] = r["id"]
             graph.add_node(r["id"], SYMBOL, name=r["qualname"] or r["name"], project=r["project"],
                            path=r["path"], symbol_kind=r["kind"], lines=(r["start_line"], r["end_line"]))
             if r["kind"] != "module" and len(r["name"]) >= 3:
                 index.add(r["id"], r["name"], r["kind"], [r["qualname"]] if r["qualname"] != r["name"] else [])
-        module_chunks = []
+        holders = {scopes.get((s["project"], s["path"], s["parent"])) for s in bindings}
+        scope_chunks = []
         for r in self.lance.query("code_chunks", None, CHUNK_NODE_COLUMNS).to_pylist():
             self._add_chunk_node(graph, r)
-            if r["chunk_type"] in BINDING_SCOPES:
-                module_chunks.append(r)
-        link_bindings(graph, bindings, module_chunks)
+            if r["symbol_id"] in holders:
+                scope_chunks.append(r)
+        link_bindings(graph, bindings, scope_chunks, scopes)
         edges = self.lance.query("symbol_edges", "target != ''", ["source", "target", "kind"])
         for u, v, k in zip(*(edges.column(c).to_pylist() for c in ("source", "target", "kind"))):
             graph.add_edge(u, v, k, 1.0, key=k)
@@ -239,8 +245,9 @@ class CodeMixin:
                                               [s["qualname"]] if s["qualname"] != s["name"] else [])
                 for c in chunks:
                     self._add_chunk_node(self.code_graph, c)
-                link_bindings(self.code_graph, [s for s in symbols if s["kind"] in BINDING_KINDS],
-                              [c for c in chunks if c["chunk_type"] in BINDING_SCOPES])
+                link_bindings(self.code_graph, [s for s in symbols if s["kind"] in BINDING_KINDS], chunks,
+                              {(project, s["path"], s["qualname"]): s["id"] for s in symbols
+                               if s["kind"] not in BINDING_KINDS})
             self._after_write()
 
     def code_touch(self, project: str, stats: dict[str, tuple[int, float]]) -> None:

@@ -168,12 +168,12 @@ def test_functions_assigned_in_pre_class_javascript_are_symbols_with_their_calls
 
 
 @pytest.mark.parametrize("language", ["javascript", "typescript", "tsx"])
-def test_an_arrow_function_field_of_a_class_is_a_method(language):
+def test_an_arrow_function_field_of_a_class_is_a_method_and_another_field_an_attribute(language):
     src = "class Store {\n  count = 0;\n  handleClick = async (e) => {\n    await this.save(e);\n  };\n" \
           "  save(e) { return fetch(e); }\n}\n"
     p = parse_file("store.js", src, language)
     assert {(s.qualname, s.kind, s.start_line, s.end_line) for s in p.symbols if s.parent == "Store"} == \
-        {("Store.handleClick", "method", 3, 5), ("Store.save", "method", 6, 6)}
+        {("Store.count", "attribute", 2, 2), ("Store.handleClick", "method", 3, 5), ("Store.save", "method", 6, 6)}
     assert ("Store.handleClick", "calls", "save") in {(r.source, r.kind, r.name) for r in p.refs}
 
 
@@ -263,12 +263,41 @@ def test_only_identifier_shaped_words_of_a_long_query_may_name_symbols():
 ])
 def test_module_level_bindings_are_symbols_inside_the_module_chunk(language, path, src, expected):
     """A constant or alias defined at module level is a symbol (found by name, a call's target) of kind variable
-    or constant; a function value, a require(), a pattern, `_`, a local, a class attribute, a loop's variables and a
-    second binding of a name are not, and no binding gets a chunk of its own."""
+    or constant; a function value, a require(), a pattern, `_`, a local, a loop's variables and a second binding of a
+    name are not (a class attribute is an attribute: below), and no binding gets a chunk of its own."""
     p = parse_file(path, src, language)
     bindings = {(s.qualname, s.kind, s.signature, s.start_line) for s in p.symbols
                 if s.kind in ("variable", "constant")}
     assert bindings == expected
-    module = [c for c in p.chunks if c.chunk_type in ("module", "namespace")]  # code.BINDING_SCOPES
+    module = [c for c in p.chunks if c.chunk_type in ("module", "namespace")]
     assert all(any(c.start_line <= line <= c.end_line for c in module) for *_, line in expected)
     assert not {c.symbol for c in p.chunks} & {q for q, *_ in expected}
+
+
+@pytest.mark.parametrize("language, path, src, expected", [
+    ("python", "models.py", "class Color(Enum):\n    RED = 1\n    RED = 2\n    _ = 0\n\n\n@dataclass\n"
+     "class User:\n    \"\"\"A user.\"\"\"\n    name: str\n    objects = UserManager()\n    a, b = 1, 2\n"
+     "    handler = lambda x: x\n\n    class Meta:\n        ordering = ['name']\n\n    def save(self):\n"
+     "        self.saved = True\n        local = 1\n",
+     {("Color.RED", "RED = 1", 2), ("User.name", "name: str", 10), ("User.objects", "objects = UserManager()", 11),
+      ("User.handler", "handler = lambda x: x", 13), ("User.Meta.ordering", "ordering = ['name']", 16)}),
+    ("javascript", "store.js", "class Store {\n  count = 0;\n  #secret = 1;\n  static instances;\n"
+     "  handle = () => 1;\n  run() { this.count = 2; }\n}\n",
+     {("Store.count", "count = 0", 2), ("Store.#secret", "#secret = 1", 3),
+      ("Store.instances", "static instances", 4)}),
+    ("typescript", "store.ts", "class Store {\n  private readonly url: string = 'x';\n  size?: number;\n"
+     "  handle = () => 1;\n}\n",
+     {("Store.url", "private readonly url: string = 'x'", 2), ("Store.size", "size?: number", 3)}),
+])
+def test_bindings_in_a_class_body_are_attributes_inside_the_class_chunk(language, path, src, expected):
+    """A class attribute, a dataclass field, an enum member, a nested class's attribute and a JavaScript or
+    TypeScript class field are symbols of kind attribute, members of their class; a function value is a method,
+    and a pattern, `_`, a second binding of a name and what a method assigns are no attributes. Their lines stay in
+    the class's chunk."""
+    p = parse_file(path, src, language)
+    attrs = {(s.qualname, s.signature, s.start_line) for s in p.symbols if s.kind == "attribute"}
+    assert attrs == expected
+    assert all(s.parent == s.qualname.rsplit(".", 1)[0] for s in p.symbols if s.kind == "attribute")
+    chunks = {c.symbol: c for c in p.chunks}
+    for qual, _, line in expected:
+        assert line in chunks[qual.rsplit(".", 1)[0]].line_map

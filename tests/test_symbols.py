@@ -134,3 +134,49 @@ def test_code_search_takes_a_dotted_name_through_a_subclass_for_the_inherited_me
     # a name too short for the index's qualified names (`go`) still means the type's own member first
     short = shop.search_code("Cache.go", mode="graph", project="shop")
     assert short[0].title == "class Cache > def go"
+
+
+def test_a_class_attribute_is_found_called_inherited_and_searched_as_its_class(engine, embedder, tmp_path):
+    write(tmp_path / "web", {
+        "app.py": """
+            class Response:
+                pass
+
+            class App:
+                response_class = Response
+                name: str = "app"
+
+                def make_response(self, body):
+                    return self.response_class(body)
+
+                def describe(self):
+                    return name()
+
+            class Child(App):
+                def reply(self):
+                    return self.response_class("ok")
+            """,
+        "util.py": """
+            def name():
+                return "util"
+            """})
+    index_project(engine, tmp_path / "web", project="web")
+    [attr] = engine.find_symbols("response_class", project="web")
+    assert (attr["qualname"], attr["kind"], attr["start_line"], attr["signature"]) == \
+        ("App.response_class", "attribute", 6, "response_class = Response")
+    callers = engine.symbol_graph("Child.response_class", "callers", project="web")
+    assert callers["symbol"]["id"] == attr["id"] and callers["inherited_by"] == "Child"
+    assert sorted(r["qualname"] for r in callers["results"]) == ["App.make_response", "Child.reply"]
+    members = engine.symbol_graph("App", "members", project="web")["results"]
+    assert {r["qualname"] for r in members} >= {"App.response_class", "App.name", "App.make_response"}
+    # a bare name is never a class attribute: `name()` is util.name, not App.name
+    [callee] = engine.symbol_graph("App.describe", "callees", project="web")["results"]
+    assert (callee["qualname"], callee["path"]) == ("name", "util.py")
+    # the graph leg reaches the class chunk that defines it, in this process and in one that loads the graph
+    reopened = type(engine)(engine.data_dir, config=engine.config, embedder=embedder)
+    try:
+        for eng in (engine, reopened):
+            top = eng.search_code("response_class", mode="graph", project="web")[0]
+            assert (top.title, top.explanation.graph_path[0]) == ("class App", "App.response_class")
+    finally:
+        reopened.close()
