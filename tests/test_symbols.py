@@ -136,30 +136,33 @@ def test_code_search_takes_a_dotted_name_through_a_subclass_for_the_inherited_me
     assert short[0].title == "class Cache > def go"
 
 
+WEB = {
+    "app.py": """
+        class Response:
+            pass
+
+        class App:
+            response_class = Response
+            name: str = "app"
+
+            def make_response(self, body):
+                return self.response_class(body)
+
+            def describe(self):
+                return name()
+
+        class Child(App):
+            def reply(self):
+                return self.response_class("ok")
+        """,
+    "util.py": """
+        def name():
+            return "util"
+        """}
+
+
 def test_a_class_attribute_is_found_called_inherited_and_searched_as_its_class(engine, embedder, tmp_path):
-    write(tmp_path / "web", {
-        "app.py": """
-            class Response:
-                pass
-
-            class App:
-                response_class = Response
-                name: str = "app"
-
-                def make_response(self, body):
-                    return self.response_class(body)
-
-                def describe(self):
-                    return name()
-
-            class Child(App):
-                def reply(self):
-                    return self.response_class("ok")
-            """,
-        "util.py": """
-            def name():
-                return "util"
-            """})
+    write(tmp_path / "web", WEB)
     index_project(engine, tmp_path / "web", project="web")
     [attr] = engine.find_symbols("response_class", project="web")
     assert (attr["qualname"], attr["kind"], attr["start_line"], attr["signature"]) == \
@@ -180,3 +183,13 @@ def test_a_class_attribute_is_found_called_inherited_and_searched_as_its_class(e
             assert (top.title, top.explanation.graph_path[0]) == ("class App", "App.response_class")
     finally:
         reopened.close()
+
+
+def test_a_write_links_class_attributes_before_the_run_reloads_the_code_graph(engine, tmp_path, monkeypatch):
+    """A search during an index run sees each written batch's attributes defined by their class's chunk (the
+    whole code graph is loaded again only at the run's end)."""
+    monkeypatch.setattr(engine, "_load_code_graph", lambda: None)
+    write(tmp_path / "web", WEB)
+    index_project(engine, tmp_path / "web", project="web")
+    top = engine.search_code("response_class", mode="graph", project="web")[0]
+    assert (top.title, top.explanation.graph_path[0]) == ("class App", "App.response_class")
