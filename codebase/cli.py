@@ -13,6 +13,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from memory_graph.cli import JsonOpt, _json, app, engine, err, labelled, out, print_explanations
+from memory_graph.symbols import KINDS_HELP
 
 from .indexer import IndexReport, index_project
 
@@ -134,7 +135,7 @@ def _print_symbols(rows: list[dict], title: str) -> None:
 @app.command()
 def symbols(name: str = typer.Argument(..., help="A name, part of one, or text of a signature."),
             project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
-            kind: Optional[str] = typer.Option(None, help="function, method, class, interface, ..."),
+            kind: Optional[str] = typer.Option(None, help=KINDS_HELP),
             limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000),
             as_json: bool = JsonOpt) -> None:
     """Find symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a

@@ -22,6 +22,9 @@ SYMBOL_RELATIONS = {
 }
 SYMBOL_COLUMNS = ["id", "project", "path", "name", "qualname", "kind", "signature", "start_line", "end_line",
                   "language"]
+#: what a symbol's kind may be, for the help of the tools and commands that filter by it
+KINDS_HELP = ("function, method, class, attribute (a class attribute or field), variable, constant, interface, "
+              "struct, enum, ...")
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
 

@@ -16,6 +16,7 @@ from pydantic import Field
 from memory_graph import __version__
 from memory_graph.errors import MemoryGraphError
 from memory_graph.models import Hit, Memory, iso
+from memory_graph.symbols import KINDS_HELP
 
 from .state import ServerState
 
@@ -362,9 +363,7 @@ def build_server(state: ServerState) -> MCPServer:
             name: Annotated[str, Field(min_length=1, max_length=200,
                                        description="Name, part of one, or signature text.")],
             project: Project = None,
-            kind: Annotated[str | None, Field(max_length=50, description=(
-                "function, method, class, attribute (a class attribute or field), variable, constant, "
-                "interface, struct, enum, ..."))] = None,
+            kind: Annotated[str | None, Field(max_length=50, description=KINDS_HELP)] = None,
             path_prefix: Annotated[str | None, Field(max_length=1000)] = None,
             limit: Limit = 20) -> dict[str, Any]:
         """Symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
