@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import NotFoundError, ValidationError
-from .graph import CHUNK, SYMBOL, Graph
+from .graph import CHUNK, DEFINES, SYMBOL, Graph
 from .linking import EntityIndex
 from .models import Filters, Hit
 from .retrieval import Candidate, LegResult, rank
@@ -148,7 +148,7 @@ def link_bindings(graph: Graph, bindings: list[dict], chunks: list[dict], scopes
     for s in bindings:
         for c in spans.get(scopes.get((s["project"], s["path"], s["parent"]), ""), ()):
             if c["start_line"] <= s["start_line"] <= c["end_line"]:
-                graph.add_edge(c["id"], s["id"], "defines", 1.0, key="defines")
+                graph.add_edge(c["id"], s["id"], DEFINES, 1.0, key=DEFINES)
 
 
 class CodeMixin:
@@ -187,7 +187,7 @@ class CodeMixin:
         graph.add_node(r["id"], CHUNK, project=r["project"], path=r["path"], language=r["language"],
                        chunk_type=r["chunk_type"])
         if r["symbol_id"]:
-            graph.add_edge(r["id"], r["symbol_id"], "defines", 1.0, key="defines")
+            graph.add_edge(r["id"], r["symbol_id"], DEFINES, 1.0, key=DEFINES)
 
     # ---- writes (called by codebase.Indexer) --------------------------------
     def code_files(self, project: str) -> dict[str, dict]:

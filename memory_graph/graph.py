@@ -12,6 +12,8 @@ from .models import Filters
 
 MEMORY, ENTITY = "memory", "entity"
 CHUNK, SYMBOL = "chunk", "symbol"
+#: the edge type from a code chunk to the symbol it defines
+DEFINES = "defines"
 
 
 class _Node:

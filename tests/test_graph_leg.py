@@ -4,7 +4,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memory_graph.graph import Graph, MemoryNode
+from memory_graph.graph import CHUNK, DEFINES, SYMBOL, Graph, MemoryNode
 from memory_graph.retrieval import graph_leg
 
 
@@ -50,6 +50,21 @@ def test_hubs_are_not_expanded():
     assert not any(h.id.startswith("h") for h in hits)
     hits = graph_leg(build(hub_size=10), {"orion": 1.0}, accept_all, limit=100, hub_degree=50, max_fanout=100)
     assert sum(h.id.startswith("h") for h in hits) == 10
+
+
+def test_a_hub_symbol_reaches_only_the_chunk_that_defines_it():
+    """A method called from everywhere ranks none of its callers, but a query naming it finds its definition."""
+    g = Graph(bridge=SYMBOL)
+    for sym, chunk in [("get", "c_get")] + [(f"caller{i}", f"c{i}") for i in range(60)]:
+        g.add_node(sym, SYMBOL, name=sym)
+        g.add_node(chunk, CHUNK)
+        g.add_edge(chunk, sym, DEFINES, 1.0, key=DEFINES)
+        if sym != "get":
+            g.add_edge(sym, "get", "calls", 1.0, key="calls")
+    hits = graph_leg(g, {"get": 1.0}, accept_all, limit=100, hub_degree=50, max_fanout=100, target=CHUNK)
+    assert [(h.id, h.hop, h.path) for h in hits] == [("c_get", 1, ["get", "c_get"])]
+    wide = graph_leg(g, {"get": 1.0}, accept_all, limit=100, hub_degree=100, max_fanout=100, target=CHUNK)
+    assert wide[0].id == "c_get" and len(wide) == 61
 
 
 def test_filtered_memories_bridge_but_are_not_returned():

@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 from codebase import index_project
+from memory_graph import Config, Engine
 from memory_graph.errors import NotFoundError
 
 
@@ -46,43 +47,46 @@ def test_overloads_are_asked_as_one_symbol(engine, tmp_path):
     assert "overloads" not in engine.symbol_graph("prepare", "callers", project="lib")
 
 
+SHOP = {
+    "base.py": """
+        class Store:
+            def save(self, item):
+                return persist(item)
+
+            def load(self):
+                return None
+
+            def go(self):
+                return 1
+
+        def persist(item):
+            return item
+        """,
+    "cache.py": """
+        from base import Store
+
+        class Cache(Store):
+            def load(self):
+                return self.save(1)
+
+            def go(self):
+                return 2
+
+        class Deeper(Cache):
+            pass
+
+        def save(path):
+            return path
+        """,
+    "tests/test_cache.py": """
+        def save():
+            return 0
+        """}
+
+
 @pytest.fixture
 def shop(engine, tmp_path):
-    write(tmp_path / "shop", {
-        "base.py": """
-            class Store:
-                def save(self, item):
-                    return persist(item)
-
-                def load(self):
-                    return None
-
-                def go(self):
-                    return 1
-
-            def persist(item):
-                return item
-            """,
-        "cache.py": """
-            from base import Store
-
-            class Cache(Store):
-                def load(self):
-                    return self.save(1)
-
-                def go(self):
-                    return 2
-
-            class Deeper(Cache):
-                pass
-
-            def save(path):
-                return path
-            """,
-        "tests/test_cache.py": """
-            def save():
-                return 0
-            """})
+    write(tmp_path / "shop", SHOP)
     index_project(engine, tmp_path / "shop", project="shop")
     return engine
 
@@ -193,3 +197,17 @@ def test_a_write_links_class_attributes_before_the_run_reloads_the_code_graph(en
     index_project(engine, tmp_path / "web", project="web")
     top = engine.search_code("response_class", mode="graph", project="web")[0]
     assert (top.title, top.explanation.graph_path[0]) == ("class App", "App.response_class")
+
+
+def test_code_search_finds_the_definition_of_a_hub_it_names(tmp_path, embedder):
+    """A method so called that the graph leg expands none of its links (here: more than 2) still ranks the
+    chunk that defines it when a query names it."""
+    eng = Engine(tmp_path / "data", config=Config(graph_hub_degree=2), embedder=embedder)
+    try:
+        write(tmp_path / "shop", SHOP)
+        index_project(eng, tmp_path / "shop", project="shop")
+        assert eng.code_graph.degree(eng.find_symbols("Store.save")[0]["id"]) > 2
+        graph = eng.search_code("Store.save", mode="graph", project="shop")
+        assert [(h.record["path"], h.title) for h in graph] == [("base.py", "class Store > def save")]
+    finally:
+        eng.close()

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from ..graph import Graph
+from ..graph import DEFINES, Graph
 from .pipeline import LegResult
 
 
@@ -28,7 +28,7 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
     an entity related to a seed, or related to a hop-1 target. Order: fewer hops, then more seeds reached,
     then more strength, where each edge adds weight / sqrt(degree of the connecting node) so hubs count little.
     Targets failing ``accept`` (the pushed-down filters) still bridge to others but are never returned.
-    Seeds with more than ``hub_degree`` edges are not expanded.
+    Seeds with more than ``hub_degree`` edges are not expanded: they reach only the targets that define them.
     """
     hits: dict[str, GraphHit] = {}
     bridges: dict[str, GraphHit] = {}
@@ -60,6 +60,14 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
                 reach(v, 1, seed, seed_w * w * damp, [seed, v])
             elif kind == graph.bridge and v not in seeds:
                 related.setdefault(v, (seed, seed_w * w * damp, [seed, v]))
+    # ... but a hub's own definition is one chunk (or its windows), not hundreds of ties: a query naming
+    # QuerySet.get, which thousands of lines call, means the code that defines it
+    for seed, seed_w in seeds.items():
+        if seed in graph and graph.degree(seed) > hub_degree:
+            damp = 1.0 / math.sqrt(graph.degree(seed))
+            for v, _etype, w, _d in graph.neighbors(seed, "in", types=(DEFINES,)):
+                if graph.kind(v) == target:
+                    reach(v, 1, seed, seed_w * w * damp, [seed, v])
     # hop-2 targets rank after every hop-1 one, so with `limit` hop-1 hits they could never be returned
     if max_hops >= 2 and len(hits) < limit:
         first = sorted([*hits.values(), *bridges.values()], key=lambda h: -h.strength)[:max_fanout]
