@@ -13,7 +13,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from memory_graph.cli import JsonOpt, _json, app, engine, err, labelled, out, print_explanations
-from memory_graph.symbols import KINDS_HELP
+from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP
 
 from .indexer import IndexReport, index_project
 
@@ -139,7 +139,7 @@ def symbols(name: str = typer.Argument(..., help="A name, part of one, or text o
             limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000),
             as_json: bool = JsonOpt) -> None:
     """Find symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
-    method the class inherits."""
+    method the class inherits, module.function the module's function."""
     with engine() as eng:
         rows = eng.find_symbols(name, project=project, kind=kind, limit=limit)
     _json(rows) if as_json else _print_symbols(rows, f"symbols matching {name!r}")
@@ -168,7 +168,7 @@ def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as
 
 
 @app.command()
-def callers(symbol: str = typer.Argument(..., help="Symbol name, qualified name (Class.method) or id."),
+def callers(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
             depth: int = typer.Option(1, min=1, max=3, help="Hops to follow."),
             project: Optional[str] = typer.Option(None, "--project", "-p"), as_json: bool = JsonOpt) -> None:
     """Who calls this symbol."""
@@ -176,7 +176,7 @@ def callers(symbol: str = typer.Argument(..., help="Symbol name, qualified name 
 
 
 @app.command()
-def callees(symbol: str = typer.Argument(..., help="Symbol name, qualified name (Class.method) or id."),
+def callees(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
             depth: int = typer.Option(1, min=1, max=3, help="Hops to follow."),
             project: Optional[str] = typer.Option(None, "--project", "-p"), as_json: bool = JsonOpt) -> None:
     """What this symbol calls (names outside the project are listed apart)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import PurePosixPath
 from typing import Any, Iterable
 
 import numpy as np
@@ -135,6 +136,21 @@ def unchanged_vectors(old: pa.Table, chunks: list[dict]) -> list[str]:
             np.array_equal(mat[row[c["id"]]], np.asarray(c["vector"], dtype=mat.dtype))]
 
 
+_PACKAGE_STEMS = frozenset({"__init__", "index", "mod"})
+
+
+def index_symbol(index: EntityIndex, s: dict) -> None:
+    """Add a symbol to the in-memory name index by its name and qualified name; a module by the name code
+    imports it by (its file's stem, its folder's for ``__init__.py``, ``index.js`` or ``mod.rs``), which only
+    dotted names in code queries look up (``timezone.now``): a module never seeds the graph leg itself."""
+    name, aliases = s["name"], [s["qualname"]] if s["qualname"] != s["name"] else []
+    if s["kind"] == "module":
+        path = PurePosixPath(s["path"])
+        name, aliases = (path.parent.name if path.stem in _PACKAGE_STEMS else path.stem), []
+    if len(name) >= 3:
+        index.add(s["id"], name, s["kind"], aliases)
+
+
 def link_bindings(graph: Graph, bindings: list[dict], chunks: list[dict], scopes: dict[tuple, str]) -> None:
     """"defines" edges to bindings (``BINDING_KINDS``) from the chunks (or windows) of their scope (a file's
     module code, a namespace, a class) on their first line, so that a query naming one reaches its definition
@@ -166,8 +182,7 @@ class CodeMixin:
                 scopes[(r["project"], r["path"], r["qualname"])] = r["id"]
             graph.add_node(r["id"], SYMBOL, name=r["qualname"] or r["name"], project=r["project"],
                            path=r["path"], symbol_kind=r["kind"], lines=(r["start_line"], r["end_line"]))
-            if r["kind"] != "module" and len(r["name"]) >= 3:
-                index.add(r["id"], r["name"], r["kind"], [r["qualname"]] if r["qualname"] != r["name"] else [])
+            index_symbol(index, r)
         holders = {scopes.get((s["project"], s["path"], s["parent"])) for s in bindings}
         scope_chunks = []
         for r in self.lance.query("code_chunks", None, CHUNK_NODE_COLUMNS).to_pylist():
@@ -240,9 +255,7 @@ class CodeMixin:
                     self.code_graph.add_node(s["id"], SYMBOL, name=s["qualname"] or s["name"], project=project,
                                              path=s["path"], symbol_kind=s["kind"],
                                              lines=(s["start_line"], s["end_line"]))
-                    if s["kind"] != "module" and len(s["name"]) >= 3:
-                        self.symbol_index.add(s["id"], s["name"], s["kind"],
-                                              [s["qualname"]] if s["qualname"] != s["name"] else [])
+                    index_symbol(self.symbol_index, s)
                 for c in chunks:
                     self._add_chunk_node(self.code_graph, c)
                 link_bindings(self.code_graph, [s for s in symbols if s["kind"] in BINDING_KINDS], chunks,
@@ -381,8 +394,8 @@ class CodeMixin:
         now = time.time()
         c = self.config.candidates(limit)
         with self._graph_lock:
-            mentions, seeds = self._inherited_mentions(code_mentions(query[:2_000]), filters.project)
-            seeds = {**self.symbol_index.mentioned_in(mentions, longest=True), **seeds}
+            mentions, seeds = self._dotted_mentions(code_mentions(query[:2_000]), filters.project)
+            seeds = {**self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",)), **seeds}
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
         jobs = {}

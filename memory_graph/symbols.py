@@ -25,6 +25,8 @@ SYMBOL_COLUMNS = ["id", "project", "path", "name", "qualname", "kind", "signatur
 #: what a symbol's kind may be, for the help of the tools and commands that filter by it
 KINDS_HELP = ("function, method, class, attribute (a class attribute or field), variable, constant, interface, "
               "struct, enum, ...")
+#: how a symbol may be named to the tools and commands that take one
+SYMBOL_HELP = "Symbol name, qualified name (Class.method, module.function) or id."
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
 
@@ -34,7 +36,7 @@ def _like(needle: str) -> str:
 
 
 def _member_name(qualname: str) -> str:
-    return qualname.rsplit(".", 1)[-1].rstrip("'").lower()
+    return qualname.rsplit(".", 1)[-1].rstrip("'")
 
 
 class SymbolsMixin:
@@ -52,18 +54,20 @@ class SymbolsMixin:
                                  f"lower(qualname) LIKE {pattern} ESCAPE '\\' OR "
                                  f"lower(signature) LIKE {pattern} ESCAPE '\\')")
         rows = [r for r in rows if r["kind"] != "module" or needle in r["name"].lower()]
-        inherited = None
-        if not rows and "." in name.strip("."):
+        member = None
+        if "." in name.strip(".") and not any(needle in (r["name"].lower(), r["qualname"].lower()) for r in rows):
             with self._lock:  # the code graph, which holds the bases, may lag another process's index run
                 self._sync_with_others(locked=False)
-            inherited = self._inherited(name, project)
-        if inherited:
-            return self._symbol_rows(project, kind, path_prefix, f"id = {sql_quote(inherited[0])}")
+            member = self._dotted_member(name, project)
+        if member:  # `timezone.now`, `Deeper.save`: the member it names, before the text that mentions it
+            first = self._symbol_rows(project, kind, path_prefix, f"id = {sql_quote(member[0])}")
+            rows = first + [r for r in rows if r["id"] != member[0]]
 
         def order(r: dict) -> tuple:
             n, q = r["name"].lower(), r["qualname"].lower()
-            return (0 if needle in (n, q) else 1 if n.startswith(needle) or q.startswith(needle) else
-                    2 if needle in n or needle in q else 3, len(r["qualname"]), r["path"], r["start_line"])
+            return (0 if member and r["id"] == member[0] else 1 if needle in (n, q) else
+                    2 if n.startswith(needle) or q.startswith(needle) else 3 if needle in n or needle in q else 4,
+                    len(r["qualname"]), r["path"], r["start_line"])
 
         return sorted(rows, key=order)[:limit]
 
@@ -89,22 +93,32 @@ class SymbolsMixin:
         return sorted(rows, key=lambda r: (is_test_path(r["path"]), r["qualname"].lower() != needle,
                                            len(r["qualname"]), r["project"], r["path"], r["start_line"]))
 
-    def _inherited(self, name: str, project: str | None) -> tuple[str, str] | None:
-        """``Type.member`` where the member is defined in a base of Type (nearest base first): its id and
-        the type asked about."""
+    def _dotted_member(self, name: str, project: str | None) -> tuple[str, str | None] | None:
+        """``Type.member`` where the member is defined in a base of Type (nearest base first), or
+        ``module.member`` (``timezone.now``, also for a package's ``__init__``): its id and the type it was
+        asked through (None for a module's)."""
         owner, _, member = name.rpartition(".")
         if not owner or not member:
             return None
-        for typ in self._named(owner, project):
-            found = self._base_member(typ["id"], member, own=False)
+        named = self._named(owner, project)
+        with self._graph_lock:
+            packages = [i for i in self.symbol_index.by_norm.get(norm(owner), ())
+                        if self.symbol_index.names[i][1] == "module" and i in self.code_graph and
+                        (project is None or self.code_graph.attrs(i).get("project") == project)]
+        for sid, kind, label in [*((t["id"], t["kind"], t["qualname"] if t["kind"] != "module" else None)
+                                   for t in named),
+                                 *((i, "module", None) for i in packages if i not in {t["id"] for t in named})]:
+            # a type's own members are qualified names `_named` finds; a module's are not
+            found = self._base_member(sid, member, own=kind == "module")
             if found:
-                return found, typ["qualname"]
+                return found, label
         return None
 
     def _base_member(self, type_id: str, member: str, own: bool = True) -> str | None:
-        """The member ``member`` (case-insensitive) of a type (unless not ``own``), else of its nearest base
-        that defines one."""
-        member, g, seen = member.lower(), self.code_graph, {type_id}
+        """The member ``member`` of a type or module (unless not ``own``), else of its nearest base that
+        defines one; case-insensitive, but one of the same case first (the function ``transaction.atomic``,
+        not the class ``transaction.Atomic``)."""
+        g, seen = self.code_graph, {type_id}
 
         def up(types: list[str]) -> list[str]:
             bases = [b for t in types for b, *_ in g.neighbors(t, "out", ["extends", "implements"])]
@@ -115,18 +129,25 @@ class SymbolsMixin:
         with self._graph_lock:
             frontier = [type_id] if own else up([type_id])
             while frontier:  # breadth first: the nearest definition is the one a call reaches
+                loose = None
                 for typ in frontier:
                     for m, *_ in g.neighbors(typ, "out", ["contains"]):
-                        if _member_name(str(g.attrs(m).get("name", ""))) == member:
+                        name = _member_name(str(g.attrs(m).get("name", "")))
+                        if name == member:
                             return m
+                        if loose is None and name.lower() == member.lower():
+                            loose = m
+                if loose is not None:
+                    return loose
                 frontier = up(frontier)
         return None
 
-    def _inherited_mentions(self, text: str, project: str | None) -> tuple[str, dict[str, float]]:
+    def _dotted_mentions(self, text: str, project: str | None) -> tuple[str, dict[str, float]]:
         """Dotted names in a code query that name a member through a subclass (``ModelAdmin.get_queryset``,
-        BaseModelAdmin's): the text without them, and their members as graph seeds. As a whole such a name
-        means that member, not every type and member its words name (as a qualified name does in
-        ``EntityIndex.mentioned_in``). Uses only the in-memory index and graph: it runs on every search."""
+        BaseModelAdmin's) or a module (``timezone.now``): the text without them, and their members as graph
+        seeds. As a whole such a name means that member, not every type and member its words name (as a
+        qualified name does in ``EntityIndex.mentioned_in``). Uses only the in-memory index and graph: it runs
+        on every search."""
         index, g, found = self.symbol_index, self.code_graph, {}
 
         def swap(m: re.Match) -> str:
@@ -153,7 +174,7 @@ class SymbolsMixin:
         named = self._named(symbol, project)
         if named:
             return named[0]["id"], named[1:], None
-        inherited = self._inherited(symbol, project)
+        inherited = self._dotted_member(symbol, project)
         if inherited:
             return inherited[0], [], inherited[1]
         owner, _, member = symbol.rpartition(".")

@@ -16,7 +16,7 @@ from pydantic import Field
 from memory_graph import __version__
 from memory_graph.errors import MemoryGraphError
 from memory_graph.models import Hit, Memory, iso
-from memory_graph.symbols import KINDS_HELP
+from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP
 
 from .state import ServerState
 
@@ -367,15 +367,14 @@ def build_server(state: ServerState) -> MCPServer:
             path_prefix: Annotated[str | None, Field(max_length=1000)] = None,
             limit: Limit = 20) -> dict[str, Any]:
         """Symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
-        method the class inherits."""
+        method the class inherits, module.function the module's function."""
         rows = state.engine().find_symbols(name, project=project, kind=kind, path_prefix=path_prefix, limit=limit)
         return {"symbols": rows}
 
     @mcp.tool(annotations=READ)
     @_tool_errors
     def symbol_graph(
-            symbol: Annotated[str, Field(min_length=1, max_length=300, description=(
-                "Symbol name, qualified name (Class.method) or id."))],
+            symbol: Annotated[str, Field(min_length=1, max_length=300, description=SYMBOL_HELP)],
             relation: Literal["callers", "callees", "imports", "imported_by", "subclasses", "superclasses",
                               "members", "container"] = "callers",
             depth: Annotated[int, Field(ge=1, le=3)] = 1, project: Project = None,
@@ -384,7 +383,8 @@ def build_server(state: ServerState) -> MCPServer:
 
         Overloads of one name in one scope are asked as one (listed under ``overloads``). A name several
         symbols share answers for one and lists the rest under ``others``: ask again by qualname or id.
-        Class.method finds a method inherited from a base (``inherited_by`` names the class asked)."""
+        Class.method finds a method inherited from a base (``inherited_by`` names the class asked), and
+        module.function the function a module defines."""
         return state.engine().symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
 
     @mcp.tool(annotations=READ)

@@ -211,3 +211,38 @@ def test_code_search_finds_the_definition_of_a_hub_it_names(tmp_path, embedder):
         assert [(h.record["path"], h.title) for h in graph] == [("base.py", "class Store > def save")]
     finally:
         eng.close()
+
+
+def test_a_module_qualified_name_means_the_module_member(engine, tmp_path):
+    """`helpers.fmt` (and a package's `pkg.run`) is the function the module defines, as code calls it, not the
+    class Fmt beside it nor the code that mentions the name."""
+    write(tmp_path / "mods", {
+        "helpers.py": """
+            class Fmt:
+                pass
+
+            def fmt(x):
+                return x
+            """,
+        "pkg/__init__.py": """
+            def run():
+                return 1
+            """,
+        "main.py": """
+            import helpers
+            import pkg
+
+            def go(v=helpers.fmt):
+                return helpers.fmt(pkg.run())
+            """})
+    index_project(engine, tmp_path / "mods", project="mods")
+    found = engine.find_symbols("helpers.fmt", project="mods")
+    assert [(r["qualname"], r["path"]) for r in found] == [("fmt", "helpers.py"), ("go", "main.py")]
+    callers = engine.symbol_graph("helpers.fmt", "callers", project="mods")
+    assert callers["symbol"]["path"] == "helpers.py" and "inherited_by" not in callers
+    assert [r["qualname"] for r in callers["results"]] == ["go"]
+    assert engine.symbol_graph("pkg.run", "callers", project="mods")["symbol"]["path"] == "pkg/__init__.py"
+    for query, title, path in [("helpers.fmt", "def fmt", "helpers.py"), ("pkg.run", "def run", "pkg/__init__.py")]:
+        top = engine.search_code(query, mode="graph", project="mods")[0]
+        assert (top.title, top.record["path"]) == (title, path)
+    assert engine.search_code("helpers", mode="graph", project="mods") == []  # a module alone seeds nothing
