@@ -44,8 +44,9 @@ class SymbolsMixin:
 
     def find_symbols(self, name: str, project: str | None = None, kind: str | None = None,
                      path_prefix: str | None = None, limit: int = 20) -> list[dict]:
-        """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive); for
-        ``Type.member`` that matches nothing, the member Type inherits from its nearest base that has one."""
+        """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive), code
+        before tests within each; ``Type.member`` or ``module.member`` that is no qualified name puts the member
+        it means first (inherited from Type's nearest base that has one, or defined in the module)."""
         name = check_name(name, "name")
         check_limit(limit, self.config)
         needle = name.lower()
@@ -67,7 +68,7 @@ class SymbolsMixin:
             n, q = r["name"].lower(), r["qualname"].lower()
             return (0 if member and r["id"] == member[0] else 1 if needle in (n, q) else
                     2 if n.startswith(needle) or q.startswith(needle) else 3 if needle in n or needle in q else 4,
-                    len(r["qualname"]), r["path"], r["start_line"])
+                    is_test_path(r["path"]), len(r["qualname"]), r["path"], r["start_line"])
 
         return sorted(rows, key=order)[:limit]
 

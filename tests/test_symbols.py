@@ -118,6 +118,9 @@ def test_a_shared_name_answers_for_one_symbol_and_lists_the_others(shop):
     assert [(o["qualname"], o["path"]) for o in res["others"]] == [("Store.save", "base.py"),
                                                                   ("save", "tests/test_cache.py")]
     assert res["others_total"] == 2
+    # search_symbols orders them alike: code before tests among equal matches
+    assert [(r["qualname"], r["path"]) for r in shop.find_symbols("save", project="shop")] == [
+        ("save", "cache.py"), ("Store.save", "base.py"), ("save", "tests/test_cache.py")]
     again = shop.symbol_graph(res["others"][0]["id"], "callers", project="shop")
     assert [r["qualname"] for r in again["results"]] == ["Cache.load"] and "others" not in again
     assert "others" not in shop.symbol_graph("persist", "callers", project="shop")
