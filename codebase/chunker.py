@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from .languages import BODY_TYPES, GRAMMARS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
-from .refs import IDENT_RE, Ref, callee, heritage, imports_of, last_ident
+from .refs import IDENT_RE, LOCAL_TYPE_NODES, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident, local_type
 
 log = logging.getLogger("memory_graph.codebase")
 
@@ -28,8 +28,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: are `super`; C++'s `int A::run() {}` is the method A.run; Python's `from m import *` is recorded; 8 =
 #: module-level bindings (Python, JavaScript, TypeScript, Go, Rust) are symbols; 9 = not inside a module-level
 #: loop; 10 = bindings in a class body (Python class attributes and fields, JavaScript and TypeScript class
-#: fields) are symbols. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "10"
+#: fields) are symbols; 11 = calls on a variable or attribute annotated with or assigned a class record it
+#: (Ref.typed). A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "11"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -130,12 +131,19 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     nlines = len(lines)
     owner: list[int] = [-1] * nlines          # index into out.symbols of the innermost definition per line
     defs: list[tuple[int, int, int]] = []     # (symbol index, first line, last line), 0-based lines
+    classes: dict[int, dict[str, str]] = {}   # per symbol index: variable -> the class it holds (local_type)
+    calls: list[tuple[Ref, int]] = []         # each call with the index of the symbol it is made in
+    parents: dict[int, int] = {}              # symbol index -> the index of the symbol it is defined in
     # iterative walk: (node, index of the enclosing symbol, inside a function body?)
     stack = [(root, 0, False)]
     while stack:
         node, scope, in_func = stack.pop()
         sym_here = scope
         kind = spec.definitions.get(node.type)
+        if node.type in LOCAL_TYPE_NODES and (typed := local_type(node)):
+            var, cls = typed
+            holder = _attribute_owner(out, parents, scope, var)  # `self.store = Store()`: the class's
+            classes.setdefault(scope if holder is None else holder, {})[var.split(".", 1)[-1]] = cls
         binding = None if in_func else _binding_kind(node, spec, out.symbols[scope].kind)
         if binding and not _in_loop(node) and _make_variable(node, binding, out, scope):
             pass  # its lines stay in the module's or class's chunk; calls in its value are that scope's
@@ -143,6 +151,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             made = _make_symbol(node, kind, out, scope, language, spec)
             if made is not None:
                 sym_here = made
+                parents[made] = scope
                 anchor = node
                 # decorators, `export`, `type (...)` and `const f = ...` belong to the definition's chunk
                 while anchor.parent is not None and anchor.parent.type in _WRAPPERS:
@@ -156,10 +165,15 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             if name:
                 out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1,
                                     receiver))
+                calls.append((out.refs[-1], scope))
         elif node.type in spec.imports:
             imports_of(node, out)
         for child in reversed(node.named_children):
             stack.append((child, sym_here, in_func))
+    for ref, scope in calls:  # after the walk: a method may use what __init__, defined below it, assigns
+        owner_cls = _attribute_owner(out, parents, scope, ref.receiver)
+        key = ref.receiver.split(".", 1)[-1] if owner_cls is not None else ref.receiver
+        ref.typed = classes.get(scope if owner_cls is None else owner_cls, {}).get(key, "")
     for idx, start, end in sorted(defs, key=lambda d: (d[1], -d[2])):
         for i in range(start, end + 1):
             owner[i] = idx
@@ -178,6 +192,18 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             chunks.append(Chunk(shown[0], shown[-1], "module", PurePosixPath(out.path).name, "", body, "",
                                 line_map=line_map))
     return sorted(chunks, key=lambda c: (c.start_line, c.end_line))
+
+
+def _attribute_owner(out: ParsedFile, parents: dict[int, int], scope: int, name: str) -> int | None:
+    """The index of the class whose attribute ``name`` is (``self.store`` or ``this.store`` in one of its
+    methods; ``store`` in its body), else None. ``parents``: symbol index -> its enclosing symbol's."""
+    if is_classy(out.symbols[scope].kind):
+        return scope if "." not in name else None
+    first, _, rest = name.partition(".")
+    cls = parents.get(scope)
+    if first not in SELF_RECEIVERS or not rest or "." in rest or cls is None or not is_classy(out.symbols[cls].kind):
+        return None
+    return cls
 
 
 MODULE_GAP_LINES = 2

@@ -234,7 +234,8 @@ class Indexer:
         return {"id": file_id(self.project, f.path), "project": self.project, "path": f.path,
                 "language": f.language, "content_hash": digest, "size": f.size, "mtime": f.mtime,
                 "indexed_at": time.time(), "chunks": chunks, "root": str(self.root), "status": "ok",
-                "refs": json.dumps([[r.source, r.kind, r.name, r.line, r.receiver] for r in parsed.refs]),
+                "refs": json.dumps([[r.source, r.kind, r.name, r.line, r.receiver, *([r.typed] if r.typed else [])]
+                                    for r in parsed.refs]),
                 "imports": json.dumps(parsed.imports)}
 
     # ---- chunk, embed, write ----------------------------------------------

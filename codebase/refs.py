@@ -41,6 +41,8 @@ class Ref:
     #: for a call, what the name is looked up on: "" for a plain call, else the receiver as a dotted name
     #: (``self.runner`` in ``self.runner.invoke()``), ``super``, or EXPRESSION
     receiver: str = ""
+    #: for a call on a variable that holds an instance of a known class (``local_type``), that class
+    typed: str = ""
 
 
 def last_ident(text: str) -> str:
@@ -185,3 +187,52 @@ def imports_of(node, out: Any) -> None:
         last = last_ident(module)
         if last:
             out.imports[last] = module
+
+
+#: nodes that may give a variable a class: a typed parameter, an annotated or constructed variable
+LOCAL_TYPE_NODES = frozenset({"typed_parameter", "typed_default_parameter", "assignment", "variable_declarator",
+                              "required_parameter", "optional_parameter", "assignment_expression",
+                              "public_field_definition"})
+_SELF_ATTRIBUTE = re.compile(r"(?:self|this)\.[A-Za-z_$][\w$]*")
+_CLASS_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*[a-z][\w$]*")
+
+
+def class_name(text: str) -> str:
+    """The class a type annotation names (``Store``, ``'Store'``, ``Store | None``, ``Optional[Store]``,
+    ``models.Store``), or "" for anything else: a builtin, a union, a generic, a constant-like name."""
+    t = text.strip().strip("'\"").strip()
+    t = re.sub(r"^Optional\[(.*)\]$", r"\1", t).strip()
+    parts = [p.strip() for p in t.split("|") if p.strip() not in ("None", "null", "undefined")]
+    return parts[0] if len(parts) == 1 and _CLASS_NAME.fullmatch(parts[0]) else ""
+
+
+def local_type(node) -> tuple[str, str] | None:
+    """(variable, class) that a node binds: a parameter annotated with a class (``store: Store``,
+    TypeScript's ``store: Store``), a variable or field annotated with one, or one assigned a new instance
+    (``store = Store()``, ``self.store = Store()``, ``this.store = new Store()``); None otherwise. Calls on the
+    variable are then resolved in that class (``store.save()``) before what its name resembles
+    (``Ref.typed``)."""
+    name = node.child_by_field_name("name") or node.child_by_field_name("left") or \
+        node.child_by_field_name("pattern")
+    if name is None and node.type == "typed_parameter":
+        name = next((c for c in node.named_children if c.type == "identifier"), None)
+    if name is None:
+        return None
+    var = name.text.decode("utf-8", errors="replace")
+    if name.type not in ("identifier", "property_identifier") and not _SELF_ATTRIBUTE.fullmatch(var):
+        return None
+    typ = node.child_by_field_name("type")
+    if typ is not None:
+        found = class_name(typ.text.decode("utf-8", errors="replace").lstrip(":"))
+        return (var, found) if found else None
+    value = node.child_by_field_name("right") or node.child_by_field_name("value")
+    if value is None:
+        return None
+    if value.type == "new_expression":
+        ctor = value.child_by_field_name("constructor")
+    elif value.type == "call":
+        ctor = value.child_by_field_name("function")
+    else:
+        return None
+    found = class_name(ctor.text.decode("utf-8", errors="replace")) if ctor is not None else ""
+    return (var, found) if found else None

@@ -4,10 +4,12 @@ A method call is resolved through what it is called on: ``self.m()`` in the encl
 ``super().m()`` (PHP's ``parent::m()``, C#'s ``base.m()``) in the bases, ``Foo.m()`` in the type Foo,
 ``mod.m()`` in an imported project module (through a package's re-exports and ``from m import *``; Rust's
 ``super::m()`` by name).
-On any other receiver: in the type named like it, else in the one type defining m whose name the receiver's
-resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context, ``G.add_edge`` -> Graph), else in the one
-type defining m at all; where several types define m and one is a base of all the others, the base's. A call
-that stays ambiguous is left unresolved rather than guessed.
+On a variable known to hold a class (annotated with it, or assigned a new instance): in that class and its
+bases, or nowhere when the class is a library's. On any other receiver: in the type named like it, else in the
+one type defining m whose name the receiver's resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` ->
+Context, ``G.add_edge`` -> Graph), else in the one type defining m at all; where several types define m and
+one is a base of all the others, the base's. A call that stays ambiguous is left unresolved rather than
+guessed.
 
 What cannot be resolved (a library call, a builtin, an external base class) is kept as an edge with an empty
 target and the name, so `callees` can still say what a function calls.
@@ -168,18 +170,26 @@ class Resolver:
                 found += self.by_stem[key]
             elif key in self.module_of:
                 found.append(key)
-        if not found:  # suffix match: 'mathutil' in 'gosrc/mathutil.go', 'shapes/Shape' anywhere
-            tail = "/" + keys[-1].lstrip("/")
+        # suffix match: 'mathutil' in 'gosrc/mathutil.go', 'shapes/Shape' anywhere, 'flask.cli' in src/flask/cli.py
+        for key in dict.fromkeys(keys) if not found else ():
+            tail = "/" + key.lstrip("/")
             found = [p for stem, paths in self.by_stem.items() if ("/" + stem).endswith(tail) for p in paths]
-            if not found and "/" in keys[0]:
-                folder = keys[0].rstrip("/").rsplit("/", 1)[-1]
-                found = [p for p in self.module_of if posixpath.basename(posixpath.dirname(p)) == folder]
+            if found:
+                break
+        if not found and "/" in keys[0]:
+            folder = keys[0].rstrip("/").rsplit("/", 1)[-1]
+            found = [p for p in self.module_of if posixpath.basename(posixpath.dirname(p)) == folder]
         return sorted(dict.fromkeys(found))
 
     def resolve(self, name: str, kind: str, from_path: str, imports: dict[str, str], receiver: str = "",
-                source: str = "") -> dict | None:
+                source: str = "", typed: str = "") -> dict | None:
         """The symbol a name used in ``from_path`` (by the symbol whose qualname is ``source``) refers to, or
-        None. ``receiver`` is what a called method is looked up on (``Ref.receiver``)."""
+        None. ``receiver`` is what a called method is looked up on (``Ref.receiver``), ``typed`` the class it
+        is known to hold (``Ref.typed``)."""
+        if kind == "calls" and typed:
+            known, hit = self._of_class(name, typed, from_path, imports)
+            if known:
+                return hit
         if kind == "calls" and receiver:
             return self._method(name, receiver, from_path, imports, source)
         want = CLASSY if kind in ("extends", "implements") else CALLABLE
@@ -233,6 +243,29 @@ class Resolver:
                 top = self._functions(name)
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path)
+
+    def _of_class(self, name: str, cls: str, from_path: str, imports: dict[str, str]) -> tuple[bool, dict | None]:
+        """A method called on an instance of ``cls`` (``Store``, ``models.Store``): (True, the member of the
+        project class or its nearest base) or (True, None) for a class imported from outside the project;
+        (False, None) when ``cls`` is unknown here (a class defined in a function, a builtin), so that the
+        receiver's name decides."""
+        root, _, rest = cls.partition(".")
+        last = cls.rsplit(".", 1)[-1]
+        if rest:
+            if root not in imports:
+                return False, None
+            files = self._module_files_of(root, imports[root], from_path)
+            typ = self._in_module(last, files) if files else None
+            if not files and not _project_path(imports[root]):
+                return True, None
+        else:
+            typ = self.resolve(last, "extends", from_path, imports)
+            if typ is None and last in imports and not self.module_files(imports[last], from_path) and \
+                    not _project_path(imports[last]):
+                return True, None
+        if typ is None or typ["kind"] not in CLASSY or typ["name"] != last:
+            return False, None
+        return True, self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"])
 
     def _module_files_of(self, bound: str, module: str, from_path: str) -> list[str]:
         """The project files of the module an import bound to ``bound`` (``from . import types`` binds the
@@ -371,6 +404,7 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
     for _, path, ref in refs:
         source_qual, kind, name, line = ref[:4]
         receiver = ref[4] if len(ref) > 4 else ""  # refs stored before receivers were recorded have none
+        typed = ref[5] if len(ref) > 5 else ""
         imports = files[path].get("imports") or {}
         src = resolver.by_file_qual.get((path, source_qual)) or resolver.module_of.get(path)
         if src is None or not name:
@@ -380,7 +414,7 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
             target = resolver.module_of[targets[0]]["id"] if targets else ""
             add(path, src["id"], kind, name, target, line)
             continue
-        hit = resolver.resolve(name, kind, path, imports, receiver, source_qual)
+        hit = resolver.resolve(name, kind, path, imports, receiver, source_qual, typed)
         if hit is not None and kind in order and type_key(hit["qualname"]) != type_key(source_qual):
             resolver.bases[type_key(source_qual)].append(type_key(hit["qualname"]))
         add(path, src["id"], kind, name, hit["id"] if hit is not None else "", line)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from codebase.chunker import parse_file
-from codebase.refs import EXPRESSION, receiver_key
+from codebase.refs import EXPRESSION, class_name, receiver_key
 from codebase.resolve import owner_of, resembles, resolve_edges, type_key
 
 PY = {
@@ -70,7 +71,8 @@ def edges_of(files: dict[str, str], language: str = "python", strip_receivers: b
         for s in parsed.symbols:
             symbols.append({"id": f"{path}:{s.qualname}", "path": path, "name": s.name, "qualname": s.qualname,
                             "kind": s.kind, "parent": s.parent, "start_line": s.start_line})
-        rows = [[r.source, r.kind, r.name, r.line, r.receiver] for r in parsed.refs]
+        rows = [[r.source, r.kind, r.name, r.line, r.receiver, *([r.typed] if r.typed else [])]
+                for r in parsed.refs]
         refs[path] = {"refs": [r[:4] for r in rows] if strip_receivers else rows, "imports": parsed.imports}
     qual = {s["id"]: s["qualname"] for s in symbols}
     target = {s["id"]: s["id"] if paths else s["qualname"] for s in symbols}
@@ -291,3 +293,91 @@ def test_star_imports_are_followed_through_packages():
     assert edges_of(files, package="pkg", paths=True) == {("test_nx", "pkg/algorithms/iso.py:is_isomorphic"),
                      ("test_plain", "pkg/algorithms/iso.py:is_isomorphic"),
                      ("test_plain", "pkg/algorithms/flow.py:max_flow")}
+
+
+TYPED = {
+    "src/shop/__init__.py": "",
+    "src/shop/store.py": """
+        class Base:
+            def save(self):
+                return 1
+
+            def drop(self):
+                return 0
+
+        class Store(Base):
+            def load(self):
+                return 2
+
+        class Cache:
+            def save(self):
+                return 3
+
+            def load(self):
+                return 4
+
+            def drop(self):
+                return 5
+        """,
+    "tests/test_shop.py": """
+        from pathlib import Path
+        from shop.store import Cache, Store
+        import shop.store as sm
+
+        def test_typed(cache: Store, store: Path):
+            cache.save()
+            store.load()
+            mine = Cache()
+            mine.load()
+
+            class Local:
+                pass
+
+            cache2 = Local()
+            cache2.save()
+            other = sm.Cache()
+            other.drop()
+
+        class Service:
+            backend: Store
+
+            def run(self):
+                self.backend.load()
+                self.local.drop()
+
+            def __init__(self):
+                self.local = Cache()
+        """}
+
+
+def test_a_variable_of_a_known_class_calls_that_class_before_what_its_name_resembles():
+    """An annotation or a constructor says what a variable holds: `cache: Store` calls Store's (inherited)
+    save, not Cache's; `store: Path` is a library's class, so nothing is guessed; `mine = Cache()` and
+    `other = sm.Cache()` are Caches, and so are `self.local = Cache()` and `backend: Store` for a class's methods.
+    A class the project does not define (a local one) leaves the decision to the name. `from shop.store
+    import ...` reaches src/shop/store.py (a src layout)."""
+    edges = edges_of(TYPED)
+    assert {("test_typed", t) for t in ("Base.save", "?load", "Cache.load", "Cache.save", "Cache.drop")} <= edges
+    assert ("test_typed", "Store.load") not in edges
+    # an attribute annotated in the class body, or assigned an instance in a method defined below
+    assert {("Service.run", "Store.load"), ("Service.run", "Cache.drop")} <= edges
+    # by names alone, `cache.save()` was Cache's and `store.load()` Store's
+    untyped = edges_of({**TYPED, "tests/test_shop.py": TYPED["tests/test_shop.py"].replace(": Store", "")
+                        .replace(": Path", "").replace("mine = Cache()", "mine = make()")})
+    assert ("test_typed", "Store.load") in untyped and ("test_typed", "Base.save") not in untyped
+    assert ("test_typed", "Cache.drop") not in edges_of(TYPED, strip_receivers=True)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Store", "Store"), ("'Store'", "Store"), ("Store | None", "Store"), ("None | Store", "Store"),
+    ("Optional[Store]", "Store"), ("models.Store", "models.Store"), (": Store | undefined", ""),
+    ("str", ""), ("MAX", ""), ("list[Store]", ""), ("Store | Cache", ""), ("dict", "")])
+def test_a_class_name_is_read_from_simple_annotations_only(text, expected):
+    assert class_name(text) == expected
+
+
+def test_calls_record_the_class_a_typescript_variable_holds():
+    src = "function f(a: Store, b?: Cache | null, c: string) {\n  const x = new ns.Foo();\n  let y: Bar = g();\n" \
+          "  a.s(); b.l(); c.trim(); x.m(); y.n(); z.o();\n}\n"
+    typed = {r.name: r.typed for r in parse_file("a.ts", src, "typescript").refs if r.kind == "calls"}
+    assert typed == {"Foo": "", "g": "", "s": "Store", "l": "Cache", "trim": "", "m": "ns.Foo", "n": "Bar", "o": ""}
