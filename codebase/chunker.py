@@ -16,7 +16,8 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from .languages import BODY_TYPES, GRAMMARS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
-from .refs import IDENT_RE, LOCAL_TYPE_NODES, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident, local_type
+from .refs import (IDENT_RE, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident,
+                   local_type)
 
 log = logging.getLogger("memory_graph.codebase")
 
@@ -29,8 +30,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: module-level bindings (Python, JavaScript, TypeScript, Go, Rust) are symbols; 9 = not inside a module-level
 #: loop; 10 = bindings in a class body (Python class attributes and fields, JavaScript and TypeScript class
 #: fields) are symbols; 11 = calls on a variable or attribute annotated with or assigned a class record it
-#: (Ref.typed). A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "11"
+#: (Ref.typed); 12 = and what a function returns to them or a `with` (`eng = engine()`). A re-cut file
+#: re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "12"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -143,7 +145,11 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         if node.type in LOCAL_TYPE_NODES and (typed := local_type(node)):
             var, cls = typed
             holder = _attribute_owner(out, parents, scope, var)  # `self.store = Store()`: the class's
-            classes.setdefault(scope if holder is None else holder, {})[var.split(".", 1)[-1]] = cls
+            known = classes.setdefault(scope if holder is None else holder, {})
+            key = var.split(".", 1)[-1]
+            # a class named outright outweighs what some call returns (`self.name = val.capitalize()`)
+            if not cls.endswith(RETURNED) or known.get(key, RETURNED).endswith(RETURNED):
+                known[key] = cls
         binding = None if in_func else _binding_kind(node, spec, out.symbols[scope].kind)
         if binding and not _in_loop(node) and _make_variable(node, binding, out, scope):
             pass  # its lines stay in the module's or class's chunk; calls in its value are that scope's

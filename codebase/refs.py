@@ -192,9 +192,13 @@ def imports_of(node, out: Any) -> None:
 #: nodes that may give a variable a class: a typed parameter, an annotated or constructed variable
 LOCAL_TYPE_NODES = frozenset({"typed_parameter", "typed_default_parameter", "assignment", "variable_declarator",
                               "required_parameter", "optional_parameter", "assignment_expression",
-                              "public_field_definition"})
+                              "public_field_definition", "as_pattern"})
 _SELF_ATTRIBUTE = re.compile(r"(?:self|this)\.[A-Za-z_$][\w$]*")
 _CLASS_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*[a-z][\w$]*")
+_FUNCTION_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*[a-z_][\w$]*")
+#: marks a Ref.typed that is what a function returns (``eng = engine()`` gives ``engine()``) or yields to a
+#: ``with`` (``with engine() as eng`` gives ``with engine()``): the resolver reads the function's annotation
+RETURNED, ENTERED = "()", "with "
 
 
 def class_name(text: str) -> str:
@@ -209,9 +213,22 @@ def class_name(text: str) -> str:
 def local_type(node) -> tuple[str, str] | None:
     """(variable, class) that a node binds: a parameter annotated with a class (``store: Store``,
     TypeScript's ``store: Store``), a variable or field annotated with one, or one assigned a new instance
-    (``store = Store()``, ``self.store = Store()``, ``this.store = new Store()``); None otherwise. Calls on the
-    variable are then resolved in that class (``store.save()``) before what its name resembles
-    (``Ref.typed``)."""
+    (``store = Store()``, ``self.store = Store()``, ``this.store = new Store()``, ``with Store() as store``);
+    for one assigned what a function returns (``store = open_store()``, ``with open_store() as store``), the
+    function marked with RETURNED or ENTERED; None otherwise. Calls on the variable are then resolved in that
+    class (``store.save()``) before what its name resembles (``Ref.typed``)."""
+    if node.type == "as_pattern":
+        target = node.child_by_field_name("alias")
+        name = target.named_children[0] if target is not None and target.named_children else None
+        value = node.named_children[0] if node.named_children else None
+        if name is None or name.type != "identifier" or value is None or value.type != "call":
+            return None
+        ctor = value.child_by_field_name("function")
+        text = ctor.text.decode("utf-8", errors="replace") if ctor is not None else ""
+        var = name.text.decode("utf-8", errors="replace")
+        if class_name(text):
+            return var, class_name(text)
+        return (var, ENTERED + text + RETURNED) if _FUNCTION_NAME.fullmatch(text) else None
     name = node.child_by_field_name("name") or node.child_by_field_name("left") or \
         node.child_by_field_name("pattern")
     if name is None and node.type == "typed_parameter":
@@ -234,5 +251,7 @@ def local_type(node) -> tuple[str, str] | None:
         ctor = value.child_by_field_name("function")
     else:
         return None
-    found = class_name(ctor.text.decode("utf-8", errors="replace")) if ctor is not None else ""
-    return (var, found) if found else None
+    text = ctor.text.decode("utf-8", errors="replace") if ctor is not None else ""
+    if class_name(text):
+        return var, class_name(text)
+    return (var, text + RETURNED) if value.type == "call" and _FUNCTION_NAME.fullmatch(text) else None

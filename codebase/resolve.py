@@ -4,12 +4,12 @@ A method call is resolved through what it is called on: ``self.m()`` in the encl
 ``super().m()`` (PHP's ``parent::m()``, C#'s ``base.m()``) in the bases, ``Foo.m()`` in the type Foo,
 ``mod.m()`` in an imported project module (through a package's re-exports and ``from m import *``; Rust's
 ``super::m()`` by name).
-On a variable known to hold a class (annotated with it, or assigned a new instance): in that class and its
-bases, or nowhere when the class is a library's. On any other receiver: in the type named like it, else in the
-one type defining m whose name the receiver's resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` ->
-Context, ``G.add_edge`` -> Graph), else in the one type defining m at all; where several types define m and
-one is a base of all the others, the base's. A call that stays ambiguous is left unresolved rather than
-guessed.
+On a variable known to hold a class (annotated with it, assigned a new instance, or assigned what a function
+annotated to return it returns): in that class and its bases, or nowhere when the class is a library's. On any
+other receiver: in the type named like it, else in the one type defining m whose name the receiver's resembles
+(``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context, ``G.add_edge`` -> Graph), else in the one type
+defining m at all; where several types define m and one is a base of all the others, the base's. A call that
+stays ambiguous is left unresolved rather than guessed.
 
 What cannot be resolved (a library call, a builtin, an external base class) is kept as an edge with an empty
 target and the name, so `callees` can still say what a function calls.
@@ -24,11 +24,14 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable
 
-from .refs import EXPRESSION, IDENT_RE, SELF_RECEIVERS, STAR
+from .refs import ENTERED, EXPRESSION, IDENT_RE, RETURNED, SELF_RECEIVERS, STAR, class_name
 
 CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
                     "module", "namespace"})
 CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object"})
+#: what a generator-based context manager's annotation says it yields: Iterator[Store] -> Store
+_YIELDED = re.compile(r"(?:[\w.]+\.)?(?:Iterator|Generator|AsyncIterator|AsyncGenerator|ContextManager|"
+                      r"AbstractContextManager|AbstractAsyncContextManager)\[\s*([^,\[\]]+?)\s*(?:,.*)?\]")
 
 
 def edge_id(project: str, source: str, kind: str, name: str, target: str) -> str:
@@ -245,10 +248,17 @@ class Resolver:
         return self._by_receiver_name(name, last, from_path)
 
     def _of_class(self, name: str, cls: str, from_path: str, imports: dict[str, str]) -> tuple[bool, dict | None]:
-        """A method called on an instance of ``cls`` (``Store``, ``models.Store``): (True, the member of the
-        project class or its nearest base) or (True, None) for a class imported from outside the project;
-        (False, None) when ``cls`` is unknown here (a class defined in a function, a builtin), so that the
-        receiver's name decides."""
+        """A method called on an instance of ``cls`` (``Store``, ``models.Store``, or what a function returns:
+        ``open_store()``): (True, the member of the project class or its nearest base) or (True, None) for a
+        class imported from outside the project; (False, None) when ``cls`` is unknown here (a class defined
+        in a function, a builtin, a function without a class in its annotation), so that the receiver's name
+        decides."""
+        if cls.endswith(RETURNED):
+            returned = self._returned(cls, from_path, imports)
+            if returned is None:
+                return False, None
+            cls, from_path = returned
+            imports = self.file_imports.get(from_path, {})
         root, _, rest = cls.partition(".")
         last = cls.rsplit(".", 1)[-1]
         if rest:
@@ -266,6 +276,25 @@ class Resolver:
         if typ is None or typ["kind"] not in CLASSY or typ["name"] != last:
             return False, None
         return True, self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"])
+
+    def _returned(self, call: str, from_path: str, imports: dict[str, str]) -> tuple[str, str] | None:
+        """(class, path of the function) that a project function's return annotation names (``-> Store``),
+        for a variable assigned its result; under ``with``, what an ``Iterator[Store]`` or
+        ``ContextManager[Store]`` yields (a ``@contextmanager``)."""
+        entered = call.startswith(ENTERED)
+        function = call.removeprefix(ENTERED).removesuffix(RETURNED)
+        receiver, _, fname = function.rpartition(".")
+        hit = self.resolve(fname, "calls", from_path, imports, receiver)
+        if hit is None or hit["kind"] not in ("function", "method") or "->" not in hit.get("signature", ""):
+            return None
+        ret = hit["signature"].rsplit("->", 1)[1].strip().rstrip(":").strip()
+        if entered:
+            m = _YIELDED.fullmatch(ret)
+            if m is None and _YIELDED.fullmatch(ret + "[_]"):
+                return None  # a bare `-> Iterator` says nothing of what it yields
+            ret = m.group(1) if m else ret
+        cls = class_name(ret)
+        return (cls, hit["path"]) if cls else None
 
     def _module_files_of(self, bound: str, module: str, from_path: str) -> list[str]:
         """The project files of the module an import bound to ``bound`` (``from . import types`` binds the

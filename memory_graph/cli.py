@@ -8,7 +8,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import TYPE_CHECKING, Iterator, List, Optional
 
 import typer
 from rich.console import Console
@@ -18,6 +18,9 @@ from rich.text import Text
 
 from .errors import MemoryGraphError, ValidationError
 from .models import iso
+
+if TYPE_CHECKING:  # the CLI imports the Engine (and its dependencies) only when a command needs it
+    from .engine import Engine
 
 app = typer.Typer(
     help="Long-term memory for coding agents: store memories, then find them again by meaning, words and links.",
@@ -41,7 +44,7 @@ def main(data_dir: Optional[Path] = typer.Option(
 
 
 @contextmanager
-def engine() -> Iterator:
+def engine() -> Iterator[Engine]:
     """Open the Engine; turn every MemoryGraphError into a clear message and exit code 2."""
     from .engine import Engine
 

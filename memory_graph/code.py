@@ -325,7 +325,7 @@ class CodeMixin:
         """What the resolver needs: every symbol of a project and each file's references and imports."""
         where = f"project = {sql_quote(project)}"
         symbols = self.lance.query("symbols", where, ["id", "path", "name", "qualname", "kind", "parent",
-                                                      "start_line"]).to_pylist()
+                                                      "start_line", "signature"]).to_pylist()
         files = {r["path"]: {"refs": json.loads(r["refs"] or "[]"), "imports": json.loads(r["imports"] or "{}")}
                  for r in self.lance.query("files", where, ["path", "refs", "imports"]).to_pylist()}
         return symbols, files

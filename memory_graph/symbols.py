@@ -106,9 +106,10 @@ class SymbolsMixin:
             packages = [i for i in self.symbol_index.by_norm.get(norm(owner), ())
                         if self.symbol_index.names[i][1] == "module" and i in self.code_graph and
                         (project is None or self.code_graph.attrs(i).get("project") == project)]
+        seen = {t["id"] for t in named}
         for sid, kind, label in [*((t["id"], t["kind"], t["qualname"] if t["kind"] != "module" else None)
                                    for t in named),
-                                 *((i, "module", None) for i in packages if i not in {t["id"] for t in named})]:
+                                 *((i, "module", None) for i in packages if i not in seen)]:
             # a type's own members are qualified names `_named` finds; a module's are not
             found = self._base_member(sid, member, own=kind == "module")
             if found:

@@ -70,7 +70,8 @@ def edges_of(files: dict[str, str], language: str = "python", strip_receivers: b
         parsed = parse_file(path, textwrap.dedent(text), language)
         for s in parsed.symbols:
             symbols.append({"id": f"{path}:{s.qualname}", "path": path, "name": s.name, "qualname": s.qualname,
-                            "kind": s.kind, "parent": s.parent, "start_line": s.start_line})
+                            "kind": s.kind, "parent": s.parent, "start_line": s.start_line,
+                            "signature": s.signature})
         rows = [[r.source, r.kind, r.name, r.line, r.receiver, *([r.typed] if r.typed else [])]
                 for r in parsed.refs]
         refs[path] = {"refs": [r[:4] for r in rows] if strip_receivers else rows, "imports": parsed.imports}
@@ -319,8 +320,25 @@ TYPED = {
             def drop(self):
                 return 5
         """,
+    "src/shop/factory.py": """
+        from contextlib import contextmanager
+        from typing import Iterator
+
+        from .store import Cache
+
+        def open_cache() -> Cache:
+            return Cache()
+
+        @contextmanager
+        def cached() -> Iterator["Cache"]:
+            yield Cache()
+
+        def untyped():
+            return Cache()
+        """,
     "tests/test_shop.py": """
         from pathlib import Path
+        from shop.factory import cached, open_cache, untyped
         from shop.store import Cache, Store
         import shop.store as sm
 
@@ -347,6 +365,17 @@ TYPED = {
 
             def __init__(self):
                 self.local = Cache()
+
+            def reset(self):
+                self.local = untyped()  # says less than `Cache()` above
+
+        def test_returned():
+            c = open_cache()
+            c.drop()
+            with cached() as cc:
+                cc.load()
+            u = untyped()
+            u.load()
         """}
 
 
@@ -361,6 +390,9 @@ def test_a_variable_of_a_known_class_calls_that_class_before_what_its_name_resem
     assert ("test_typed", "Store.load") not in edges
     # an attribute annotated in the class body, or assigned an instance in a method defined below
     assert {("Service.run", "Store.load"), ("Service.run", "Cache.drop")} <= edges
+    # what a function's annotation says it returns, or a context manager yields
+    assert {("test_returned", "Cache.drop"), ("test_returned", "Cache.load")} <= edges
+    assert ("test_returned", "?load") in edges  # `untyped()` says nothing: `u` is no Cache by its name
     # by names alone, `cache.save()` was Cache's and `store.load()` Store's
     untyped = edges_of({**TYPED, "tests/test_shop.py": TYPED["tests/test_shop.py"].replace(": Store", "")
                         .replace(": Path", "").replace("mine = Cache()", "mine = make()")})
