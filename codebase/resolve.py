@@ -190,7 +190,7 @@ class Resolver:
         None. ``receiver`` is what a called method is looked up on (``Ref.receiver``), ``typed`` the class it
         is known to hold (``Ref.typed``)."""
         if kind == "calls" and typed:
-            known, hit = self._of_class(name, typed, from_path, imports)
+            known, hit = self._of_class(name, typed, from_path, imports, source)
             if known:
                 return hit
         if kind == "calls" and receiver:
@@ -247,14 +247,15 @@ class Resolver:
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path)
 
-    def _of_class(self, name: str, cls: str, from_path: str, imports: dict[str, str]) -> tuple[bool, dict | None]:
+    def _of_class(self, name: str, cls: str, from_path: str, imports: dict[str, str],
+                  source: str = "") -> tuple[bool, dict | None]:
         """A method called on an instance of ``cls`` (``Store``, ``models.Store``, or what a function returns:
         ``open_store()``): (True, the member of the project class or its nearest base) or (True, None) for a
         class imported from outside the project; (False, None) when ``cls`` is unknown here (a class defined
         in a function, a builtin, a function without a class in its annotation), so that the receiver's name
         decides."""
         if cls.endswith(RETURNED):
-            returned = self._returned(cls, from_path, imports)
+            returned = self._returned(cls, from_path, imports, source)
             if returned is None:
                 return False, None
             cls, from_path = returned
@@ -277,14 +278,14 @@ class Resolver:
             return False, None
         return True, self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"])
 
-    def _returned(self, call: str, from_path: str, imports: dict[str, str]) -> tuple[str, str] | None:
+    def _returned(self, call: str, from_path: str, imports: dict[str, str], source: str) -> tuple[str, str] | None:
         """(class, path of the function) that a project function's return annotation names (``-> Store``),
         for a variable assigned its result; under ``with``, what an ``Iterator[Store]`` or
         ``ContextManager[Store]`` yields (a ``@contextmanager``)."""
         entered = call.startswith(ENTERED)
         function = call.removeprefix(ENTERED).removesuffix(RETURNED)
         receiver, _, fname = function.rpartition(".")
-        hit = self.resolve(fname, "calls", from_path, imports, receiver)
+        hit = self.resolve(fname, "calls", from_path, imports, receiver, source)
         if hit is None or hit["kind"] not in ("function", "method") or "->" not in hit.get("signature", ""):
             return None
         ret = hit["signature"].rsplit("->", 1)[1].strip().rstrip(":").strip()

@@ -319,6 +319,9 @@ TYPED = {
 
             def drop(self):
                 return 5
+
+            def build(self):
+                return None
         """,
     "src/shop/factory.py": """
         from contextlib import contextmanager
@@ -362,6 +365,11 @@ TYPED = {
             def run(self):
                 self.backend.load()
                 self.local.drop()
+                made = self.build()
+                made.load()
+
+            def build(self) -> Cache:
+                return Cache()
 
             def __init__(self):
                 self.local = Cache()
@@ -390,6 +398,7 @@ def test_a_variable_of_a_known_class_calls_that_class_before_what_its_name_resem
     assert ("test_typed", "Store.load") not in edges
     # an attribute annotated in the class body, or assigned an instance in a method defined below
     assert {("Service.run", "Store.load"), ("Service.run", "Cache.drop")} <= edges
+    assert ("Service.run", "Cache.load") in edges  # `made = self.build()`: Service.build's annotation
     # what a function's annotation says it returns, or a context manager yields
     assert {("test_returned", "Cache.drop"), ("test_returned", "Cache.load")} <= edges
     assert ("test_returned", "?load") in edges  # `untyped()` says nothing: `u` is no Cache by its name
