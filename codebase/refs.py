@@ -223,12 +223,8 @@ def local_type(node) -> tuple[str, str] | None:
         value = node.named_children[0] if node.named_children else None
         if name is None or name.type != "identifier" or value is None or value.type != "call":
             return None
-        ctor = value.child_by_field_name("function")
-        text = ctor.text.decode("utf-8", errors="replace") if ctor is not None else ""
-        var = name.text.decode("utf-8", errors="replace")
-        if class_name(text):
-            return var, class_name(text)
-        return (var, ENTERED + text + RETURNED) if _FUNCTION_NAME.fullmatch(text) else None
+        found = _made_by(value.child_by_field_name("function"), ENTERED)
+        return (name.text.decode("utf-8", errors="replace"), found) if found else None
     name = node.child_by_field_name("name") or node.child_by_field_name("left") or \
         node.child_by_field_name("pattern")
     if name is None and node.type == "typed_parameter":
@@ -246,12 +242,20 @@ def local_type(node) -> tuple[str, str] | None:
     if value is None:
         return None
     if value.type == "new_expression":
-        ctor = value.child_by_field_name("constructor")
+        found = class_name(_text(value.child_by_field_name("constructor")))
     elif value.type == "call":
-        ctor = value.child_by_field_name("function")
+        found = _made_by(value.child_by_field_name("function"))
     else:
         return None
-    text = ctor.text.decode("utf-8", errors="replace") if ctor is not None else ""
-    if class_name(text):
-        return var, class_name(text)
-    return (var, text + RETURNED) if value.type == "call" and _FUNCTION_NAME.fullmatch(text) else None
+    return (var, found) if found else None
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", errors="replace") if node is not None else ""
+
+
+def _made_by(callee_node, prefix: str = "") -> str:
+    """What a call's value holds as Ref.typed: the class it constructs (``Store()``), else the function whose
+    annotation will say (``open_store()``, marked RETURNED, after ``prefix``), else ""."""
+    text = _text(callee_node)
+    return class_name(text) or (prefix + text + RETURNED if _FUNCTION_NAME.fullmatch(text) else "")
