@@ -68,6 +68,10 @@ MG_VARIANTS = {
     "mg: MMR off": {"use_mmr": False},
     "mg: RRF fusion": {"config": {"fusion": "rrf"}},
 }
+#: not in the quality table (decay is not one of the issue's ablations): every other variant judges decay at the
+#: end of the query's group (LoCoMo: the conversation's last session), as a user asking after the last turn has
+#: it; this one turns it off (sweep: '{"variant": "mg: decay off"}')
+DECAY_VARIANT = {"mg: decay off": {"use_decay": False}}
 
 
 class MemoryGraphSystem:
@@ -85,9 +89,14 @@ class MemoryGraphSystem:
         for start in range(0, len(items), 2000):
             self.engine.store_many(items[start:start + 2000], _vectors=vectors[start:start + 2000])
         self.doc_of = {f"d{i}": d.id for i, d in enumerate(ds.docs)}
+        self.group_end: dict[str, float] = {}
+        for d in ds.docs:
+            if d.created_at is not None:
+                self.group_end[d.group] = max(d.created_at, self.group_end.get(d.group, d.created_at))
 
     def ranker(self, variant: str) -> Ranker:
-        opts = dict(MG_VARIANTS[variant])
+        opts = dict({**MG_VARIANTS, **DECAY_VARIANT}[variant])
+        use_decay = opts.pop("use_decay", True)
         graph_off = opts.pop("graph_off", False)
         mode = opts.pop("mode", "hybrid")
         changes = opts.pop("config", {})
@@ -104,8 +113,10 @@ class MemoryGraphSystem:
                 if self.ds.kind == "code":
                     hits = self.engine.search_code(q.text, limit=k, mode=mode, **opts)
                     return _dedupe(self.chunk_doc.get(h.id) for h in hits)
+                # undated memories (SciFact's) were all stored now: nothing to decay
+                at = self.group_end.get(q.group) if use_decay else None
                 hits = self.engine.search(q.text, limit=k, mode=mode, project=q.group or None,
-                                          include_global=False, use_decay=False, **opts)
+                                          include_global=False, use_decay=at is not None, as_of=at, **opts)
                 return [self.doc_of[h.id] for h in hits]
             finally:
                 self.engine.config = base

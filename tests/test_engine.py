@@ -141,21 +141,6 @@ def test_duplicates_are_the_same_text_in_the_same_project_oldest_first(engine):
         engine.duplicates("mem_missing")
 
 
-def test_decay_prefers_recent_and_spares_evergreen(engine):
-    now = time.time()
-    old = engine.store("deploy failed with a timeout", created_at=now - 90 * DAY)
-    recent = engine.store("deploy failed with a timeout again", created_at=now - 1 * DAY)
-    hits = engine.search("deploy failed timeout", use_mmr=False)
-    assert [h.id for h in hits][:2] == [recent, old]
-    assert hits[1].explanation.decay_factor == pytest.approx(0.5 ** (90 / 30), rel=1e-3)
-    undecayed = engine.search("deploy failed timeout", use_decay=False, use_mmr=False)
-    assert [h.explanation.decay_factor for h in undecayed] == [1.0, 1.0]
-    rule = engine.store("deploy failed timeout: raise the health check grace period", memory_type="procedural",
-                        created_at=now - 365 * DAY)
-    top = engine.search("deploy failed timeout", use_mmr=False)
-    assert next(h for h in top if h.id == rule).explanation.decay_factor == 1.0
-
-
 def test_filters_reach_every_leg(engine):
     a = engine.store("Orion uses Postgres", project="orion", tags=["db"])
     b = engine.store("Orion uses Redis for caching", project="other")

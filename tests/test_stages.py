@@ -130,6 +130,14 @@ def test_decay_is_monotonic_in_age(a, b, half_life):
     assert decay_factor(younger, half_life) >= decay_factor(older, half_life)
 
 
+@given(st.floats(0, 3650), st.floats(1, 365), st.floats(0, 1))
+def test_decay_takes_at_most_its_weight(age, half_life, weight):
+    f = decay_factor(age, half_life, weight)
+    assert 1.0 - weight - 1e-12 <= f <= 1.0
+    assert decay_factor(age, half_life, 1.0) == pytest.approx(0.5 ** (age / half_life))
+    assert decay_factor(age, half_life, 0.0) == 1.0
+
+
 def test_decay_half_life_and_evergreen():
     assert decay_factor(30, 30) == pytest.approx(0.5)
     assert decay_factor(-5, 30) == 1.0

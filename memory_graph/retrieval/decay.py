@@ -8,16 +8,16 @@ from typing import Iterable, Mapping
 SECONDS_PER_DAY = 86_400.0
 
 
-def decay_factor(age_days: float, half_life_days: float) -> float:
-    """0.5 ^ (age / half_life): 1 for a record from now (or the future), 0.5 at one half-life."""
-    return 0.5 ** (max(0.0, age_days) / half_life_days)
+def decay_factor(age_days: float, half_life_days: float, weight: float = 1.0) -> float:
+    """(1 - weight) + weight x 0.5 ^ (age / half_life): 1 for a record from now (or the future)."""
+    return (1.0 - weight) + weight * 0.5 ** (max(0.0, age_days) / half_life_days)
 
 
 def decay_factors(created: Mapping[str, float], now: float, half_life_days: float,
-                  evergreen: Iterable[str] = ()) -> dict[str, float]:
+                  evergreen: Iterable[str] = (), weight: float = 1.0) -> dict[str, float]:
     """Decay factor per id from its creation time (epoch seconds); evergreen ids keep 1."""
     keep = set(evergreen)
-    return {d: 1.0 if d in keep else decay_factor((now - ts) / SECONDS_PER_DAY, half_life_days)
+    return {d: 1.0 if d in keep else decay_factor((now - ts) / SECONDS_PER_DAY, half_life_days, weight)
             for d, ts in created.items()}
 
 

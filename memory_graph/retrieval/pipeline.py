@@ -101,7 +101,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
 
     if use_decay and kind == "memory":
         factors_decay = decay_factors({d: info[d].created_at for d in pool}, now, config.half_life_days,
-                                      evergreen=[d for d in pool if info[d].evergreen])
+                                      evergreen=[d for d in pool if info[d].evergreen], weight=config.decay_weight)
     else:
         factors_decay = {d: 1.0 for d in pool}
     clock.lap("decay")
