@@ -119,12 +119,16 @@ def search_code(query: str = typer.Argument(..., help="What the code does, an id
         print_explanations(hits)
 
 
+def _label(r: dict) -> str:
+    return r["qualname"] or r["name"]  # a module's qualname is empty: it is the scope of its top level
+
+
 def _print_symbols(rows: list[dict], title: str) -> None:
     """One line per symbol, grep-style (path:line kind name), its signature under it: whole at any width."""
     out.print(Text(title, style="bold"))
     for r in rows:
         hops = f"  ({r['distance']} hops)" if r.get("distance", 1) > 1 else ""
-        out.print(Text.assemble((f"{r['path']}:{r['start_line']}", "cyan"), f"  {r['kind']} ", (r["qualname"], "bold"),
+        out.print(Text.assemble((f"{r['path']}:{r['start_line']}", "cyan"), f"  {r['kind']} ", (_label(r), "bold"),
                                 hops), soft_wrap=True)
         if r["signature"]:
             out.print(Text("    " + r["signature"], style="dim"), soft_wrap=True)
@@ -152,7 +156,7 @@ def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as
         _json(res)
         return
     s = res["symbol"]
-    title = f"{relation} of {s['qualname']} ({s['path']}:{s['start_line']})"
+    title = f"{relation} of {_label(s)} ({s['path']}:{s['start_line']})"
     if res.get("inherited_by"):
         title += f", inherited by {res['inherited_by']}"
     if res.get("overloads"):  # asked as one: calls cannot tell them apart
@@ -163,7 +167,7 @@ def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as
     if res.get("others"):  # the name is ambiguous: say so, or an empty answer reads as "nothing calls it"
         more = res["others_total"] - len(res["others"])
         out.print(Text(f"also named {symbol!r} (ask by qualified name or id): " + ", ".join(
-            f"{o['qualname']} ({o['path']}:{o['start_line']})" for o in res["others"])
+            f"{_label(o)} ({o['path']}:{o['start_line']})" for o in res["others"])
             + (f" and {more} more" if more else ""), style="yellow"), soft_wrap=True)
 
 
