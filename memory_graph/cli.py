@@ -17,7 +17,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from .errors import MemoryGraphError, ValidationError
-from .models import iso
+from .models import TYPES_HELP, iso
 
 if TYPE_CHECKING:  # the CLI imports the Engine (and its dependencies) only when a command needs it
     from .engine import Engine
@@ -90,7 +90,7 @@ def _progress() -> Progress:
 @app.command()
 def store(text: str = typer.Argument(..., help="The memory's content; - reads it from standard input."),
           memory_type: str = typer.Option("episodic", "--type", "-t",
-                                          help="episodic, semantic, procedural, decision, bugfix, ..."),
+                                          help=TYPES_HELP),
           title: Optional[str] = typer.Option(None, help="Short title (default: the first line)."),
           tags: Optional[str] = typer.Option(None, help="Comma-separated tags."),
           importance: int = typer.Option(5, min=1, max=10, help="1 (trivia) to 10 (critical)."),

@@ -8,6 +8,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 MEMORY_TYPES = ("episodic", "semantic", "procedural", "decision", "bugfix", "preference", "note", "fact")
+#: what the CLI's `store --type` and the MCP tool say about types (Config.evergreen_types are the ageless ones)
+TYPES_HELP = ("episodic (what happened), semantic or fact, procedural (how to), decision, preference (how the user "
+              "wants things), bugfix, note, ...; all but the facts, procedures, decisions and preferences count "
+              "slightly less with age, so recency breaks ties")
 
 
 def content_hash(text: str) -> str:

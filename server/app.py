@@ -15,7 +15,7 @@ from pydantic import Field
 
 from memory_graph import __version__
 from memory_graph.errors import MemoryGraphError
-from memory_graph.models import Hit, Memory, iso
+from memory_graph.models import TYPES_HELP, Hit, Memory, iso
 from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP
 
 from .state import ServerState
@@ -112,8 +112,7 @@ def build_server(state: ServerState) -> MCPServer:
     @_tool_errors
     def store_memory(
             content: Annotated[str, Field(min_length=1, description="What to remember (up to 100,000 chars).")],
-            memory_type: Annotated[str, Field(description=(
-                "episodic (what happened), semantic (a fact), procedural (how to), decision, bugfix, ..."))]
+            memory_type: Annotated[str, Field(description=TYPES_HELP)]
             = "episodic",
             title: Annotated[str | None, Field(max_length=500, description="Short title (default: first line).")]
             = None,

@@ -23,3 +23,12 @@ def test_a_variable_of_a_former_field_name_is_read_as_the_new_field_with_a_warni
         Config.from_env()
     fields = set(Config.__dataclass_fields__)
     assert set(RENAMED.values()) <= fields and not set(RENAMED) & fields
+
+
+def test_the_type_help_names_every_type_and_the_ageless_ones_are_the_defaults():
+    """TYPES_HELP tells agents which types age; it must follow Config.evergreen_types."""
+    from memory_graph.models import MEMORY_TYPES, TYPES_HELP
+
+    assert all(t in TYPES_HELP for t in MEMORY_TYPES)
+    assert set(Config().evergreen_types) == {"semantic", "fact", "procedural", "decision", "preference"}
+    assert "less with age" in TYPES_HELP
