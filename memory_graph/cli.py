@@ -93,7 +93,8 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
                                           help=TYPES_HELP),
           title: Optional[str] = typer.Option(None, help="Short title (default: the first line)."),
           tags: Optional[str] = typer.Option(None, help="Comma-separated tags."),
-          importance: int = typer.Option(5, min=1, max=10, help="1 (trivia) to 10 (critical)."),
+          importance: int = typer.Option(5, min=1, max=10, help=(
+              "1 (trivia) to 10 (critical); list orders by it, search scores ignore it.")),
           project: Optional[str] = typer.Option(None, "--project", "-p", help="Project name (default: global)."),
           entity: Optional[List[str]] = typer.Option(None, "--entity", "-e", help="Entity to link (repeatable)."),
           source: Optional[str] = typer.Option(None, help="File path or URL it came from."),
@@ -201,18 +202,22 @@ def list_(project: Optional[str] = typer.Option(None, "--project", "-p", help="O
           tags: Optional[str] = typer.Option(None, help="Comma-separated tags (any of them)."),
           limit: int = typer.Option(20, "--limit", "-n", help="Page size."),
           offset: int = typer.Option(0, help="Skip this many."),
-          oldest_first: bool = typer.Option(False, help="Order by date ascending."),
+          order_by: str = typer.Option("created_at", help="created_at, updated_at or importance."),
+          oldest_first: bool = typer.Option(False, help="Ascending order (oldest, or least important, first)."),
           valid_at: Optional[str] = typer.Option(None, help="Only memories valid at this time (ISO 8601, or now)."),
           as_json: bool = JsonOpt) -> None:
     """List memories, newest first, with filters and pagination. Ended ones are marked in the title."""
     with engine() as eng:
         page, total = eng.list(project=project, memory_type=memory_type, tags=tags, limit=limit, offset=offset,
-                               descending=not oldest_first, valid_at=valid_at)
+                               order_by=order_by, descending=not oldest_first, valid_at=valid_at)
     if as_json:
         return _json({"total": total, "offset": offset, "items": [m.to_dict() for m in page]})
-    table = Table(*_record_columns(), title=f"{len(page)} of {total}")
+    ranked = order_by == "importance"
+    table = Table(*_record_columns(), *([Column("importance", justify="right")] if ranked else []),
+                  title=f"{len(page)} of {total}")
     for m in page:
-        table.add_row(m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], _title(m))
+        table.add_row(m.id, m.memory_type, (m.to_dict()["created_at"] or "")[:10], _title(m),
+                      *([str(m.importance)] if ranked else []))
     out.print(table)
     _print_superseded([(m.id, m.superseded_by) for m in page if m.ended(time.time())])
 

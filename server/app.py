@@ -117,7 +117,8 @@ def build_server(state: ServerState) -> MCPServer:
             title: Annotated[str | None, Field(max_length=500, description="Short title (default: first line).")]
             = None,
             tags: Tags = None,
-            importance: Annotated[int, Field(ge=1, le=10, description="1 (trivia) to 10 (critical).")] = 5,
+            importance: Annotated[int, Field(ge=1, le=10, description=(
+                "1 (trivia) to 10 (critical); list_memories orders by it, search scores ignore it."))] = 5,
             project: Annotated[str | None, Field(max_length=200, description=(
                 "Project name; default the current project; \"\" stores a global memory."))] = None,
             entities: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,

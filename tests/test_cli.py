@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -21,7 +22,11 @@ def test_store_search_get_list_invalidate_delete(run):
     rec = json.loads(run("get", mid, "--json").stdout)[0]
     assert rec["tags"] == ["billing", "names"] and rec["importance"] == 7 and rec["project"] == "acme"
     listing = json.loads(run("list", "--limit", "1", "--json").stdout)
-    assert listing["total"] == 2 and len(listing["items"]) == 1
+    assert listing["total"] == 2 and [m["id"] for m in listing["items"]] == [other]
+    by_importance = json.loads(run("list", "--order-by", "importance", "--limit", "1", "--json").stdout)
+    assert [m["id"] for m in by_importance["items"]] == [mid]
+    assert re.search(rf"{mid}.*\b7\s*│", run("list", "--order-by", "importance").stdout)
+    assert "not one of created_at, updated_at, importance" in run("list", "--order-by", "size", ok=False).output
     run("invalidate", other, "--reason", "fixed in v2")
     assert other not in [h["id"] for h in json.loads(run("search", "cache times out", "--json").stdout)]
     assert json.loads(run("delete", mid, "--json").stdout) == {"deleted": 1}
