@@ -107,12 +107,20 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
         mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
                         project=project, entities=entity, source=source, valid_from=valid_from)
         same = eng.duplicates(mid)
+        alike = eng.similar(mid)
+    # soft_wrap: a terminal-wide wrap would cut the command in two
     if same:
-        # soft_wrap: a terminal-wide wrap would cut the command in two
         err.print(labelled("note:", "yellow", f"the same text is stored as {', '.join(same)}; "
                                               f"`memory-graph delete {mid}` removes this copy if it is a repeat"),
                   soft_wrap=True)
-    _json({"id": mid, **({"duplicate_of": same} if same else {})}) if as_json else out.print(mid)
+    if alike:
+        err.print(labelled("note:", "yellow", "similar: " + ", ".join(f"{i} ({s:.2f})" for i, s in alike) +
+                           f"; if this replaces one, `memory-graph invalidate ID --superseded-by {mid}`"),
+                  soft_wrap=True)
+    if not as_json:
+        return out.print(mid)
+    _json({"id": mid, **({"duplicate_of": same} if same else {}),
+           **({"similar": [{"id": i, "similarity": round(s, 3)} for i, s in alike]} if alike else {})})
 
 
 @app.command()

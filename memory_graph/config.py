@@ -239,6 +239,14 @@ class Config:
     evergreen_tags: tuple[str, ...] = ("evergreen", "pinned")
     evergreen_sources: tuple[str, ...] = ("*MEMORY.md", "*CLAUDE.md", "*AGENTS.md")
 
+    # --- a new memory's look-alikes (store_memory's `similar`) ---
+    #: cosine from which a current memory of the same project counts as saying much the same as a new one, a
+    #: fact it may update. With all-MiniLM-L6-v2, 15 of 20 hand-written updates reach 0.75 ("listens on port
+    #: 5433" / "now listens on port 5434" 0.96), as do 26% of LoCoMo's turns against an earlier turn of their
+    #: chat (12% at 0.80, 4% at 0.85): `python -m benchmarks.similar_probe`. Another model needs its own value.
+    similar_min_cosine: float = 0.75
+    similar_limit: int = 3
+
     # --- score floor ---
     #: results scoring below this fraction of the top score are dropped: with convex fusion a memory only the
     #: graph leg reaches at two hops scores about a tenth of the top, and must stay.
@@ -283,6 +291,8 @@ class Config:
              "code_density_k must be >= 1 and code_density_weight >= 0"),
             (self.half_life_days > 0, "half_life_days must be > 0"),
             (0.0 <= self.decay_weight <= 1.0, "decay_weight must lie in [0, 1]"),
+            (-1.0 <= self.similar_min_cosine <= 1.0 and self.similar_limit >= 0,
+             "similar_min_cosine must lie in [-1, 1] and similar_limit be >= 0"),
             (self.ann_rebuild_growth > 1.0 and self.ann_max_deltas >= 1,
              "ann_rebuild_growth must be > 1 and ann_max_deltas >= 1"),
             (self.ann_refine_factor >= 1 and self.ann_ef >= 1, "ann_refine_factor and ann_ef must be >= 1"),

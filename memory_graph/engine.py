@@ -27,7 +27,7 @@ from .models import Filters, Hit, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
 from .retrieval import LegResult, rank
-from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote
+from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote, vector_matrix
 from .symbols import SymbolsMixin
 from .text import derive_title
 from .transfer import TransferMixin
@@ -362,6 +362,26 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, Maintenanc
                  f"AND id != {sql_quote(m.id)}")
         rows = self.lance.query("memories", where, ["id", "created_at"]).to_pylist()
         return [r["id"] for r in sorted(rows, key=lambda r: (r["created_at"], r["id"]))[:limit]]
+
+    def similar(self, memory_id: str) -> list[tuple[str, float]]:
+        """Current memories of the same project that say much the same as this one (cosine of the stored vectors
+        at least ``similar_min_cosine``; exact copies are ``duplicates``), most alike first: what a new memory
+        may update, for the caller to retire with ``invalidate(old, superseded_by=new)``."""
+        m = self.get([memory_id])[0]
+        limit = self.config.similar_limit
+        if limit <= 0:
+            return []
+        rows = self.lance.by_ids("memories", [m.id], ["id", "vector"])
+        if not rows.num_rows:
+            return []
+        vec = vector_matrix(rows)[0]
+        filters, now = Filters(project=m.project, include_global=False), self._now()
+        ids, sims = self._nearest_memories(vec, filters, sql_filter(filters, now), now, 2 * limit + 1)
+        close = {i: float(s) for i, s in zip(ids, sims) if i != m.id and s >= self.config.similar_min_cosine}
+        if not close:
+            return []
+        others = [o for o in self.get(list(close), strict=False) if o.content_hash != m.content_hash]
+        return sorted(((o.id, close[o.id]) for o in others), key=lambda t: -t[1])[:limit]
 
     def list(self, project: str | None = None, memory_type: str | Iterable[str] | None = None, tags=None,
              created_after=None, created_before=None, valid_at=None, include_invalid: bool = True,

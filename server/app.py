@@ -30,7 +30,8 @@ Workflow for memories (progressive disclosure, to save tokens):
 3. get_memories: full content, only for the ids you chose.
 Store what will matter later with store_memory (decisions, bug fixes, procedures, facts about the
 project); correct it with update_memory, retire it with invalidate_memory (keeps history) rather than
-deleting. Searches default to the current project plus global memories.
+deleting: store_memory lists the similar memories a new one may update. Searches default to the current
+project plus global memories.
 
 For code: index_project once (incremental afterwards), then search_code (by meaning or identifier),
 search_symbols (by name) and symbol_graph (callers, callees, imports, subclasses)."""
@@ -126,18 +127,29 @@ def build_server(state: ServerState) -> MCPServer:
             source: Annotated[str | None, Field(max_length=2000, description="File path or URL it came from.")]
             = None,
             valid_from: Time = None) -> dict[str, Any]:
-        """Store a memory; returns its id (and duplicate_of, if the project holds the same text already).
-        Entities named in the text are linked automatically."""
+        """Store a memory; returns its id, duplicate_of (the project holds the same text already) and similar
+        (current memories of the project that say much the same: ones this may update). Entities named in the
+        text are linked automatically."""
         eng = state.engine()
         mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
                         project=state.project if project is None else project, source=source,
                         entities=entities, valid_from=valid_from)
         m = eng.get([mid])[0]
-        out = {"id": mid, "title": m.title, "project": m.project or None}
+        out: dict[str, Any] = {"id": mid, "title": m.title, "project": m.project or None}
+        notes = []
         same = eng.duplicates(mid)
         if same:
-            out.update(duplicate_of=same, note="this exact content was stored before; if this is a repeat, not "
-                                                "a new event, delete_memory removes the new copy")
+            out["duplicate_of"] = same
+            notes.append("this exact content was stored before; if this is a repeat, not a new event, "
+                         "delete_memory removes the new copy")
+        alike = eng.similar(mid)
+        if alike:
+            out["similar"] = [{**_compact(o), "similarity": round(alike_to, 3)}
+                              for o, (_, alike_to) in zip(eng.get([i for i, _ in alike]), alike)]
+            notes.append(f"similar memories say much the same; if this replaces one, invalidate_memory(id, "
+                         f"superseded_by=\"{mid}\") retires it and keeps its history")
+        if notes:
+            out["note"] = "; ".join(notes)
         return out
 
     @mcp.tool(annotations=READ)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from benchmarks import data, quality
@@ -242,3 +243,12 @@ def test_the_search_probe_sees_deltas_pile_up_under_replacing_writes(capsys):
     counts = [int(line.split(": ")[1].split()[0]) for line in capsys.readouterr().out.splitlines()
               if "indices" in line]
     assert counts == [1, 2, 4, 1]  # built; a delta per replacing write (after 1 and 3); rebuilt
+
+
+def test_the_similar_probe_compares_each_note_with_the_ones_before_it():
+    from benchmarks.similar_probe import max_earlier, max_other, pair_cosines
+
+    v = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    assert max_earlier(v).tolist() == pytest.approx([-1.0, 0.0, 2 ** -0.5])
+    assert max_other(v, block=2).tolist() == pytest.approx([2 ** -0.5, 2 ** -0.5, 2 ** -0.5])
+    assert pair_cosines(v[:2], v[[0, 2]]).tolist() == pytest.approx([1.0, 2 ** -0.5])

@@ -86,7 +86,9 @@ def test_storing_the_same_text_again_keeps_both_and_says_so(run):
     elsewhere = run("store", "Deploy failed: migration 0042 locked the orders table", "--project", "blog", "--json")
     assert "duplicate_of" not in json.loads(elsewhere.stdout) and "note:" not in elsewhere.stderr
     other = run("store", "Deploy failed: migration 0043 locked the users table", "--project", "shop")
-    assert "note:" not in other.stderr
+    assert "stored as" not in other.stderr  # no repeat, but alike: it may update them
+    assert "similar: " in other.stderr and f"{first} (0." in other.stderr
+    assert f"--superseded-by {other.stdout.strip()}" in other.stderr
     assert json.loads(run("list", "--json").stdout)["total"] == 5
 
 

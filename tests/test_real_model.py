@@ -38,6 +38,16 @@ def test_paraphrase_is_found_by_the_vector_leg(real):
     assert top.id == target and top.explanation.ranks["vector"] == 1 and top.explanation.ranks["bm25"] is None
 
 
+def test_a_fact_that_updates_one_is_shown_it_and_other_notes_are_not(tmp_path):
+    """store_memory's `similar` at the default threshold, with the packaged model."""
+    with Engine(tmp_path / "updates", Config()) as eng:
+        old = eng.store("The test database listens on port 5433.", project="shop")
+        eng.store_many([{"content": c, "memory_type": t, "project": "shop"} for c, t in CORPUS])
+        new = eng.store("The test database now listens on port 5434.", project="shop")
+        assert [i for i, _ in eng.similar(new)] == [old]
+        assert eng.similar(eng.store("Invoices are rendered to PDF with WeasyPrint.", project="shop")) == []
+
+
 def test_identifier_is_found_by_the_bm25_leg(real):
     eng, ids = real
     top = eng.search("FEATURE_FLAG_X9_ROLLOUT", limit=3)[0]

@@ -86,7 +86,12 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
             assert a["project"] == "repo" and g["project"] is None and "duplicate_of" not in b
             again = await ok("store_memory", content="billing-api times out when the cache is cold")
             assert again["duplicate_of"] == [b["id"]] and "delete_memory" in again["note"]
+            assert "similar" not in again and "similar" not in b  # a copy is no update, nor are unrelated notes
             assert (await ok("delete_memory", ids=[again["id"]]))["deleted"] == 1
+            update = await ok("store_memory", content="billing-api times out when the cache is cold after a deploy")
+            assert [m["id"] for m in update["similar"]] == [b["id"]] and update["similar"][0]["similarity"] > 0.75
+            assert f'superseded_by="{update["id"]}"' in update["note"] and "duplicate_of" not in update
+            assert (await ok("delete_memory", ids=[update["id"]]))["deleted"] == 1
             res = await ok("search_memory", query="What problems does Orion have?")
             ids = [r["id"] for r in res["results"]]
             assert b["id"] in ids and set(res["results"][0]) >= {"id", "title", "type", "date", "score"}
