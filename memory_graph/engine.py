@@ -375,6 +375,8 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, Maintenanc
         if not rows.num_rows:
             return []
         vec = vector_matrix(rows)[0]
+        with self._lock:  # another process's writes reach the in-process vectors first, as a search's do
+            self._sync_with_others(locked=False)
         filters, now = Filters(project=m.project, include_global=False), self._now()
         ids, sims = self._nearest_memories(vec, filters, sql_filter(filters, now), now, 2 * limit + 1)
         close = {i: float(s) for i, s in zip(ids, sims) if i != m.id and s >= self.config.similar_min_cosine}

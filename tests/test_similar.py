@@ -39,3 +39,13 @@ def test_copies_retired_memories_and_the_limit_are_left_out(tmp_path, embedder):
     with Engine(tmp_path / "e", config=Config(similar_limit=0), embedder=embedder) as eng:
         eng.store(OLD)
         assert eng.similar(eng.store(NEW)) == []
+
+
+def test_another_process_s_new_memory_is_seen(tmp_path):
+    from conftest import HashEmbedder
+
+    with Engine(tmp_path / "d", config=Config(), embedder=HashEmbedder()) as mine, \
+            Engine(tmp_path / "d", config=Config(), embedder=HashEmbedder()) as theirs:
+        old = mine.store(OLD, project="shop")
+        new = theirs.store(NEW, project="shop")
+        assert [i for i, _ in mine.similar(old)] == [new]
