@@ -8,8 +8,9 @@ may update. The probe reads, for thresholds from 0.60 to 0.95:
                    same conversation at the threshold or above: how often a chat's memories would get a hint
   SciFact          of the abstracts of the whole corpus as one project, the share with another abstract at the
                    threshold or above
-The model is the packaged one (or --model); vectors of the data sets are cached (--cache). Took under a minute
-here with the cache of a benchmark run.
+The model is the packaged one (or --model); the data sets' vectors are read from the cache a benchmark run
+fills (--cache, default results/cache): 1.3 s here with them, and without them it embeds LoCoMo's 4,124 turns
+and SciFact's 5,183 abstracts first.
 """
 
 from __future__ import annotations
