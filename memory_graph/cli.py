@@ -94,7 +94,7 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
           title: Optional[str] = typer.Option(None, help="Short title (default: the first line)."),
           tags: Optional[str] = typer.Option(None, help="Comma-separated tags."),
           importance: int = typer.Option(5, min=1, max=10, help=(
-              "1 (trivia) to 10 (critical); list orders by it, search scores ignore it.")),
+              "1 (trivia) to 10 (critical); search scores 10 x1.1 and 1 x0.92 to break near-ties; list orders by it.")),
           project: Optional[str] = typer.Option(None, "--project", "-p", help="Project name (default: global)."),
           entity: Optional[List[str]] = typer.Option(None, "--entity", "-e", help="Entity to link (repeatable)."),
           source: Optional[str] = typer.Option(None, help="File path or URL it came from."),

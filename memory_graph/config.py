@@ -235,6 +235,10 @@ class Config:
     #: session, LoCoMo's nDCG@10 falls from 0.485 to 0.151 with it (a turn from 5 months back keeps 3% of its
     #: score); 0.1 costs 0.003 and 0.05 nothing measurable (README, "How a search works").
     decay_weight: float = 0.05
+    #: how much a memory's importance (1 to 10) moves its score: factor 1 + w x (importance - 5) / 5, so 10 gives
+    #: 1 + w, 1 gives 1 - 0.8 w and the default 5 leaves it alone (the benchmarks' memories all have 5). Like
+    #: decay it breaks near-ties: an important memory outranks an equally relevant one, not a clearly better one.
+    importance_weight: float = 0.1
     evergreen_types: tuple[str, ...] = ("semantic", "fact", "procedural", "decision", "preference")
     evergreen_tags: tuple[str, ...] = ("evergreen", "pinned")
     evergreen_sources: tuple[str, ...] = ("*MEMORY.md", "*CLAUDE.md", "*AGENTS.md")
@@ -291,6 +295,7 @@ class Config:
              "code_density_k must be >= 1 and code_density_weight >= 0"),
             (self.half_life_days > 0, "half_life_days must be > 0"),
             (0.0 <= self.decay_weight <= 1.0, "decay_weight must lie in [0, 1]"),
+            (0.0 <= self.importance_weight <= 1.0, "importance_weight must lie in [0, 1]"),
             (-1.0 <= self.similar_min_cosine <= 1.0 and self.similar_limit >= 0,
              "similar_min_cosine must lie in [-1, 1] and similar_limit be >= 0"),
             (self.ann_rebuild_growth > 1.0 and self.ann_max_deltas >= 1,

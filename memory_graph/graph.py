@@ -49,16 +49,20 @@ class _Node:
 class MemoryNode(_Node):
     """A memory's node: what the filters and the late stages read."""
 
-    FIELDS = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title", "source")
-    __slots__ = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "_title", "source")
+    FIELDS = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title", "source",
+              "importance")
+    __slots__ = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "_title", "source",
+                 "importance")
     kind = MEMORY
 
     def __init__(self, memory_type: str, tags: Iterable[str], project: str, created_at: float,
-                 valid_from: float | None, valid_until: float | None, title: str, source: str) -> None:
+                 valid_from: float | None, valid_until: float | None, title: str, source: str,
+                 importance: int = 5) -> None:
         # interned: these repeat over thousands of memories, and each row read from LanceDB is a new string
         self.memory_type, self.project, self.source = intern(memory_type), intern(project), intern(source)
         self.tags = tuple(intern(t) for t in tags)
         self.created_at, self.valid_from, self.valid_until = created_at, valid_from, valid_until
+        self.importance = importance
         # as UTF-8: one character past U+00FF (a cut title's "…") makes a str two bytes a character
         self._title = title.encode()
 

@@ -136,7 +136,7 @@ class MemoryLegsMixin:
         if not missing:
             return out
         generation = self._generation
-        cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "vector"]
+        cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "importance", "vector"]
         read = {}
         rows = self.lance.by_ids("memories", missing, cols)
         vectors = vector_matrix(rows) if rows.num_rows else []

@@ -124,7 +124,7 @@ class Explanation:
     fused: float = 0.0
     ppr_factor: float = 1.0
     decay_factor: float = 1.0
-    #: the candidate's prior (Candidate.prior): 1 except for code in test files
+    #: the candidate's prior (Candidate.prior): a memory's importance; for code, below 1 in test files and prose
     prior_factor: float = 1.0
     pre_mmr_rank: int | None = None
     final_rank: int | None = None

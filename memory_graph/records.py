@@ -7,14 +7,14 @@ import json
 from .config import Config
 from .graph import MemoryNode
 from .models import Entity, Memory, Relation, iso
-from .retrieval import Candidate, is_evergreen
+from .retrieval import Candidate, importance_factor, is_evergreen
 from .text import derive_title
 
 MEMORY_COLUMNS = ["id", "content", "memory_type", "title", "tags", "importance", "project", "source", "metadata",
                   "created_at", "updated_at", "valid_from", "valid_until", "superseded_by",
                   "invalidation_reason", "content_hash"]
 NODE_COLUMNS = ["id", "memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title",
-                "source"]
+                "source", "importance"]
 
 
 def memory_from_row(row: dict) -> Memory:
@@ -43,7 +43,7 @@ def memory_to_row(m: Memory, vector) -> dict:
 def node_attrs(row: dict) -> MemoryNode:
     """A memory's node in the graph, from its row: what the filters and the late stages read."""
     return MemoryNode(row["memory_type"], row.get("tags") or (), row["project"], row["created_at"], row["valid_from"],
-                      row["valid_until"], row.get("title", ""), row.get("source", ""))
+                      row["valid_until"], row.get("title", ""), row.get("source", ""), int(row.get("importance", 5)))
 
 
 def candidate(r: dict, vector, config: Config) -> Candidate:
@@ -53,7 +53,8 @@ def candidate(r: dict, vector, config: Config) -> Candidate:
         evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], config.evergreen_types,
                                config.evergreen_tags, config.evergreen_sources),
         vector=vector, words=set(), title=r["title"],
-        summary={"memory_type": r["memory_type"], "project": r["project"], "created_at": iso(r["created_at"])})
+        summary={"memory_type": r["memory_type"], "project": r["project"], "created_at": iso(r["created_at"])},
+        prior=importance_factor(r["importance"], config.importance_weight))
 
 
 def entity_text(row: dict) -> str:

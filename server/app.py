@@ -119,7 +119,8 @@ def build_server(state: ServerState) -> MCPServer:
             = None,
             tags: Tags = None,
             importance: Annotated[int, Field(ge=1, le=10, description=(
-                "1 (trivia) to 10 (critical); list_memories orders by it, search scores ignore it."))] = 5,
+                "1 (trivia) to 10 (critical); a search scores 10 x1.1 and 1 x0.92 to break near-ties; "
+                "list_memories orders by it."))] = 5,
             project: Annotated[str | None, Field(max_length=200, description=(
                 "Project name; default the current project; \"\" stores a global memory."))] = None,
             entities: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,

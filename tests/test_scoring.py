@@ -77,3 +77,40 @@ def test_filters_do_not_change_bm25_scores(engine):
         assert ids == base_ids and scores == pytest.approx(base_scores, rel=1e-6), f
     ids, _ = engine.text.search(query, Filters(project="orion", tags=("ops",)), now, 10)
     assert len(ids) == 1
+
+
+def test_importance_breaks_a_tie_and_does_not_bury_a_better_answer(tmp_path, embedder):
+    """Two equally relevant memories: the more important one leads. A clear answer marked unimportant still
+    beats a loosely related one marked critical."""
+    now = time.time()
+    with Engine(tmp_path / "i", embedder=embedder) as eng:
+        plain = eng.store("the billing service retries webhooks five times", created_at=now)
+        marked = eng.store("the billing service retries webhooks five times", created_at=now, importance=9)
+        hits = eng.search("billing webhook retries", use_mmr=False)
+        assert [h.id for h in hits[:2]] == [marked, plain]
+        assert hits[0].explanation.prior_factor == pytest.approx(1.08)
+        assert hits[1].explanation.prior_factor == 1.0
+        eng.update(plain, importance=10)  # the graph's copy of the memory changes with it
+        assert eng.search("billing webhook retries", use_mmr=False)[0].id == plain
+        answer = eng.store(ANSWER, importance=1, created_at=now)
+        eng.store("Staging has a deploy dashboard", importance=10, created_at=now)
+        top = eng.search("why did the deploy to staging fail", use_mmr=False)[0]
+        assert top.id == answer and top.explanation.prior_factor == pytest.approx(0.92)
+    with Engine(tmp_path / "i", config=Config(importance_weight=0.0), embedder=embedder) as eng:
+        hits = eng.search("billing webhook retries", use_mmr=False)
+        assert {h.explanation.prior_factor for h in hits} == {1.0}
+
+
+@pytest.mark.parametrize("copy_rows", [0, 1000])
+def test_importance_reaches_another_process(tmp_path, embedder, copy_rows):
+    """A second engine on the same directory sees an importance changed by the first, whether it describes
+    candidates from its graph and vector copy or (with no copy) from LanceDB."""
+    cfg = Config(vector_copy_max_rows=copy_rows)
+    with Engine(tmp_path / "j", config=cfg, embedder=embedder) as a, \
+            Engine(tmp_path / "j", config=cfg, embedder=embedder) as b:
+        low = a.store("the invoice PDF renderer uses WeasyPrint", importance=2)
+        high = a.store("the invoice PDF renderer uses WeasyPrint", importance=7)
+        assert [h.id for h in b.search("invoice PDF renderer", use_mmr=False)][:2] == [high, low]
+        a.update(low, importance=10)
+        hits = b.search("invoice PDF renderer", use_mmr=False)
+        assert hits[0].id == low and hits[0].explanation.prior_factor == pytest.approx(1.1)

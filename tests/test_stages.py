@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_graph.retrieval import (convex, decay_factor, decay_factors, first_of_each_group, is_evergreen,
-                                    min_score_filter, mmr,
+from memory_graph.retrieval import (convex, decay_factor, decay_factors, first_of_each_group, importance_factor,
+                                    is_evergreen, min_score_filter, mmr,
                                     passage_scores, personalized_pagerank, ppr_factors, rrf, similarity_matrix)
 
 ids = st.lists(st.sampled_from([f"d{i}" for i in range(30)]), unique=True, max_size=20)
@@ -136,6 +136,15 @@ def test_decay_takes_at_most_its_weight(age, half_life, weight):
     assert 1.0 - weight - 1e-12 <= f <= 1.0
     assert decay_factor(age, half_life, 1.0) == pytest.approx(0.5 ** (age / half_life))
     assert decay_factor(age, half_life, 0.0) == 1.0
+
+
+@given(st.integers(1, 10), st.integers(1, 10), st.floats(0, 1))
+def test_importance_is_monotonic_neutral_at_five_and_bounded(a, b, weight):
+    low, high = sorted([a, b])
+    assert importance_factor(low, weight) <= importance_factor(high, weight)
+    assert importance_factor(5, weight) == 1.0
+    assert 1.0 - 0.8 * weight - 1e-12 <= importance_factor(a, weight) <= 1.0 + weight + 1e-12
+    assert importance_factor(10, weight) == pytest.approx(1.0 + weight)
 
 
 def test_decay_half_life_and_evergreen():

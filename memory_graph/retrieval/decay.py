@@ -1,4 +1,5 @@
-"""Temporal decay: older records count for less, evergreen ones do not age."""
+"""Late per-record factors: temporal decay (older records count for less, evergreen ones do not age) and
+importance."""
 
 from __future__ import annotations
 
@@ -27,3 +28,13 @@ def is_evergreen(memory_type: str, tags: Iterable[str], source: str, types: Iter
     if memory_type in set(types) or set(tags) & set(ever_tags):
         return True
     return bool(source) and any(fnmatch.fnmatch(source, p) for p in source_patterns)
+
+
+def importance_factor(importance: int, weight: float, neutral: int = 5, top: int = 10) -> float:
+    """1 + weight x (importance - neutral) / (top - neutral): 1 at the default importance, 1 + weight at the top.
+
+    Generative Agents (Park et al., 2023, section 4.1) add importance to a memory's retrieval score beside recency
+    and relevance; here it multiplies the score, bounded as decay is, so it breaks near-ties without burying
+    an answer that is only marked unimportant.
+    """
+    return 1.0 + weight * (importance - neutral) / (top - neutral)

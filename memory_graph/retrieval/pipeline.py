@@ -39,8 +39,8 @@ class Candidate:
     summary: dict = field(default_factory=dict)
     #: candidates of one group are one answer (the windows of one code definition): the best one stays
     group: Hashable | None = None
-    #: what the caller knows of the candidate before the query, as a factor on its score (code: a test file's
-    #: chunk ranks below the code it tests)
+    #: what the caller knows of the candidate before the query, as a factor on its score (a memory's importance;
+    #: code: a test file's chunk ranks below the code it tests)
     prior: float = 1.0
 
 
