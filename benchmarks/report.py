@@ -83,6 +83,9 @@ def markdown(results: dict) -> str:
         s = results["store"]
         lines += ["## Store throughput (model included)", "",
                   f"- one `store` at a time: {s['single_per_s']} memories/s ({s['single_n']} stores)",
+                  *([f"- one `store` and its `similar` at a time (the MCP tool store_memory): "
+                     f"{s['with_similar_per_s']} memories/s ({s['single_n']} stores)"]
+                    if "with_similar_per_s" in s else []),
                   f"- one `store_many` batch: {s['batched_per_s']} memories/s ({s['batch_n']} memories)", ""]
     for r in results.get("indexing", []):
         lines += [f"## Code indexing: {r['repo']}", "",

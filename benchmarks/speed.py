@@ -163,7 +163,8 @@ def vector_recall(eng, embedder, queries: list[str], k: int = 10) -> float:
 
 
 def store_throughput(texts: list[str], embedder, workdir: Path, single: int, batch: int) -> dict:
-    """Memories per second, the model included: one store() at a time, and store_many in one batch."""
+    """Memories per second, the model included: one store() at a time, one store() and its similar() (what the
+    MCP tool store_memory does), and store_many in one batch."""
     d = Path(tempfile.mkdtemp(dir=workdir))
     eng = Engine(d, config=Config.from_env(), embedder=embedder)
     eng.store("warm up the model")
@@ -172,11 +173,16 @@ def store_throughput(texts: list[str], embedder, workdir: Path, single: int, bat
         eng.store(f"{texts[i % len(texts)]} [single {i}]")
     single_s = time.perf_counter() - t
     t = time.perf_counter()
+    for i in range(single):
+        eng.similar(eng.store(f"{texts[i % len(texts)]} [similar {i}]"))
+    similar_s = time.perf_counter() - t
+    t = time.perf_counter()
     eng.store_many([{"content": f"{texts[i % len(texts)]} [batch {i}]"} for i in range(batch)])
     batch_s = time.perf_counter() - t
     eng.close()
     shutil.rmtree(d, ignore_errors=True)
-    return {"single_per_s": round(single / single_s, 1), "batched_per_s": round(batch / batch_s, 1),
+    return {"single_per_s": round(single / single_s, 1), "with_similar_per_s": round(single / similar_s, 1),
+            "batched_per_s": round(batch / batch_s, 1),
             "single_n": single, "batch_n": batch}
 
 

@@ -367,22 +367,33 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, Maintenanc
         """Current memories of the same project that say much the same as this one (cosine of the stored vectors
         at least ``similar_min_cosine``; exact copies are ``duplicates``), most alike first: what a new memory
         may update, for the caller to retire with ``invalidate(old, superseded_by=new)``."""
-        m = self.get([memory_id])[0]
+        check_ids([memory_id])
+        with self._lock:  # another process's writes reach the graph and in-process vectors first, as a search's do
+            self._sync_with_others(locked=False)
+        with self._graph_lock:  # store_memory calls this after each store: the graph's copy spares two reads
+            node = self.graph.attrs(memory_id) if memory_id in self.graph else None
+            held = self.memory_vectors
+            vec = held.get(memory_id) if held is not None and node is not None else None
+        if vec is None:
+            project = self.get([memory_id])[0].project  # NotFoundError for an unknown id
+            rows = self.lance.by_ids("memories", [memory_id], ["id", "vector"])
+            if not rows.num_rows:  # deleted meanwhile
+                return []
+            vec = vector_matrix(rows)[0]
+        else:
+            project = node.project
         limit = self.config.similar_limit
         if limit <= 0:
             return []
-        rows = self.lance.by_ids("memories", [m.id], ["id", "vector"])
-        if not rows.num_rows:
-            return []
-        vec = vector_matrix(rows)[0]
-        with self._lock:  # another process's writes reach the in-process vectors first, as a search's do
-            self._sync_with_others(locked=False)
-        filters, now = Filters(project=m.project, include_global=False), self._now()
+        filters, now = Filters(project=project, include_global=False), self._now()
         ids, sims = self._nearest_memories(vec, filters, sql_filter(filters, now), now, 2 * limit + 1)
-        close = {i: float(s) for i, s in zip(ids, sims) if i != m.id and s >= self.config.similar_min_cosine}
+        close = {i: float(s) for i, s in zip(ids, sims) if i != memory_id and s >= self.config.similar_min_cosine}
         if not close:
             return []
-        others = [o for o in self.get(list(close), strict=False) if o.content_hash != m.content_hash]
+        read = {o.id: o for o in self.get([memory_id, *close], strict=False)}
+        if memory_id not in read:  # deleted meanwhile
+            return []
+        others = [o for i, o in read.items() if i != memory_id and o.content_hash != read[memory_id].content_hash]
         return sorted(((o.id, close[o.id]) for o in others), key=lambda t: -t[1])[:limit]
 
     def list(self, project: str | None = None, memory_type: str | Iterable[str] | None = None, tags=None,

@@ -21,8 +21,11 @@ def test_a_restated_fact_finds_the_one_it_updates_and_nothing_else(engine):
     assert [i for i, _ in engine.similar(old)] == [new]
 
 
-def test_copies_retired_memories_and_the_limit_are_left_out(tmp_path, embedder):
-    with Engine(tmp_path / "d", config=Config(similar_limit=1), embedder=embedder) as eng:
+@pytest.mark.parametrize("copy_rows", [0, 1000])
+def test_copies_retired_memories_and_the_limit_are_left_out(tmp_path, embedder, copy_rows):
+    """Whether the engine holds the vectors in process (and reads the memory from its graph) or reads LanceDB."""
+    cfg = Config(similar_limit=1, vector_copy_max_rows=copy_rows)
+    with Engine(tmp_path / "d", config=cfg, embedder=embedder) as eng:
         first = eng.store(OLD)
         copy = eng.store(OLD)
         second = eng.store(OLD.replace("docker compose", "the compose file"))
@@ -34,8 +37,9 @@ def test_copies_retired_memories_and_the_limit_are_left_out(tmp_path, embedder):
         eng.invalidate(copy, superseded_by=new)
         eng.invalidate(second, superseded_by=new)
         assert eng.similar(new) == []
-        with pytest.raises(NotFoundError):
-            eng.similar("mem_missing")
+        for missing in ("mem_missing", eng.create_entity("Argo CD", "tool").id):  # an entity's id is no memory's
+            with pytest.raises(NotFoundError):
+                eng.similar(missing)
     with Engine(tmp_path / "e", config=Config(similar_limit=0), embedder=embedder) as eng:
         eng.store(OLD)
         assert eng.similar(eng.store(NEW)) == []
