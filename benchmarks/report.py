@@ -69,15 +69,17 @@ def markdown(results: dict) -> str:
         if any("server" in r for r in results["latency"].values()):
             lines += ["", "The MCP server (`python -m server`, stdio) started on the same data, after 50 "
                       "`search_memory` calls through the SDK's client (RSS from /proc; the design's budget is "
-                      "600 MB at 100,000):", "",
+                      "600 MB at 100,000), then 20 `store_memory` calls into the same data:", "",
                       "| memories | server RSS MB | its peak MB | RSS before the first call MB | first call ms "
-                      "| round trip p50 ms |", "|---|---|---|---|---|---|"]
+                      "| search round trip p50 ms | store_memory round trip p50 ms |",
+                      "|---|---|---|---|---|---|---|"]
             for n, r in results["latency"].items():
                 if "server" in r:
                     v = r["server"]
+                    store = v.get("store_round_trip_ms_p50")
                     lines.append(f"| {int(n):,} | {v['rss_mb']:.0f} | {v['peak_rss_mb']:.0f} | "
                                  f"{v['rss_at_start_mb']:.0f} | {v['first_search_ms']:.0f} | "
-                                 f"{v['round_trip_ms_p50']:.1f} |")
+                                 f"{v['round_trip_ms_p50']:.1f} | {'' if store is None else f'{store:.1f}'} |")
         lines.append("")
     if results.get("store"):
         s = results["store"]

@@ -38,9 +38,10 @@ def _server_pid(marker: str) -> int:
 
 
 def server_rss(data_dir: Path, queries: list[str], model: str = "", searches: int = 50,
-               extra_env: dict[str, str] | None = None) -> dict:
+               extra_env: dict[str, str] | None = None, stores: int = 20) -> dict:
     """Start ``python -m server`` on ``data_dir``, run ``searches`` search_memory calls over stdio, and report the
-    server's RSS then and its peak (VmHWM), with the calls' round-trip times."""
+    server's RSS then and its peak (VmHWM), with the calls' round-trip times; then time ``stores`` store_memory
+    calls into the project the data is in (each embeds, writes every store, and looks for similar memories)."""
     from mcp import Client, StdioServerParameters
 
     probe = str(time.time_ns())  # marks the server's environment, so that its pid can be found
@@ -66,10 +67,19 @@ def server_rss(data_dir: Path, queries: list[str], model: str = "", searches: in
                     raise RuntimeError(result.content[0].text)
                 found += len(result.structured_content["results"])
             mem = _memory_kb(pid)
+            stored = []
+            for i in range(stores):
+                t = time.perf_counter()
+                result = await client.call_tool("store_memory", {
+                    "content": f"{queries[i % len(queries)]} (stored over MCP, {i})", "project": ""})
+                stored.append(1000 * (time.perf_counter() - t))
+                if result.is_error:
+                    raise RuntimeError(result.content[0].text)
             return {"rss_mb": round(mem["VmRSS"] / 1024, 1), "peak_rss_mb": round(mem["VmHWM"] / 1024, 1),
                     "rss_at_start_mb": round(idle / 1024, 1), "searches": searches,
                     "results_per_search": round(found / searches, 2),
                     "first_search_ms": round(times[0], 1),  # includes loading the model and the graph
-                    "round_trip_ms_p50": round(float(np.percentile(times[1:], 50)), 2) if searches > 1 else None}
+                    "round_trip_ms_p50": round(float(np.percentile(times[1:], 50)), 2) if searches > 1 else None,
+                    "store_round_trip_ms_p50": round(float(np.percentile(stored, 50)), 2) if stores else None}
 
     return asyncio.run(go())

@@ -153,10 +153,15 @@ def test_the_benchmark_reads_the_real_server_rss_after_real_searches(real):
     from benchmarks.server_rss import server_rss
 
     eng, _ = real
-    out = server_rss(eng.data_dir, ["What problems does Orion have?", "nightly database backups"], searches=3)
+    out = server_rss(eng.data_dir, ["What problems does Orion have?", "nightly database backups"], searches=3,
+                     stores=2)
     assert out["results_per_search"] >= 1  # the searches reached this data
     assert out["peak_rss_mb"] >= out["rss_mb"] > out["rss_at_start_mb"] > 0  # the model was loaded in between
-    assert out["first_search_ms"] > 0 and out["round_trip_ms_p50"] > 0
+    assert out["first_search_ms"] > 0 and out["round_trip_ms_p50"] > 0 and out["store_round_trip_ms_p50"] > 0
+    stored = [m for m in eng.list(limit=100)[0] if "(stored over MCP" in m.content]
+    assert sorted(m.content for m in stored) == ["What problems does Orion have? (stored over MCP, 0)",
+                                                 "nightly database backups (stored over MCP, 1)"]
+    assert {m.project for m in stored} == {""}  # beside the data the searches read
 
 
 TEXTS = [
