@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -66,11 +67,20 @@ def _tool_errors(fn):
     return wrapper
 
 
+def _stamp(when: float | str | None) -> str | None:
+    """A compact answer's time, to the minute in UTC ("2026-11-24T09:30Z"): two facts of one day need their
+    order, no answer needs the seconds."""
+    if when is None or when == "":
+        return None
+    t = datetime.fromisoformat(when) if isinstance(when, str) else datetime.fromtimestamp(when, tz=timezone.utc)
+    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+
+
 def _compact(m: Memory) -> dict[str, Any]:
-    out = {"id": m.id, "title": m.title, "type": m.memory_type, "date": iso(m.created_at),
+    out = {"id": m.id, "title": m.title, "type": m.memory_type, "date": _stamp(m.created_at),
            "project": m.project or None}
     if m.valid_until is not None:
-        out["valid_until"] = iso(m.valid_until)
+        out["valid_until"] = _stamp(m.valid_until)
         if m.ended(time.time()):
             out.update(ended=True, superseded_by=m.superseded_by or None)
     return out
@@ -80,9 +90,11 @@ def _hit(h: Hit, details: bool, explain: bool, full: dict | None = None) -> dict
     r = h.record or {}
     out: dict[str, Any] = {"id": h.id, "title": h.title, "score": round(h.score, 4)}
     if h.kind == "memory":
-        out.update(type=r.get("memory_type"), date=(r.get("created_at") or "")[:10], project=r.get("project") or None)
+        out.update(type=r.get("memory_type"), date=_stamp(r.get("created_at")), project=r.get("project") or None)
         # an agent may read no further than this index, so a superseded memory must say so here
         out.update({k: r[k] for k in ("valid_until", "ended", "superseded_by", "invalidation_reason") if r.get(k)})
+        if r.get("valid_until"):
+            out["valid_until"] = _stamp(r["valid_until"])
     else:
         out.update(path=r.get("path"), lines=f"{r.get('start_line')}-{r.get('end_line')}",
                    language=r.get("language"), type=r.get("chunk_type"))

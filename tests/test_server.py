@@ -105,6 +105,9 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
             assert b["id"] not in [r["id"] for r in only_global["results"]]
             tl = await ok("timeline", anchor_id=a["id"])
             assert tl["anchor"]["id"] == a["id"] and [m["id"] for m in tl["after"]] == [b["id"]]
+            # one time format in every compact answer, to the minute: two facts of one day keep their order
+            stamp = {r["id"]: r["date"] for r in res["results"]}[b["id"]]
+            assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\dZ", stamp) and tl["after"][0]["date"] == stamp
             full = await ok("get_memories", ids=[b["id"], a["id"]])
             assert [m["id"] for m in full["memories"]] == [b["id"], a["id"]]
             assert full["memories"][0]["content"].startswith("billing-api") and "vector" not in full["memories"][0]
@@ -122,6 +125,7 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
             ended = {r["id"]: r for r in (await ok("search_memory", query="Orion codename", include_invalid=True,
                                                    limit=5))["results"]}
             assert ended[a["id"]]["ended"] and ended[a["id"]]["superseded_by"] == b["id"]
+            assert inv["valid_until"].startswith(ended[a["id"]]["valid_until"][:-1])  # the same minute, shorter
             assert ended[a["id"]]["invalidation_reason"] == "renamed" and "ended" not in ended[b["id"]]
             listed = {m["id"]: m for m in (await ok("list_memories"))["memories"]}
             assert listed[a["id"]]["superseded_by"] == b["id"] and "ended" not in listed[b["id"]]
