@@ -106,7 +106,8 @@ def extract(text: str) -> list[Candidate]:
     found: dict[str, Candidate] = {}
 
     def add(name: str, etype: str) -> None:
-        name = name.strip().strip(".,;:!?()[]{}\"'")
+        # a leading dot belongs to the name (./run.sh, .env): only paths and backticked terms can begin with one
+        name = name.strip().lstrip(",;:!?()[]{}\"'").rstrip(".,;:!?()[]{}\"'")
         key = norm(name)
         contraction = _CONTRACTION.fullmatch(name)
         if contraction and contraction.group(1).lower() in STOPWORDS:
@@ -118,6 +119,9 @@ def extract(text: str) -> list[Candidate]:
         add(m.group(1), "file" if "/" in m.group(1) or _PATH.fullmatch(m.group(1)) else "identifier")
     path_spans: list[tuple[int, int]] = []
     for m in _PATH.finditer(text):
+        # "and/or", "he/she", "yes/no": function words paired in prose are no path
+        if all(p.lower().strip(".-") in STOPWORDS for p in m.group(0).split("/")):
+            continue
         if "://" not in text[max(0, m.start() - 8):m.end()]:
             add(m.group(0), "file")
             path_spans.append(m.span())

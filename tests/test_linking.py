@@ -18,6 +18,12 @@ def test_extracts_identifiers_paths_and_names():
             "billing-api", "AWS"} <= found
 
 
+def test_paths_keep_a_leading_dot_and_paired_function_words_are_no_path():
+    found = {c.name: c.entity_type for c in extract(
+        "Run ./scripts/run.sh, then ../lib/x.py and `.env` and/or docs/api; he/she said yes/no.")}
+    assert found == {"./scripts/run.sh": "file", "../lib/x.py": "file", ".env": "identifier", "docs/api": "file"}
+
+
 def test_function_words_are_not_entities():
     assert names("What does this do? The answer is yes. Thanks!") == set()
 
