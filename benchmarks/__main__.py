@@ -7,6 +7,7 @@ import logging
 import os
 import platform
 import shlex
+import shutil
 import sys
 import tempfile
 import time
@@ -94,6 +95,7 @@ def main(argv=None) -> int:
     try:
         _run(args, results, embedder, d, n_q, work, cache, scifact, locomo)
     finally:  # whatever was measured is written, even if a later part fails
+        shutil.rmtree(work, ignore_errors=True)  # the engines' data: hundreds of MB, never read again
         results["seconds"] = round(time.perf_counter() - t0, 1)
         results["runtime"] = choose_backend(embedder.path, embedder.backend)
         results["peak_rss_mb"] = round(speed.peak_rss_mb(), 1)

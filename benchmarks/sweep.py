@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -34,14 +35,23 @@ def main(argv=None) -> int:
                    help="also write every variant's figures, per query and per category, to this JSON file")
     args = p.parse_args(argv)
 
-    from . import data, quality
-    from .systems import MemoryGraphSystem, build_code_engine, config_changes, engine_embedder
+    from .systems import config_changes
 
     variants = {"default": {}}
     for v in args.variant:
         name, _, raw = v.partition("=")
         variants[name] = config_changes(raw)
     d, work = args.data, Path(tempfile.mkdtemp(prefix="mg-sweep-"))
+    try:
+        return _sweep(args, d, work, variants)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # the engines' data: hundreds of MB, never read again
+
+
+def _sweep(args, d: Path, work: Path, variants: dict[str, dict]) -> int:
+    from . import data, quality
+    from .systems import MemoryGraphSystem, build_code_engine, engine_embedder
+
     emb = engine_embedder("", cache_size=200_000, query_cache_size=4_096)
     if args.dataset == "scifact":
         ds = data.load_scifact(d / "scifact/corpus.jsonl", d / "scifact/queries.jsonl", d / "scifact/qrels/train.tsv",

@@ -49,6 +49,48 @@ def _locomo(tmp_path):
     return data.load_locomo(path)
 
 
+def test_the_sweep_compares_a_variant_and_leaves_no_data_behind(tmp_path, monkeypatch, capsys):
+    """benchmarks.sweep on a tiny LoCoMo with the real model: the defaults and a variant, paired; its engines'
+    folder (hundreds of MB on the real data sets) is removed at the end."""
+    import tempfile
+
+    from benchmarks import sweep
+
+    _locomo(tmp_path)
+    (tmp_path / "data" / "locomo").mkdir(parents=True)
+    (tmp_path / "locomo.json").rename(tmp_path / "data" / "locomo" / "locomo_dev.json")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    assert sweep.main(["--dataset", "locomo", "--data", str(tmp_path / "data"), "--queries", "3",
+                       "--cache", str(tmp_path / "cache"), "--variant", 'ppr0={"variant": "mg: PPR off"}']) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("default ") and "ndcg@10" in lines[0]
+    assert lines[1].startswith("ppr0 ") and "vs default" in lines[1]
+    assert not list(scratch.glob("mg-*"))  # (torch may leave its own folder there)
+
+
+def test_the_harness_writes_its_reports_and_leaves_no_data_behind(tmp_path, monkeypatch, capsys):
+    """`python -m benchmarks --only quality` on a tiny LoCoMo: JSON, Markdown and a chart, every system ranked,
+    and its engines' folder removed at the end."""
+    import tempfile
+
+    from benchmarks.__main__ import main
+
+    _locomo(tmp_path)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    out = tmp_path / "out"
+    assert main(["--only", "quality", "--datasets", "locomo", "--locomo", str(tmp_path / "locomo.json"),
+                 "--out", str(out)]) == 0
+    assert "results written to:" in capsys.readouterr().out
+    results = json.loads((out / "results.json").read_text())
+    assert {"memory-graph", "mg: PPR off", "lancedb hybrid (RRF)"} <= set(results["quality"]["locomo"]["systems"])
+    assert "| memory-graph |" in (out / "results.md").read_text() and (out / "quality.png").exists()
+    assert not list(scratch.glob("mg-*"))  # (torch may leave its own folder there)
+
+
 def test_locomo_turns_become_dated_memories_and_evidence_becomes_qrels(tmp_path):
     ds = _locomo(tmp_path)
     assert [d.id for d in ds.docs] == ["conv-1:D1:1", "conv-1:D1:2", "conv-1:D2:1"]
