@@ -13,20 +13,12 @@ nothing; ``python -m benchmarks`` measures it on real text.
 from __future__ import annotations
 
 import argparse
-import atexit
-import shutil
-import tempfile
 import time
 
 import numpy as np
 import pyarrow as pa
 
-
-def _scratch() -> str:
-    """A temporary folder for a LanceDB table, removed when the probe exits."""
-    path = tempfile.mkdtemp(prefix="mg-probe-")
-    atexit.register(shutil.rmtree, path, True)
-    return path
+from . import scratch_dir
 
 
 def main() -> None:
@@ -41,7 +33,7 @@ def main() -> None:
     from memory_graph.store.vectors import VectorCache
 
     rng = np.random.default_rng(0)
-    db = lancedb.connect(_scratch())
+    db = lancedb.connect(scratch_dir())
     schema = pa.schema([("id", pa.string()), ("vector", pa.list_(pa.float32(), args.dim))])
     table = db.create_table("t", schema=schema)
     query = rng.standard_normal(args.dim).astype(np.float32)

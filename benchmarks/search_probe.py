@@ -19,24 +19,17 @@ Prints median milliseconds; about six minutes at the defaults on 2 cores.
 from __future__ import annotations
 
 import argparse
-import atexit
-import shutil
 import statistics
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
 
+from . import scratch_dir
+
 VALID = "(valid_until IS NULL OR valid_until > 1.0e10) AND (valid_from IS NULL OR valid_from <= 1.0e10)"
 
-
-def _scratch() -> str:
-    """A temporary folder for a LanceDB table, removed when the probe exits."""
-    path = tempfile.mkdtemp(prefix="mg-probe-")
-    atexit.register(shutil.rmtree, path, True)
-    return path
 
 
 def median_ms(fn, items) -> float:
@@ -82,7 +75,7 @@ def vector_search(rows: int, n: int, dim: int = 384) -> None:
                          "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel()), dim),
                          "valid_from": pa.nulls(size, pa.float64()), "valid_until": pa.nulls(size, pa.float64())})
 
-    db = lancedb.connect(_scratch())
+    db = lancedb.connect(scratch_dir())
     first = max(1_000, rows // 10)
     table = db.create_table("t", batch(0, first))
     table.create_index(metric="cosine", index_type="IVF_HNSW_SQ", vector_column_name="vector")
@@ -130,7 +123,7 @@ def churn(rows: int, n: int, rounds: int, size: int, dim: int = 384) -> None:
         return pa.table({"id": [f"m{i}" for i in idx],
                          "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs[idx].ravel()), dim)})
 
-    db = lancedb.connect(_scratch())
+    db = lancedb.connect(scratch_dir())
     table = db.create_table("t", table_of(np.arange(rows)))
     table.create_index(metric="cosine", index_type="IVF_HNSW_SQ", vector_column_name="vector")
     queries = rng.standard_normal((n, dim)).astype(np.float32)
