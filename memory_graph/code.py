@@ -396,6 +396,7 @@ class CodeMixin:
         with self._graph_lock:
             mentions, seeds = self._dotted_mentions(code_mentions(query[:2_000]), filters.project)
             seeds = {**self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",)), **seeds}
+        seeds = seeds or self._short_name_seeds(query, filters.project)
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
         jobs = {}

@@ -26,6 +26,8 @@ SYMBOL_COLUMNS = ["id", "project", "path", "name", "qualname", "kind", "signatur
 KINDS_HELP = ("function, method, class, attribute (a class attribute or field), variable, constant, interface, "
               "struct, enum, ...")
 #: how a symbol may be named to the tools and commands that take one
+#: a name too short for the in-memory symbol index (``index_symbol``), alone or backticked
+_SHORT_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]?)`?")
 SYMBOL_HELP = "Symbol name, qualified name (Class.method, module.function) or id."
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
@@ -84,6 +86,18 @@ class SymbolsMixin:
         if path_prefix:
             parts.append(f"starts_with(path, {sql_quote(path_prefix)})")
         return self.lance.query("symbols", " AND ".join([*parts, condition]), SYMBOL_COLUMNS).to_pylist()
+
+    def _short_name_seeds(self, query: str, project: str | None) -> dict[str, float]:
+        """A code query that is one name of one or two characters (Django's ``Q`` and ``F``): the symbols of
+        exactly that name, as graph seeds. The in-memory index leaves such names out, since they would match
+        words of prose, so the symbols table is asked: only for such a query."""
+        m = _SHORT_NAME.fullmatch(query.strip())
+        if not m:
+            return {}
+        rows = self._symbol_rows(project, None, None, f"name = {sql_quote(m.group(1))}")
+        with self._graph_lock:
+            return {r["id"]: 1.0 for r in sorted(rows, key=lambda r: r["id"])
+                    if r["kind"] != "module" and r["id"] in self.code_graph}
 
     def _named(self, name: str, project: str | None) -> list[dict]:
         """Symbols whose name or qualified name is ``name`` (case-insensitive): code before tests, then a

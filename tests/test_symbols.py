@@ -249,3 +249,30 @@ def test_a_module_qualified_name_means_the_module_member(engine, tmp_path):
         top = engine.search_code(query, mode="graph", project="mods")[0]
         assert (top.title, top.record["path"]) == (title, path)
     assert engine.search_code("helpers", mode="graph", project="mods") == []  # a module alone seeds nothing
+
+
+def test_a_query_that_is_a_short_name_reaches_its_definition(engine, tmp_path):
+    """`Q` (Django's query object) is too short for the in-memory name index; a query that is only that name
+    still seeds the graph leg with the symbols of exactly that name, and prose with a short word does not."""
+    write(tmp_path / "orm", {
+        "query_utils.py": """
+            class Q:
+                def __init__(self, **kwargs):
+                    self.children = list(kwargs.items())
+            """,
+        "views.py": """
+            from query_utils import Q
+
+            def active(users):
+                return users.filter(Q(active=True))
+
+            def q(x):
+                return x
+            """})
+    index_project(engine, tmp_path / "orm", project="orm")
+    for query in ("Q", "`Q`", " Q "):
+        top = engine.search_code(query, mode="graph", project="orm")
+        assert [(h.record["path"], h.title) for h in top][:1] == [("query_utils.py", "class Q")], query
+    assert engine.search_code("q", mode="graph", project="orm")[0].title == "def q"  # the name as written
+    assert engine.search_code("a Q", mode="graph", project="orm") == []
+    assert engine.search_code("Q", mode="graph", project="elsewhere") == []
