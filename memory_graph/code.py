@@ -136,7 +136,7 @@ def unchanged_vectors(old: pa.Table, chunks: list[dict]) -> list[str]:
             np.array_equal(mat[row[c["id"]]], np.asarray(c["vector"], dtype=mat.dtype))]
 
 
-_PACKAGE_STEMS = frozenset({"__init__", "index", "mod"})
+PACKAGE_STEMS = frozenset({"__init__", "index", "mod"})
 
 
 def index_symbol(index: EntityIndex, s: dict) -> None:
@@ -146,8 +146,9 @@ def index_symbol(index: EntityIndex, s: dict) -> None:
     name, aliases = s["name"], [s["qualname"]] if s["qualname"] != s["name"] else []
     if s["kind"] == "module":
         path = PurePosixPath(s["path"])
-        name, aliases = (path.parent.name if path.stem in _PACKAGE_STEMS else path.stem), []
-    if len(name) >= 3:
+        name, aliases = (path.parent.name if path.stem in PACKAGE_STEMS else path.stem), []
+    # a short module name is kept: only dotted names look modules up (``db.connection``), so it matches no prose
+    if len(name) >= 3 or s["kind"] == "module":
         index.add(s["id"], name, s["kind"], aliases)
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Any
 
-from .code import is_test_path
+from .code import PACKAGE_STEMS, is_test_path
 from .errors import NotFoundError, ValidationError
 from .graph import SYMBOL
 from .linking import norm
@@ -117,9 +118,7 @@ class SymbolsMixin:
             return None
         named = self._named(owner, project)
         with self._graph_lock:
-            packages = [i for i in self.symbol_index.by_norm.get(norm(owner), ())
-                        if self.symbol_index.names[i][1] == "module" and i in self.code_graph and
-                        (project is None or self.code_graph.attrs(i).get("project") == project)]
+            packages = self._owners(owner, project, modules_only=True)
         seen = {t["id"] for t in named}
         for sid, kind, label in [*((t["id"], t["kind"], t["qualname"] if t["kind"] != "module" else None)
                                    for t in named),
@@ -156,7 +155,38 @@ class SymbolsMixin:
                 if loose is not None:
                     return loose
                 frontier = up(frontier)
+            return self._submodule(type_id, member) if own else None
+
+    def _submodule(self, package_id: str, member: str) -> str | None:
+        """The module ``member`` of a package (``db.transaction``: django/db/transaction.py, or a folder's
+        ``__init__.py``) when ``package_id`` is the package's own module, else None."""
+        g, index = self.code_graph, self.symbol_index
+        attrs = g.attrs(package_id)
+        path = PurePosixPath(attrs.get("path") or "")
+        if attrs.get("symbol_kind") != "module" or path.stem not in PACKAGE_STEMS:
+            return None
+        for i in sorted(index.by_norm.get(norm(member), ())):
+            a = g.attrs(i) if i in g else {}
+            p = PurePosixPath(a.get("path") or "")
+            if a.get("symbol_kind") == "module" and a.get("project") == attrs.get("project") and (
+                    (p.parent == path.parent and p.stem == member) or
+                    (p.stem in PACKAGE_STEMS and p.parent.parent == path.parent and p.parent.name == member)):
+                return i
         return None
+
+    def _owners(self, owner: str, project: str | None, modules_only: bool = False) -> list[str]:
+        """Types and modules the in-memory index names ``owner``, in code before tests, then the least nested
+        first (``db`` is django/db before django/contrib/gis/db). Call with the graph lock held."""
+        g, index = self.code_graph, self.symbol_index
+        found = [i for i in index.by_norm.get(norm(owner), ()) if i in g and
+                 (project is None or g.attrs(i).get("project") == project) and
+                 (not modules_only or index.names[i][1] == "module")]
+
+        def order(i: str) -> tuple:
+            path = g.attrs(i).get("path") or ""
+            return is_test_path(path), path.count("/"), path, i
+
+        return sorted(found, key=order)
 
     def _dotted_mentions(self, text: str, project: str | None) -> tuple[str, dict[str, float]]:
         """Dotted names in a code query that name a member through a subclass (``ModelAdmin.get_queryset``,
@@ -164,16 +194,14 @@ class SymbolsMixin:
         seeds. As a whole such a name means that member, not every type and member its words name (as a
         qualified name does in ``EntityIndex.mentioned_in``). Uses only the in-memory index and graph: it runs
         on every search."""
-        index, g, found = self.symbol_index, self.code_graph, {}
+        index, found = self.symbol_index, {}
 
         def swap(m: re.Match) -> str:
             owner, _, member = m.group(0).rpartition(".")
             if not owner or norm(m.group(0)) in index.by_norm:  # no dot, or a name the type defines itself
                 return m.group(0)
             with self._graph_lock:
-                types = [t for t in index.by_norm.get(norm(owner), ())
-                         if project is None or g.attrs(t).get("project") == project]
-                hit = next((h for t in types if (h := self._base_member(t, member))), None)
+                hit = next((h for t in self._owners(owner, project) if (h := self._base_member(t, member))), None)
             if hit is None:
                 return m.group(0)
             found[hit] = 1.0

@@ -276,3 +276,40 @@ def test_a_query_that_is_a_short_name_reaches_its_definition(engine, tmp_path):
     assert engine.search_code("q", mode="graph", project="orm")[0].title == "def q"  # the name as written
     assert engine.search_code("a Q", mode="graph", project="orm") == []
     assert engine.search_code("Q", mode="graph", project="elsewhere") == []
+
+
+def test_a_short_package_name_reaches_its_members_and_submodules(engine, tmp_path):
+    """`db.connection` is what Django's django/db/__init__.py binds and `db.transaction` its module
+    transaction.py (a package's folder `tx/`, too): a package named in two characters is looked up as any
+    other, and of two packages named `db` the less nested one (not contrib/gis/db) answers."""
+    write(tmp_path / "site", {
+        "app/db/__init__.py": """
+            connection = object()
+            """,
+        "app/db/transaction.py": """
+            def atomic():
+                return connection
+            """,
+        "app/db/tx/__init__.py": """
+            def begin():
+                return 1
+            """,
+        "app/contrib/gis/db/__init__.py": """
+            backend = 'postgis'
+            """,
+        "app/contrib/gis/db/transaction.py": """
+            def atomic():
+                return 2
+            """})
+    index_project(engine, tmp_path / "site", project="site")
+    first = {name: engine.find_symbols(name, project="site")[0] for name in ("db.connection", "db.transaction",
+                                                                              "db.tx", "db.backend")}
+    assert (first["db.connection"]["qualname"], first["db.connection"]["path"]) == ("connection",
+                                                                                  "app/db/__init__.py")
+    assert (first["db.transaction"]["kind"], first["db.transaction"]["path"]) == ("module", "app/db/transaction.py")
+    assert first["db.tx"]["path"] == "app/db/tx/__init__.py"
+    assert first["db.backend"]["path"] == "app/contrib/gis/db/__init__.py"  # the other `db` when only it has one
+    top = engine.search_code("db.transaction", mode="graph", project="site")[0]
+    assert top.record["path"] == "app/db/transaction.py"
+    assert engine.search_code("transaction.atomic", mode="graph", project="site")[0].record["path"] == \
+        "app/db/transaction.py"
