@@ -30,9 +30,10 @@ log = logging.getLogger("memory_graph.codebase")
 #: module-level bindings (Python, JavaScript, TypeScript, Go, Rust) are symbols; 9 = not inside a module-level
 #: loop; 10 = bindings in a class body (Python class attributes and fields, JavaScript and TypeScript class
 #: fields) are symbols; 11 = calls on a variable or attribute annotated with or assigned a class record it
-#: (Ref.typed); 12 = and what a function returns to them or a `with` (`eng = engine()`). A re-cut file
-#: re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "12"
+#: (Ref.typed); 12 = and what a function returns to them or a `with` (`eng = engine()`); 13 = a class's
+#: attributes assigned a class are recorded (`holds` refs), so a subclass's `self.store.save()` resolves. A
+#: re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "13"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -180,6 +181,10 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         owner_cls = _attribute_owner(out, parents, scope, ref.receiver)
         key = ref.receiver.split(".", 1)[-1] if owner_cls is not None else ref.receiver
         ref.typed = classes.get(scope if owner_cls is None else owner_cls, {}).get(key, "")
+    for idx, held in classes.items():  # what subclasses, in other files too, find on `self.store`
+        if is_classy(out.symbols[idx].kind):
+            out.refs.extend(Ref(out.symbols[idx].qualname, "holds", attr, out.symbols[idx].start_line, "", cls)
+                            for attr, cls in sorted(held.items()) if not cls.endswith(RETURNED))
     for idx, start, end in sorted(defs, key=lambda d: (d[1], -d[2])):
         for i in range(start, end + 1):
             owner[i] = idx

@@ -35,7 +35,7 @@ class Ref:
     """A name used by a symbol, to be resolved against the project's symbols."""
 
     source: str            # qualname of the symbol that uses the name ("" = the module)
-    kind: str              # calls | imports | extends | implements
+    kind: str              # calls | imports | extends | implements | holds (a class's attribute, its class in typed)
     name: str
     line: int = 0
     #: for a call, what the name is looked up on: "" for a plain call, else the receiver as a dotted name

@@ -110,6 +110,8 @@ class Resolver:
         self.types_by_flat: dict[str, list[dict]] = defaultdict(list)   # lower-case name without "_" -> types
         #: type qualname -> qualnames of its base types in the project (filled by resolve_edges)
         self.bases: dict[str, list[str]] = defaultdict(list)
+        #: type qualname -> its attribute -> (the class assigned to it, the file that does) (``holds`` refs)
+        self.held: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
         self.file_imports: dict[str, dict[str, str]] = {}   # path -> imported name -> module (resolve_edges)
         self._module_cache: dict[tuple[str, str], list[str]] = {}
         self._star_cache: dict[tuple[str, str, int], list[dict]] = {}   # (name, path, depth) -> _starred
@@ -189,8 +191,13 @@ class Resolver:
         """The symbol a name used in ``from_path`` (by the symbol whose qualname is ``source``) refers to, or
         None. ``receiver`` is what a called method is looked up on (``Ref.receiver``), ``typed`` the class it
         is known to hold (``Ref.typed``)."""
+        if kind == "calls" and not typed:  # `self.store.save()` where a base class assigns self.store
+            typed, from_typed = self._inherited_attribute(receiver, source)
+        else:
+            from_typed = from_path
         if kind == "calls" and typed:
-            known, hit = self._of_class(name, typed, from_path, imports, source)
+            known, hit = self._of_class(name, typed, from_typed, self.file_imports.get(from_typed, imports)
+                                        if from_typed != from_path else imports, source)
             if known:
                 return hit
         if kind == "calls" and receiver:
@@ -246,6 +253,24 @@ class Resolver:
                 top = self._functions(name)
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path)
+
+    def _inherited_attribute(self, receiver: str, source: str) -> tuple[str, str]:
+        """(class, file) a base class of the calling method's class assigns to ``self.attr`` (the receiver),
+        nearest base first, or ("", "")."""
+        first, _, attr = receiver.partition(".")
+        owner = owner_of(source)
+        if first not in SELF_RECEIVERS or not attr or "." in attr or not owner:
+            return "", ""
+        queue, seen = list(self.bases.get(owner, [])), {owner}
+        while queue and len(seen) <= 32:
+            typ = queue.pop(0)
+            if typ in seen:
+                continue
+            seen.add(typ)
+            if attr in self.held.get(typ, {}):
+                return self.held[typ][attr]
+            queue.extend(self.bases.get(typ, []))
+        return "", ""
 
     def _of_class(self, name: str, cls: str, from_path: str, imports: dict[str, str],
                   source: str = "") -> tuple[bool, dict | None]:
@@ -408,8 +433,9 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
     """Every edge of a project: contains (parent -> member), calls, imports, extends, implements.
 
     symbols: rows with id, path, name, qualname, kind, parent, start_line. files: path -> {"refs": [[source
-    qualname, kind, name, line, receiver], ...], "imports": {name: module}}. package: the project folder's
-    name, under which its modules may import each other.
+    qualname, kind, name, line, receiver, typed], ...], "imports": {name: module}}; a ``holds`` ref is no edge
+    but a class's attribute and the class assigned to it. package: the project folder's name, under which its
+    modules may import each other.
     """
     resolver = Resolver(symbols, package)
     resolver.file_imports = {path: info.get("imports") or {} for path, info in files.items()}
@@ -428,11 +454,15 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
         if parent is not None:
             add(s["path"], parent["id"], "contains", s["name"], s["id"], s["start_line"])
     # base types first: method calls on self and super are resolved through them
-    order = {"extends": 0, "implements": 0}
+    order = {"extends": 0, "implements": 0, "holds": 0}
     refs = sorted(((order.get(ref[1], 1), path, ref) for path, info in files.items() for ref in info.get("refs") or []),
                   key=lambda t: (t[0], t[1]))
     for _, path, ref in refs:
         source_qual, kind, name, line = ref[:4]
+        if kind == "holds":
+            if len(ref) > 5 and ref[5]:
+                resolver.held[type_key(source_qual)][name] = (ref[5], path)
+            continue
         receiver = ref[4] if len(ref) > 4 else ""  # refs stored before receivers were recorded have none
         typed = ref[5] if len(ref) > 5 else ""
         imports = files[path].get("imports") or {}

@@ -409,6 +409,60 @@ def test_a_variable_of_a_known_class_calls_that_class_before_what_its_name_resem
     assert ("test_typed", "Cache.drop") not in edges_of(TYPED, strip_receivers=True)
 
 
+def test_an_attribute_a_base_class_assigns_types_it_in_subclasses_in_other_files():
+    """`self.backend = RedisCache()` in Base.__init__ makes `self.backend.get()` in a subclass elsewhere a call
+    of RedisCache.get, not of Backend.get, which the attribute's name resembles; the subclass's own
+    assignment comes first, and an attribute no class assigns is left to the name as before."""
+    files = {
+        "cache.py": """
+            class Backend:
+                def get(self, key):
+                    return None
+
+            class RedisCache:
+                def get(self, key):
+                    return key
+
+            class MemoryCache:
+                def get(self, key):
+                    return key
+            """,
+        "base.py": """
+            from cache import RedisCache
+
+            class Base:
+                def __init__(self):
+                    self.backend = RedisCache()
+            """,
+        "views.py": """
+            from base import Base
+            from cache import MemoryCache
+
+            class View(Base):
+                def load(self):
+                    return self.backend.get("k")
+
+            class Local(Base):
+                def __init__(self):
+                    self.backend = MemoryCache()
+
+                def load(self):
+                    return self.backend.get("k")
+
+            class Other:
+                def load(self):
+                    return self.backend.get("k")
+            """}
+    edges = edges_of(files)
+    assert ("View.load", "RedisCache.get") in edges and ("View.load", "Backend.get") not in edges
+    assert ("Local.load", "MemoryCache.get") in edges and ("Local.load", "RedisCache.get") not in edges
+    assert ("Other.load", "Backend.get") in edges  # no base assigns it: the name decides
+    # the base's file records what its attribute holds (files cut before chunker 13 have no such record)
+    base = parse_file("base.py", textwrap.dedent(files["base.py"]), "python")
+    assert [(r.source, r.kind, r.name, r.typed) for r in base.refs if r.kind == "holds"] == [
+        ("Base", "holds", "backend", "RedisCache")]
+
+
 @pytest.mark.parametrize("text, expected", [
     ("Store", "Store"), ("'Store'", "Store"), ("Store | None", "Store"), ("None | Store", "Store"),
     ("Optional[Store]", "Store"), ("models.Store", "models.Store"), (": Store | undefined", ""),
