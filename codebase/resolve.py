@@ -191,13 +191,13 @@ class Resolver:
         """The symbol a name used in ``from_path`` (by the symbol whose qualname is ``source``) refers to, or
         None. ``receiver`` is what a called method is looked up on (``Ref.receiver``), ``typed`` the class it
         is known to hold (``Ref.typed``)."""
+        typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
         if kind == "calls" and not typed:  # `self.store.save()` where a base class assigns self.store
-            typed, from_typed = self._inherited_attribute(receiver, source)
-        else:
-            from_typed = from_path
+            typed, held_in = self._inherited_attribute(receiver, source)
+            if typed:
+                typed_in, typed_imports = held_in, self.file_imports.get(held_in, {})
         if kind == "calls" and typed:
-            known, hit = self._of_class(name, typed, from_typed, self.file_imports.get(from_typed, imports)
-                                        if from_typed != from_path else imports, source)
+            known, hit = self._of_class(name, typed, typed_in, typed_imports, source)
             if known:
                 return hit
         if kind == "calls" and receiver:

@@ -26,9 +26,9 @@ SYMBOL_COLUMNS = ["id", "project", "path", "name", "qualname", "kind", "signatur
 #: what a symbol's kind may be, for the help of the tools and commands that filter by it
 KINDS_HELP = ("function, method, class, attribute (a class attribute or field), variable, constant, interface, "
               "struct, enum, ...")
-#: how a symbol may be named to the tools and commands that take one
 #: a name too short for the in-memory symbol index (``index_symbol``), alone or backticked
 _SHORT_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]?)`?")
+#: how a symbol may be named to the tools and commands that take one
 SYMBOL_HELP = "Symbol name, qualified name (Class.method, module.function) or id."
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
