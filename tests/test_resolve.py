@@ -419,16 +419,22 @@ def test_an_attribute_a_base_class_assigns_types_it_in_subclasses_in_other_files
                 def get(self, key):
                     return None
 
-            class RedisCache:
-                def get(self, key):
-                    return key
-
             class MemoryCache:
                 def get(self, key):
                     return key
             """,
+        "store/redis.py": """
+            class RedisCache:
+                def get(self, key):
+                    return key
+            """,
+        "legacy/redis.py": """
+            class RedisCache:
+                def get(self, key):
+                    return None
+            """,
         "base.py": """
-            from cache import RedisCache
+            from store.redis import RedisCache
 
             class Base:
                 def __init__(self):
@@ -455,6 +461,8 @@ def test_an_attribute_a_base_class_assigns_types_it_in_subclasses_in_other_files
             """}
     edges = edges_of(files)
     assert ("View.load", "RedisCache.get") in edges and ("View.load", "Backend.get") not in edges
+    # the class as the base's file names it (its import), not any namesake
+    assert ("View.load", "store/redis.py:RedisCache.get") in edges_of(files, paths=True)
     assert ("Local.load", "MemoryCache.get") in edges and ("Local.load", "RedisCache.get") not in edges
     assert ("Other.load", "Backend.get") in edges  # no base assigns it: the name decides
     # the base's file records what its attribute holds (files cut before chunker 13 have no such record)
