@@ -75,6 +75,8 @@ def test_the_harness_writes_its_reports_and_leaves_no_data_behind(tmp_path, monk
     and its engines' folder removed at the end."""
     import tempfile
 
+    for extra in ("bm25s", "matplotlib"):  # the other systems and the charts
+        pytest.importorskip(extra, reason=f"{extra} is a bench extra: pip install -e '.[bench]'")
     from benchmarks.__main__ import main
 
     _locomo(tmp_path)
