@@ -92,9 +92,9 @@ def _hit(h: Hit, details: bool, explain: bool, full: dict | None = None) -> dict
     if h.kind == "memory":
         out.update(type=r.get("memory_type"), date=_stamp(r.get("created_at")), project=r.get("project") or None)
         # an agent may read no further than this index, so a superseded memory must say so here
-        out.update({k: r[k] for k in ("valid_until", "ended", "superseded_by", "invalidation_reason") if r.get(k)})
         if r.get("valid_until"):
             out["valid_until"] = _stamp(r["valid_until"])
+        out.update({k: r[k] for k in ("ended", "superseded_by", "invalidation_reason") if r.get(k)})
     else:
         out.update(path=r.get("path"), lines=f"{r.get('start_line')}-{r.get('end_line')}",
                    language=r.get("language"), type=r.get("chunk_type"))
