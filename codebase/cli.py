@@ -143,7 +143,8 @@ def symbols(name: str = typer.Argument(..., help="A name, part of one, or text o
             limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000),
             as_json: bool = JsonOpt) -> None:
     """Find symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
-    method the class inherits, module.function the module's function."""
+    method the class inherits, module.function the module's function, and a dotted path
+    (pkg.module.Class.method, as an import or a traceback writes it) the symbol it leads to."""
     with engine() as eng:
         rows = eng.find_symbols(name, project=project, kind=kind, limit=limit)
     _json(rows) if as_json else _print_symbols(rows, f"symbols matching {name!r}")

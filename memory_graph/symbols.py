@@ -29,13 +29,20 @@ KINDS_HELP = ("function, method, class, attribute (a class attribute or field), 
 #: a name too short for the in-memory symbol index (``index_symbol``), alone or backticked
 _SHORT_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]?)`?")
 #: how a symbol may be named to the tools and commands that take one
-SYMBOL_HELP = "Symbol name, qualified name (Class.method, module.function) or id."
+SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function), dotted path (pkg.module.Class.method) "
+               "or id.")
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
 
 
 def _like(needle: str) -> str:
     return needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _top_level(path: str) -> bool:
+    """Whether a module's file is at its project's root, or is a root folder's package file."""
+    parts = PurePosixPath(path).parts
+    return len(parts) == 1 or (len(parts) == 2 and PurePosixPath(path).stem in PACKAGE_STEMS)
 
 
 def _member_name(qualname: str) -> str:
@@ -48,8 +55,9 @@ class SymbolsMixin:
     def find_symbols(self, name: str, project: str | None = None, kind: str | None = None,
                      path_prefix: str | None = None, limit: int = 20) -> list[dict]:
         """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive), code
-        before tests within each; ``Type.member`` or ``module.member`` that is no qualified name puts the member
-        it means first (inherited from Type's nearest base that has one, or defined in the module)."""
+        before tests within each; ``Type.member``, ``module.member`` or a dotted path (``pkg.module.Type.member``)
+        that is no qualified name puts the member it means first (inherited from Type's nearest base that has
+        one, or defined, imported or a submodule in the module)."""
         name = check_name(name, "name")
         check_limit(limit, self.config)
         needle = name.lower()
@@ -118,15 +126,17 @@ class SymbolsMixin:
             return None
         named = self._named(owner, project)
         with self._graph_lock:
-            packages = self._owners(owner, project, modules_only=True)
-        seen = {t["id"] for t in named}
-        for sid, kind, label in [*((t["id"], t["kind"], t["qualname"] if t["kind"] != "module" else None)
-                                   for t in named),
-                                 *((i, "module", None) for i in packages if i not in seen)]:
-            # a type's own members are qualified names `_named` finds; a module's are not
-            found = self._base_member(sid, member, own=kind == "module")
-            if found:
-                return found, label
+            # a type's own members are qualified names `_named` finds; a module's, or those of a type reached
+            # through a dotted path (`django.db.models.Model`), are not
+            reached = self._owners(owner, project, modules_only=True)
+            seen = {t["id"] for t in named}
+            for sid, own in [*((t["id"], t["kind"] == "module") for t in named),
+                             *((i, True) for i in reached if i not in seen)]:
+                found = self._base_member(sid, member, own=own)
+                if found:
+                    inherited = self.code_graph.attrs(sid).get("symbol_kind") != "module" and found not in {
+                        m for m, *_ in self.code_graph.neighbors(sid, "out", ["contains"])}
+                    return found, self.code_graph.attrs(sid).get("name") if inherited else None
         return None
 
     def _base_member(self, type_id: str, member: str, own: bool = True) -> str | None:
@@ -155,7 +165,7 @@ class SymbolsMixin:
                 if loose is not None:
                     return loose
                 frontier = up(frontier)
-            return self._submodule(type_id, member) if own else None
+            return (self._submodule(type_id, member) or self._reexported(type_id, member)) if own else None
 
     def _submodule(self, package_id: str, member: str) -> str | None:
         """The module ``member`` of a package (``db.transaction``: django/db/transaction.py, or a folder's
@@ -174,10 +184,42 @@ class SymbolsMixin:
                 return i
         return None
 
+    def _reexported(self, package_id: str, member: str) -> str | None:
+        """A top-level definition ``member`` of a module that a package's module imports (``models.Model``:
+        django/db/models/__init__.py imports it from base.py), up to three imports deep, breadth first and the
+        package's own modules first at each depth, when ``package_id`` is a package's module, else None."""
+        g = self.code_graph
+        path = PurePosixPath(g.attrs(package_id).get("path") or "")
+        if g.attrs(package_id).get("symbol_kind") != "module" or path.stem not in PACKAGE_STEMS:
+            return None
+        seen, frontier = {package_id}, [package_id]
+        for _ in range(3):
+            imported = [m for f in frontier for m, *_ in g.neighbors(f, "out", ["imports"]) if m not in seen]
+            frontier = sorted(dict.fromkeys(imported), key=lambda m: (
+                not PurePosixPath(g.attrs(m).get("path") or "").is_relative_to(path.parent),
+                g.attrs(m).get("path") or "", m))
+            seen.update(frontier)
+            for module in frontier:
+                for m, *_ in g.neighbors(module, "out", ["contains"]):
+                    if _member_name(str(g.attrs(m).get("name", ""))) == member:
+                        return m
+        return None
+
     def _owners(self, owner: str, project: str | None, modules_only: bool = False) -> list[str]:
         """Types and modules the in-memory index names ``owner``, in code before tests, then the least nested
-        first (``db`` is django/db before django/contrib/gis/db). Call with the graph lock held."""
+        first (``db`` is django/db before django/contrib/gis/db); for a dotted path (``django.db.models.Model``,
+        any kind) those it reaches part by part, each part a member, submodule or re-export of the one before,
+        where the first part may also be a project indexed at its package's own folder (``networkx.utils`` in
+        a project "networkx" whose paths start at utils/). Call with the graph lock held."""
         g, index = self.code_graph, self.symbol_index
+        head, _, last = owner.rpartition(".")
+        if head:
+            found = [h for o in self._owners(head, project) if (h := self._base_member(o, last))]
+            if not found and "." not in head:
+                found = [i for i in self._owners(last, project, modules_only=True)
+                         if str(g.attrs(i).get("project", "")).lower() == head.lower() and
+                         _top_level(g.attrs(i).get("path") or "")]
+            return list(dict.fromkeys(found))
         found = [i for i in index.by_norm.get(norm(owner), ()) if i in g and
                  (project is None or g.attrs(i).get("project") == project) and
                  (not modules_only or index.names[i][1] == "module")]

@@ -392,7 +392,8 @@ def build_server(state: ServerState) -> MCPServer:
             path_prefix: Annotated[str | None, Field(max_length=1000)] = None,
             limit: Limit = 20) -> dict[str, Any]:
         """Symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
-        method the class inherits, module.function the module's function."""
+        method the class inherits, module.function the module's function, and a dotted path
+        (pkg.module.Class.method, as an import or a traceback writes it) the symbol it leads to."""
         rows = state.engine().find_symbols(name, project=project, kind=kind, path_prefix=path_prefix, limit=limit)
         return {"symbols": rows}
 
@@ -408,8 +409,8 @@ def build_server(state: ServerState) -> MCPServer:
 
         Overloads of one name in one scope are asked as one (listed under ``overloads``). A name several
         symbols share answers for one and lists the rest under ``others``: ask again by qualname or id.
-        Class.method finds a method inherited from a base (``inherited_by`` names the class asked), and
-        module.function the function a module defines."""
+        Class.method finds a method inherited from a base (``inherited_by`` names the class asked),
+        module.function the function a module defines, and pkg.module.Class.method what that path leads to."""
         return state.engine().symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
 
     @mcp.tool(annotations=READ)

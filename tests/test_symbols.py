@@ -313,3 +313,69 @@ def test_a_short_package_name_reaches_its_members_and_submodules(engine, tmp_pat
     assert top.record["path"] == "app/db/transaction.py"
     assert engine.search_code("transaction.atomic", mode="graph", project="site")[0].record["path"] == \
         "app/db/transaction.py"
+
+
+def test_a_dotted_path_reaches_its_symbol_package_by_package(engine, tmp_path):
+    """`shop.db.transaction.atomic` and `shop.db.Model.save` as a traceback or an import names them: each part
+    a member, submodule or re-export (`from .base import Model`) of the one before, so the path decides between
+    namesakes; a project indexed at its package's own folder takes its name as the first part."""
+    write(tmp_path / "site", {
+        "shop/__init__.py": "",
+        "shop/db/__init__.py": """
+            from ..api import helper
+            from .base import Model
+            """,
+        "shop/db/base.py": """
+            class Model:
+                def save(self):
+                    return 1
+            """,
+        "shop/db/child.py": """
+            from .base import Model
+
+            class Child(Model):
+                pass
+
+            def store(c):
+                return c.save()
+            """,
+        "shop/db/transaction.py": """
+            def atomic():
+                return 1
+            """,
+        "shop/contrib/__init__.py": "",
+        "shop/contrib/db/__init__.py": "",
+        "shop/contrib/db/transaction.py": """
+            def atomic():
+                return 2
+            """,
+        "shop/api.py": """
+            class Model:
+                def save(self):
+                    return 3
+
+            def helper():
+                return 4
+            """})
+    index_project(engine, tmp_path / "site", project="site")
+    index_project(engine, tmp_path / "site" / "shop", project="shop")
+
+    def first(name: str, project: str = "site") -> tuple[str, str]:
+        found = engine.find_symbols(name, project=project)
+        return (found[0]["qualname"], found[0]["path"]) if found else ("", "")
+
+    assert first("shop.db.transaction.atomic") == ("atomic", "shop/db/transaction.py")
+    assert first("shop.contrib.db.transaction.atomic") == ("atomic", "shop/contrib/db/transaction.py")
+    assert first("shop.db.transaction")[1] == "shop/db/transaction.py"
+    assert first("shop.db.Model") == ("Model", "shop/db/base.py")
+    assert first("shop.db.Model.save") == ("Model.save", "shop/db/base.py")
+    assert first("shop.db.Model.save", project="shop") == ("Model.save", "db/base.py")
+    assert first("shop.api.helper", project="shop") == ("helper", "api.py")
+    assert first("shop.nothing.atomic") == ("", "")
+    callers = engine.symbol_graph("shop.db.child.Child.save", "callers", project="site")
+    assert (callers["symbol"]["qualname"], callers["inherited_by"]) == ("Model.save", "Child")
+    assert "inherited_by" not in engine.symbol_graph("shop.db.Model.save", "callers", project="site")
+    with pytest.raises(NotFoundError):
+        engine.symbol_graph("shop.db.Model.load", project="site")
+    top = engine.search_code("shop.contrib.db.transaction.atomic", mode="graph", project="site")[0]
+    assert (top.title, top.record["path"]) == ("def atomic", "shop/contrib/db/transaction.py")
