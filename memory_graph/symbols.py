@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
+from itertools import chain
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Iterator
 
 from .code import PACKAGE_STEMS, is_test_path
 from .errors import NotFoundError, ValidationError
@@ -128,10 +130,10 @@ class SymbolsMixin:
         with self._graph_lock:
             # a type's own members are qualified names `_named` finds; a module's, or those of a type reached
             # through a dotted path (`django.db.models.Model`), are not
-            reached = self._owners(owner, project, modules_only=True)
             seen = {t["id"] for t in named}
-            for sid, own in [*((t["id"], t["kind"] == "module") for t in named),
-                             *((i, True) for i in reached if i not in seen)]:
+            for sid, own in chain(((t["id"], t["kind"] == "module") for t in named),
+                                  ((i, True) for i in self._owners(owner, project, modules_only=True)
+                                   if i not in seen)):
                 found = self._base_member(sid, member, own=own)
                 if found:
                     inherited = self.code_graph.attrs(sid).get("symbol_kind") != "module" and found not in {
@@ -144,6 +146,8 @@ class SymbolsMixin:
         defines one; case-insensitive, but one of the same case first (the function ``transaction.atomic``,
         not the class ``transaction.Atomic``)."""
         g, seen = self.code_graph, {type_id}
+        if len(member) >= 3 and norm(member) not in self.symbol_index.by_norm:  # no symbol has that name
+            return None
 
         def up(types: list[str]) -> list[str]:
             bases = [b for t in types for b, *_ in g.neighbors(t, "out", ["extends", "implements"])]
@@ -185,19 +189,26 @@ class SymbolsMixin:
         return None
 
     def _reexported(self, package_id: str, member: str) -> str | None:
-        """A top-level definition ``member`` of a module that a package's module imports (``models.Model``:
-        django/db/models/__init__.py imports it from base.py), up to three imports deep, breadth first and the
-        package's own modules first at each depth, when ``package_id`` is a package's module, else None."""
-        g = self.code_graph
-        path = PurePosixPath(g.attrs(package_id).get("path") or "")
-        if g.attrs(package_id).get("symbol_kind") != "module" or path.stem not in PACKAGE_STEMS:
+        """A top-level definition ``member`` of one of its own modules that a package's module imports
+        (``models.Model``: django/db/models/__init__.py imports it from base.py), up to three imports deep
+        and breadth first, when ``package_id`` is a package's module, else None."""
+        g, attrs = self.code_graph, self.code_graph.attrs(package_id)
+        folder = posixpath.dirname(attrs.get("path") or "") + "/"
+        if attrs.get("symbol_kind") != "module" or PurePosixPath(attrs.get("path") or "").stem not in PACKAGE_STEMS:
+            return None
+
+        def inside(i: str) -> bool:
+            a = g.attrs(i) if i in g else {}
+            return a.get("project") == attrs.get("project") and str(a.get("path") or "").startswith(folder)
+
+        # most names a package is asked for are defined nowhere in it: the name index says so at once
+        if len(member) >= 3 and not any(inside(i) for i in self.symbol_index.by_norm.get(norm(member), ())):
             return None
         seen, frontier = {package_id}, [package_id]
         for _ in range(3):
-            imported = [m for f in frontier for m, *_ in g.neighbors(f, "out", ["imports"]) if m not in seen]
-            frontier = sorted(dict.fromkeys(imported), key=lambda m: (
-                not PurePosixPath(g.attrs(m).get("path") or "").is_relative_to(path.parent),
-                g.attrs(m).get("path") or "", m))
+            imported = [m for f in frontier for m, *_ in g.neighbors(f, "out", ["imports"])
+                        if m not in seen and inside(m)]
+            frontier = sorted(dict.fromkeys(imported), key=lambda m: (g.attrs(m).get("path") or "", m))
             seen.update(frontier)
             for module in frontier:
                 for m, *_ in g.neighbors(module, "out", ["contains"]):
@@ -205,21 +216,25 @@ class SymbolsMixin:
                         return m
         return None
 
-    def _owners(self, owner: str, project: str | None, modules_only: bool = False) -> list[str]:
+    def _owners(self, owner: str, project: str | None, modules_only: bool = False) -> Iterator[str]:
         """Types and modules the in-memory index names ``owner``, in code before tests, then the least nested
         first (``db`` is django/db before django/contrib/gis/db); for a dotted path (``django.db.models.Model``,
         any kind) those it reaches part by part, each part a member, submodule or re-export of the one before,
         where the first part may also be a project indexed at its package's own folder (``networkx.utils`` in
-        a project "networkx" whose paths start at utils/). Call with the graph lock held."""
+        a project "networkx" whose paths start at utils/). A path reaches one symbol, through the first owner of
+        each part that has the next (as an import resolves), and lazily: Django has 211 modules named
+        ``models``. Call with the graph lock held."""
         g, index = self.code_graph, self.symbol_index
         head, _, last = owner.rpartition(".")
         if head:
-            found = [h for o in self._owners(head, project) if (h := self._base_member(o, last))]
-            if not found and "." not in head:
-                found = [i for i in self._owners(last, project, modules_only=True)
-                         if str(g.attrs(i).get("project", "")).lower() == head.lower() and
-                         _top_level(g.attrs(i).get("path") or "")]
-            return list(dict.fromkeys(found))
+            hit = next((h for o in self._owners(head, project) if (h := self._base_member(o, last))), None)
+            if hit:
+                yield hit
+            elif "." not in head:
+                yield from (i for i in self._owners(last, project, modules_only=True)
+                            if str(g.attrs(i).get("project", "")).lower() == head.lower() and
+                            _top_level(g.attrs(i).get("path") or ""))
+            return
         found = [i for i in index.by_norm.get(norm(owner), ()) if i in g and
                  (project is None or g.attrs(i).get("project") == project) and
                  (not modules_only or index.names[i][1] == "module")]
@@ -228,7 +243,7 @@ class SymbolsMixin:
             path = g.attrs(i).get("path") or ""
             return is_test_path(path), path.count("/"), path, i
 
-        return sorted(found, key=order)
+        yield from sorted(found, key=order)
 
     def _dotted_mentions(self, text: str, project: str | None) -> tuple[str, dict[str, float]]:
         """Dotted names in a code query that name a member through a subclass (``ModelAdmin.get_queryset``,
