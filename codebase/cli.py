@@ -88,7 +88,8 @@ def watch(path: Path = typer.Argument(Path("."), help=(
 
 
 @app.command("search-code")
-def search_code(query: str = typer.Argument(..., help="What the code does, an identifier, or both."),
+def search_code(query: str = typer.Argument(..., help=(
+                    "What the code does, an identifier, a file (path:name, path:line), or a mix.")),
                 limit: int = typer.Option(10, "--limit", "-n", min=1, max=1000, help="Results to show."),
                 project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
                 path_prefix: Optional[str] = typer.Option(None, "--path", help="Only paths starting with this."),
@@ -137,7 +138,9 @@ def _print_symbols(rows: list[dict], title: str) -> None:
 
 
 @app.command()
-def symbols(name: str = typer.Argument(..., help="A name, part of one, or text of a signature."),
+def symbols(name: str = typer.Argument(..., help=(
+                "A name, part of one, text of a signature, a dotted path or a file's path (base.py, "
+                "pkg/module.py:name, pkg/module.py:88).")),
             project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
             kind: Optional[str] = typer.Option(None, help=KINDS_HELP),
             limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000),

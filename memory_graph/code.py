@@ -395,8 +395,10 @@ class CodeMixin:
         now = time.time()
         c = self.config.candidates(limit)
         with self._graph_lock:
-            mentions, seeds = self._dotted_mentions(code_mentions(query[:2_000]), filters.project)
-            seeds = {**self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",)), **seeds}
+            text, in_files = self._file_mentions(query[:2_000], filters.project)
+            mentions, seeds = self._dotted_mentions(code_mentions(text), filters.project)
+            seeds = {**self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",)), **seeds,
+                     **in_files}
         seeds = seeds or self._short_name_seeds(query, filters.project)
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}

@@ -13,7 +13,7 @@ from .errors import NotFoundError, ValidationError
 from .graph import SYMBOL
 from .linking import norm
 from .store.lance import sql_in, sql_quote
-from .text import IDENT_RE
+from .text import IDENT_RE, WORD_RE
 from .validation import check_filter, check_limit, check_name
 
 SYMBOL_RELATIONS = {
@@ -30,9 +30,15 @@ KINDS_HELP = ("function, method, class, attribute (a class attribute or field), 
               "struct, enum, ...")
 #: a name too short for the in-memory symbol index (``index_symbol``), alone or backticked
 _SHORT_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]?)`?")
+#: a file a code query or symbol name names, by path or file name, with a member after ``:``, ``::`` or ``#``
+#: (``django/db/transaction.py:atomic``, pytest's ``tests/test_app.py::TestApp::test_run``) or a line
+#: (``registry.py:88``, a traceback's ``File "/src/app/registry.py", line 88``)
+_FILE_MENTION = re.compile(r"(?<![\w/.\-])(?:\.{1,2}/|/)*((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4})"
+                           r"((?:(?:::?|#)[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)*)"
+                           r"(?:(?::|[\"']?,?\s+line\s+)(\d{1,7}))?(?![\w/])")
 #: how a symbol may be named to the tools and commands that take one
-SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function), dotted path (pkg.module.Class.method) "
-               "or id.")
+SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function), dotted path (pkg.module.Class.method), "
+               "file path with a name or line (pkg/module.py:name, pkg/module.py:88) or id.")
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
 
@@ -47,6 +53,12 @@ def _top_level(path: str) -> bool:
     return len(parts) == 1 or (len(parts) == 2 and PurePosixPath(path).stem in PACKAGE_STEMS)
 
 
+def _same_file(indexed: str, named: str) -> bool:
+    """Whether a path a user wrote names an indexed file: one is the other's end at a folder boundary."""
+    named = named.lstrip("/")
+    return indexed == named or indexed.endswith("/" + named) or named.endswith("/" + indexed)
+
+
 def _member_name(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1].rstrip("'")
 
@@ -59,7 +71,8 @@ class SymbolsMixin:
         """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive), code
         before tests within each; ``Type.member``, ``module.member`` or a dotted path (``pkg.module.Type.member``)
         that is no qualified name puts the member it means first (inherited from Type's nearest base that has
-        one, or defined, imported or a submodule in the module)."""
+        one, or defined, imported or a submodule in the module); so does a file's path with a member or line
+        (``transaction.py:atomic``, ``registry.py:88``), and a path alone puts the modules of its files first."""
         name = check_name(name, "name")
         check_limit(limit, self.config)
         needle = name.lower()
@@ -68,20 +81,25 @@ class SymbolsMixin:
                                  f"lower(qualname) LIKE {pattern} ESCAPE '\\' OR "
                                  f"lower(signature) LIKE {pattern} ESCAPE '\\')")
         rows = [r for r in rows if r["kind"] != "module" or needle in r["name"].lower()]
-        member = None
+        firsts: list[str] = []
         if "." in name.strip(".") and not any(needle in (r["name"].lower(), r["qualname"].lower()) for r in rows):
             with self._lock:  # the code graph, which holds the bases, may lag another process's index run
                 self._sync_with_others(locked=False)
-            member = self._dotted_member(name, project)
-        if member:  # `timezone.now`, `Deeper.save`: the member it names, before the text that mentions it
-            first = self._symbol_rows(project, kind, path_prefix, f"id = {sql_quote(member[0])}")
-            rows = first + [r for r in rows if r["id"] != member[0]]
+            file = _FILE_MENTION.fullmatch(name.strip())
+            if file and not (file.group(2) or file.group(3)):  # `base.py`: every file of that name
+                with self._graph_lock:
+                    firsts = self._file_modules(file.group(1), project)
+            firsts = firsts or [m[0] for m in [self._dotted_member(name, project)] if m]
+        if firsts:  # `timezone.now`, `Deeper.save`: the member it names, before the text that mentions it
+            first = self._symbol_rows(project, kind, path_prefix, sql_in("id", firsts))
+            rows = first + [r for r in rows if r["id"] not in firsts]
+        at = {i: n for n, i in enumerate(firsts)}
 
         def order(r: dict) -> tuple:
             n, q = r["name"].lower(), r["qualname"].lower()
-            return (0 if member and r["id"] == member[0] else 1 if needle in (n, q) else
+            return (0 if r["id"] in at else 1 if needle in (n, q) else
                     2 if n.startswith(needle) or q.startswith(needle) else 3 if needle in n or needle in q else 4,
-                    is_test_path(r["path"]), len(r["qualname"]), r["path"], r["start_line"])
+                    at.get(r["id"], 0), is_test_path(r["path"]), len(r["qualname"]), r["path"], r["start_line"])
 
         return sorted(rows, key=order)[:limit]
 
@@ -119,10 +137,90 @@ class SymbolsMixin:
         return sorted(rows, key=lambda r: (is_test_path(r["path"]), r["qualname"].lower() != needle,
                                            len(r["qualname"]), r["project"], r["path"], r["start_line"]))
 
+    def _file_modules(self, path: str, project: str | None) -> list[str]:
+        """The modules of the indexed files a path names (``transaction.py``, ``db/transaction.py``, an absolute
+        path that ends in one), code before tests, then the least nested first."""
+        g, want = self.code_graph, PurePosixPath(path)
+        name = want.parent.name if want.stem in PACKAGE_STEMS else want.stem
+        found = [i for i in self.symbol_index.by_norm.get(norm(name), ()) if i in g and
+                 g.attrs(i).get("symbol_kind") == "module" and (project is None or g.attrs(i).get("project") == project)
+                 and _same_file(str(g.attrs(i).get("path")), path)]
+        return sorted(found, key=lambda i: (is_test_path(g.attrs(i)["path"]), g.attrs(i)["path"].count("/"),
+                                            g.attrs(i)["path"], i))
+
+    def _file_member(self, mention: re.Match, project: str | None) -> str | None:
+        """What a ``_FILE_MENTION`` names: the member after its path (``:atomic``, ``::TestApp::test_run``) in
+        the first of the files the path may be that has it, else the innermost definition on its line
+        (``:88``), else the file's module when the path is one file's; None when nothing or several match."""
+        g, modules = self.code_graph, self._file_modules(mention.group(1), project)
+        members = list(filter(None, re.split(r"[:#.]+", mention.group(2))))
+        if not members and len(modules) == 1 and mention.group(3):
+            line, level, hit = int(mention.group(3)), [modules[0]], modules[0]
+            while level:  # down the definitions whose lines hold it, to the innermost
+                level = [m for t in level for m, *_ in g.neighbors(t, "out", ["contains"])
+                         if (span := g.attrs(m).get("lines")) and span[0] <= line <= span[1]]
+                hit = level[0] if level else hit
+            return hit
+        for hit in modules if members else modules[:1] if len(modules) == 1 else ():
+            for part in members:
+                hit = hit and self._base_member(hit, part)
+            if hit:
+                return hit
+        return None
+
+    def _definitions_named(self, module: str, words: list[str]) -> dict[str, str]:
+        """word -> the definition of a file (or a member of one: a class's method) that it names, the file's own
+        and the same case first."""
+        g, exact, loose = self.code_graph, {}, {}
+        level = [module]
+        for _ in range(2):
+            level = [m for t in level for m, *_ in g.neighbors(t, "out", ["contains"])]
+            for m in level:
+                exact.setdefault(_member_name(str(g.attrs(m).get("name", ""))), m)
+        for n, m in exact.items():
+            loose.setdefault(n.lower(), m)
+        return {w: h for w in words if (h := exact.get(w) or loose.get(w.lower()))}
+
+    def _file_mentions(self, query: str, project: str | None) -> tuple[str, dict[str, float]]:
+        """Files a code query names (``django/db/transaction.py``, ``transaction.py:atomic``): the query without
+        them, and as graph seeds what ``_file_member`` finds, or for a path alone the definitions (or their
+        members) of its file that the query's other words name ("atomic in transaction.py"), else the file's
+        module. A file name several files share, with other words beside it ("the save method in base.py"),
+        is left to the other legs. Call with the graph lock held."""
+        seeds, files = [], []
+        alone = len(WORD_RE.findall(_FILE_MENTION.sub(" ", query))) == 0
+
+        def swap(m: re.Match) -> str:
+            hit = self._file_member(m, project)
+            if hit is None and alone and not (m.group(2) or m.group(3)):  # "models.py": the least nested
+                hit = next(iter(self._file_modules(m.group(1), project)), None)
+            if hit is None:
+                return m.group(0)
+            (files if self.code_graph.attrs(hit).get("symbol_kind") == "module" else seeds).append(hit)
+            return " "
+
+        rest = _FILE_MENTION.sub(swap, query)
+        words, used = WORD_RE.findall(rest), set()
+        for module in files:
+            named = self._definitions_named(module, words)
+            used.update(named)
+            seeds.extend(named.values() or [module])
+        if used:  # words that named a file's definition name nothing more
+            rest = WORD_RE.sub(lambda w: " " if w.group(0) in used else w.group(0), rest)
+        return rest, dict.fromkeys(seeds, 1.0)
+
     def _dotted_member(self, name: str, project: str | None) -> tuple[str, str | None] | None:
         """``Type.member`` where the member is defined in a base of Type (nearest base first), or
-        ``module.member`` (``timezone.now``, also for a package's ``__init__``): its id and the type it was
-        asked through (None for a module's)."""
+        ``module.member`` (``timezone.now``, also for a package's ``__init__``), or a file's path with or
+        without a member (``django/db/transaction.py:atomic``): its id and the type it was asked through (None
+        for a module's)."""
+        mention = _FILE_MENTION.fullmatch(name.strip())
+        if mention:
+            with self._graph_lock:
+                hit = self._file_member(mention, project) or next(iter(self._file_modules(mention.group(1),
+                                                                                          project)), None)
+            if hit:
+                return hit, None
         owner, _, member = name.rpartition(".")
         if not owner or not member:
             return None

@@ -352,7 +352,7 @@ def build_server(state: ServerState) -> MCPServer:
     @_tool_errors
     def search_code(
             query: Annotated[str, Field(min_length=1, max_length=10_000, description=(
-                "What the code does, an identifier, or both."))],
+                "What the code does, an identifier, a file (path:name, path:line), or a mix."))],
             limit: Limit = 10, mode: Literal["hybrid", "vector", "bm25", "graph"] = "hybrid",
             project: Annotated[str | None, Field(max_length=200, description=(
                 "Project; default the current one; \"*\" searches every project."))] = None,
@@ -365,7 +365,8 @@ def build_server(state: ServerState) -> MCPServer:
         """Search code by meaning, identifier and structure: paths, lines and breadcrumbs, one result per definition.
 
         Test files rank below the code they test unless the query mentions tests, and documentation (Markdown,
-        reST, text) below the code it describes unless the query mentions docs."""
+        reST, text) below the code it describes unless the query mentions docs. A file's path names what follows
+        it (db/transaction.py:atomic, tests/test_x.py::TestX::test_y, a traceback's File "...", line 88)."""
         eng = state.engine()
         if project == "*":
             proj = None
@@ -386,7 +387,8 @@ def build_server(state: ServerState) -> MCPServer:
     @_tool_errors
     def search_symbols(
             name: Annotated[str, Field(min_length=1, max_length=200,
-                                       description="Name, part of one, or signature text.")],
+                                       description=("Name, part of one, signature text, dotted path, or a file's path "
+                                                    "(base.py, pkg/module.py:name, pkg/module.py:88)."))],
             project: Project = None,
             kind: Annotated[str | None, Field(max_length=50, description=KINDS_HELP)] = None,
             path_prefix: Annotated[str | None, Field(max_length=1000)] = None,

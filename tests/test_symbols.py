@@ -379,3 +379,64 @@ def test_a_dotted_path_reaches_its_symbol_package_by_package(engine, tmp_path):
         engine.symbol_graph("shop.db.Model.load", project="site")
     top = engine.search_code("shop.contrib.db.transaction.atomic", mode="graph", project="site")[0]
     assert (top.title, top.record["path"]) == ("def atomic", "shop/contrib/db/transaction.py")
+
+
+def test_a_file_path_names_its_file_and_what_follows_it(engine, tmp_path):
+    """`app/db/transaction.py:atomic`, pytest's `::` node ids and a traceback's `File "...", line N` name one
+    definition; words beside a path name the file's definitions; a file name that several files share, beside
+    other words, seeds nothing, and alone lists them all."""
+    write(tmp_path / "site", {
+        "app/db/transaction.py": """
+            def atomic(using=None):
+                return Atomic(using)
+
+
+            class Atomic:
+                def __init__(self, using):
+                    self.using = using
+
+                def __enter__(self):
+                    return self.using
+            """,
+        "app/db/base.py": """
+            class Model:
+                def save(self):
+                    return 1
+            """,
+        "app/other/base.py": """
+            class Other:
+                def save(self):
+                    return 2
+            """,
+        "tests/test_tx.py": """
+            from app.db.transaction import atomic
+
+
+            class TestTx:
+                def test_atomic(self):
+                    assert atomic() is not None
+            """})
+    index_project(engine, tmp_path / "site", project="site")
+
+    def top(query: str) -> tuple[str, str] | None:
+        hits = engine.search_code(query, mode="graph", project="site")
+        return (hits[0].title, hits[0].record["path"]) if hits else None
+
+    atomic, enter = ("def atomic", "app/db/transaction.py"), ("class Atomic > def __enter__", "app/db/transaction.py")
+    assert top("app/db/transaction.py:atomic") == atomic
+    assert top("atomic in app/db/transaction.py") == atomic
+    assert top("transaction.py::Atomic.__enter__") == enter
+    assert top('File "/home/me/src/site/app/db/transaction.py", line 11, in __enter__') == enter
+    assert top('File "/home/me/src/site/app/db/transaction.py", line 3') == atomic
+    assert top("base.py")[1] == "app/db/base.py"  # a file name alone: the least nested of its files
+    assert top("the save method in app/db/base.py") == ("class Model > def save", "app/db/base.py")
+    assert top("the save method in base.py") is None  # two files of that name: left to the other legs
+    assert top("transaction.py:nothing") is None
+    assert [(r["kind"], r["path"]) for r in engine.find_symbols("base.py", project="site")] == [
+        ("module", "app/db/base.py"), ("module", "app/other/base.py")]
+    assert [r["path"] for r in engine.find_symbols("/abs/site/app/other/base.py", project="site")][:1] == [
+        "app/other/base.py"]
+    assert engine.find_symbols("app/db/transaction.py:3", project="site")[0]["qualname"] == "atomic"
+    assert engine.find_symbols("nothere.py", project="site") == []
+    callees = engine.symbol_graph("tests/test_tx.py::TestTx::test_atomic", "callees", project="site")
+    assert [r["qualname"] for r in callees["results"]] == ["atomic"]
