@@ -357,9 +357,12 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, Maintenanc
         """Up to ``limit`` other memories of the same project with exactly the same content, oldest first.
 
         Both are kept (an event can recur); store_memory tells the agent, which may delete its repeat."""
-        m = self.get([memory_id])[0]
-        where = (f"content_hash = {sql_quote(m.content_hash)} AND project = {sql_quote(m.project)} "
-                 f"AND id != {sql_quote(m.id)}")
+        check_ids([memory_id])
+        rows = self.lance.by_ids("memories", [memory_id], ["content_hash", "project"]).to_pylist()
+        if not rows:
+            raise NotFoundError("memory", [memory_id])
+        where = (f"content_hash = {sql_quote(rows[0]['content_hash'])} AND project = {sql_quote(rows[0]['project'])} "
+                 f"AND id != {sql_quote(memory_id)}")
         rows = self.lance.query("memories", where, ["id", "created_at"]).to_pylist()
         return [r["id"] for r in sorted(rows, key=lambda r: (r["created_at"], r["id"]))[:limit]]
 
