@@ -31,9 +31,11 @@ log = logging.getLogger("memory_graph.codebase")
 #: loop; 10 = bindings in a class body (Python class attributes and fields, JavaScript and TypeScript class
 #: fields) are symbols; 11 = calls on a variable or attribute annotated with or assigned a class record it
 #: (Ref.typed); 12 = and what a function returns to them or a `with` (`eng = engine()`); 13 = a class's
-#: attributes assigned a class are recorded (`holds` refs), so a subclass's `self.store.save()` resolves. A
-#: re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "13"
+#: attributes assigned a class are recorded (`holds` refs), so a subclass's `self.store.save()` resolves; 14 =
+#: JavaScript's and TypeScript's re-exports (`export { a } from "./b"`, `export * from "./b"`) are imports, so
+#: a name imported from a barrel file (`utils/index.ts`) resolves. A re-cut file re-embeds only the chunks whose
+#: text changed.
+CHUNKER_VERSION = "14"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -173,7 +175,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1,
                                     receiver))
                 calls.append((out.refs[-1], scope))
-        elif node.type in spec.imports:
+        elif node.type in spec.imports or (node.type == "export_statement" and
+                                           node.child_by_field_name("source") is not None):
             imports_of(node, out)
         for child in reversed(node.named_children):
             stack.append((child, sym_here, in_func))

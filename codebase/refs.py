@@ -178,11 +178,13 @@ def imports_of(node, out: Any) -> None:
             out.imports[last_ident(ident.text.decode())] = module
             if c.type == "aliased_import":
                 out.imports[last_ident(ident.text.decode())] = module
-    elif node.type == "import_statement" and strings:
+    elif node.type in ("import_statement", "export_statement") and strings:  # JavaScript, TypeScript
         clause = text.split(" from ")[0] if " from " in text else ""
         for ident in IDENT_RE.findall(clause):
-            if ident not in ("import", "type", "as", "from", "default"):
+            if ident not in ("import", "export", "type", "as", "from", "default"):
                 out.imports[ident] = module
+        if node.type == "export_statement" and re.match(r"export\s*\*\s*$", clause):  # `export * from "./b"`
+            out.imports[STAR + module] = module
     else:
         last = last_ident(module)
         if last:

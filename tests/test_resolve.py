@@ -296,6 +296,33 @@ def test_star_imports_are_followed_through_packages():
                      ("test_plain", "pkg/algorithms/flow.py:max_flow")}
 
 
+def test_a_barrel_file_s_re_exports_lead_to_their_definitions():
+    """`export { formatDate } from "./dates"` and `export * from "./strings"` in a TypeScript (or JavaScript)
+    barrel file are imports: a name imported from the folder resolves where they lead, not to a namesake."""
+    files = {
+        "src/utils/index.ts": 'export { formatDate } from "./dates";\nexport * from "./strings";\n',
+        "src/utils/dates.ts": "export function formatDate(d: Date): string {\n  return String(d);\n}\n",
+        "src/utils/strings.ts": "export function slugify(s: string): string {\n  return s;\n}\n",
+        "src/legacy/strings.ts": "export function slugify(s: string): string {\n  return s + '-';\n}\n",
+        "src/api/client.ts": """
+            import { formatDate, slugify } from "../utils";
+
+            export class ApiClient {
+              get(path: string): string {
+                return slugify(path) + formatDate(new Date());
+              }
+            }
+            """,
+    }
+    for language in ("typescript", "javascript"):
+        js = {p.replace(".ts", ".js"): t.replace(": string", "").replace(": Date", "") for p, t in files.items()}
+        edges = edges_of(files if language == "typescript" else js, language, paths=True)
+        ext = "ts" if language == "typescript" else "js"
+        assert edges >= {("ApiClient.get", f"src/utils/dates.{ext}:formatDate"),
+                         ("ApiClient.get", f"src/utils/strings.{ext}:slugify")}, language
+        assert ("ApiClient.get", f"src/legacy/strings.{ext}:slugify") not in edges
+
+
 TYPED = {
     "src/shop/__init__.py": "",
     "src/shop/store.py": """
