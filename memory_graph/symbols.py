@@ -89,7 +89,8 @@ class SymbolsMixin:
             if file and not (file.group(2) or file.group(3)):  # `base.py`: every file of that name
                 with self._graph_lock:
                     firsts = self._file_modules(file.group(1), project)
-            firsts = firsts or [m[0] for m in [self._dotted_member(name, project)] if m]
+            if not firsts and (member := self._dotted_member(name, project)):
+                firsts = [member[0]]
         if firsts:  # `timezone.now`, `Deeper.save`: the member it names, before the text that mentions it
             first = self._symbol_rows(project, kind, path_prefix, sql_in("id", firsts))
             rows = first + [r for r in rows if r["id"] not in firsts]
@@ -148,25 +149,29 @@ class SymbolsMixin:
         return sorted(found, key=lambda i: (is_test_path(g.attrs(i)["path"]), g.attrs(i)["path"].count("/"),
                                             g.attrs(i)["path"], i))
 
-    def _file_member(self, mention: re.Match, project: str | None) -> str | None:
+    def _file_member(self, mention: re.Match, project: str | None, guess: bool = False) -> str | None:
         """What a ``_FILE_MENTION`` names: the member after its path (``:atomic``, ``::TestApp::test_run``) in
         the first of the files the path may be that has it, else the innermost definition on its line
-        (``:88``), else the file's module when the path is one file's; None when nothing or several match."""
+        (``:88``), else the file's module when the path is one file's (or, to ``guess``, the first of several);
+        None when nothing matches. Call with the graph lock held."""
         g, modules = self.code_graph, self._file_modules(mention.group(1), project)
         members = list(filter(None, re.split(r"[:#.]+", mention.group(2))))
-        if not members and len(modules) == 1 and mention.group(3):
-            line, level, hit = int(mention.group(3)), [modules[0]], modules[0]
-            while level:  # down the definitions whose lines hold it, to the innermost
-                level = [m for t in level for m, *_ in g.neighbors(t, "out", ["contains"])
-                         if (span := g.attrs(m).get("lines")) and span[0] <= line <= span[1]]
-                hit = level[0] if level else hit
-            return hit
-        for hit in modules if members else modules[:1] if len(modules) == 1 else ():
-            for part in members:
-                hit = hit and self._base_member(hit, part)
-            if hit:
-                return hit
-        return None
+        if members:
+            for module in modules:
+                hit: str | None = module
+                for part in members:
+                    hit = hit and self._base_member(hit, part)
+                if hit:
+                    return hit
+            return None
+        if len(modules) != 1:
+            return modules[0] if modules and guess and not mention.group(3) else None
+        line, level, hit = int(mention.group(3) or 0), [modules[0]], modules[0]
+        while level and line:  # down the definitions whose lines hold it, to the innermost
+            level = [m for t in level for m, *_ in g.neighbors(t, "out", ["contains"])
+                     if (span := g.attrs(m).get("lines")) and span[0] <= line <= span[1]]
+            hit = level[0] if level else hit
+        return hit
 
     def _definitions_named(self, module: str, words: list[str]) -> dict[str, str]:
         """word -> the definition of a file (or a member of one: a class's method) that it names, the file's own
@@ -191,9 +196,7 @@ class SymbolsMixin:
         alone = len(WORD_RE.findall(_FILE_MENTION.sub(" ", query))) == 0
 
         def swap(m: re.Match) -> str:
-            hit = self._file_member(m, project)
-            if hit is None and alone and not (m.group(2) or m.group(3)):  # "models.py": the least nested
-                hit = next(iter(self._file_modules(m.group(1), project)), None)
+            hit = self._file_member(m, project, guess=alone)  # "models.py" alone: the least nested
             if hit is None:
                 return m.group(0)
             (files if self.code_graph.attrs(hit).get("symbol_kind") == "module" else seeds).append(hit)
@@ -217,8 +220,7 @@ class SymbolsMixin:
         mention = _FILE_MENTION.fullmatch(name.strip())
         if mention:
             with self._graph_lock:
-                hit = self._file_member(mention, project) or next(iter(self._file_modules(mention.group(1),
-                                                                                          project)), None)
+                hit = self._file_member(mention, project, guess=True)
             if hit:
                 return hit, None
         owner, _, member = name.rpartition(".")

@@ -438,5 +438,7 @@ def test_a_file_path_names_its_file_and_what_follows_it(engine, tmp_path):
         "app/other/base.py"]
     assert engine.find_symbols("app/db/transaction.py:3", project="site")[0]["qualname"] == "atomic"
     assert engine.find_symbols("nothere.py", project="site") == []
+    with pytest.raises(NotFoundError):  # not the file's module instead
+        engine.symbol_graph("app/db/transaction.py:nothing", project="site")
     callees = engine.symbol_graph("tests/test_tx.py::TestTx::test_atomic", "callees", project="site")
     assert [r["qualname"] for r in callees["results"]] == ["atomic"]
