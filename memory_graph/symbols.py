@@ -146,8 +146,7 @@ class SymbolsMixin:
         found = [i for i in self.symbol_index.by_norm.get(norm(name), ()) if i in g and
                  g.attrs(i).get("symbol_kind") == "module" and (project is None or g.attrs(i).get("project") == project)
                  and _same_file(str(g.attrs(i).get("path")), path)]
-        return sorted(found, key=lambda i: (is_test_path(g.attrs(i)["path"]), g.attrs(i)["path"].count("/"),
-                                            g.attrs(i)["path"], i))
+        return sorted(found, key=self._nesting)
 
     def _file_member(self, mention: re.Match, project: str | None, guess: bool = False) -> str | None:
         """What a ``_FILE_MENTION`` names: the member after its path (``:atomic``, ``::TestApp::test_run``) in
@@ -316,6 +315,11 @@ class SymbolsMixin:
                         return m
         return None
 
+    def _nesting(self, symbol_id: str) -> tuple:
+        """Sort key of namesake modules or types: code before tests, then the least nested, then by path."""
+        path = self.code_graph.attrs(symbol_id).get("path") or ""
+        return is_test_path(path), path.count("/"), path, symbol_id
+
     def _owners(self, owner: str, project: str | None, modules_only: bool = False) -> Iterator[str]:
         """Types and modules the in-memory index names ``owner``, in code before tests, then the least nested
         first (``db`` is django/db before django/contrib/gis/db); for a dotted path (``django.db.models.Model``,
@@ -338,12 +342,7 @@ class SymbolsMixin:
         found = [i for i in index.by_norm.get(norm(owner), ()) if i in g and
                  (project is None or g.attrs(i).get("project") == project) and
                  (not modules_only or index.names[i][1] == "module")]
-
-        def order(i: str) -> tuple:
-            path = g.attrs(i).get("path") or ""
-            return is_test_path(path), path.count("/"), path, i
-
-        yield from sorted(found, key=order)
+        yield from sorted(found, key=self._nesting)
 
     def _dotted_mentions(self, text: str, project: str | None) -> tuple[str, dict[str, float]]:
         """Dotted names in a code query that name a member through a subclass (``ModelAdmin.get_queryset``,
