@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 
 from .languages import BODY_TYPES, GRAMMARS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
 from .refs import (IDENT_RE, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident,
-                   local_type)
+                   local_type, ruby_directive, rust_mod_declaration)
 
 log = logging.getLogger("memory_graph.codebase")
 
@@ -33,9 +33,11 @@ log = logging.getLogger("memory_graph.codebase")
 #: (Ref.typed); 12 = and what a function returns to them or a `with` (`eng = engine()`); 13 = a class's
 #: attributes assigned a class are recorded (`holds` refs), so a subclass's `self.store.save()` resolves; 14 =
 #: JavaScript's and TypeScript's re-exports (`export { a } from "./b"`, `export * from "./b"`) are imports, so
-#: a name imported from a barrel file (`utils/index.ts`) resolves. A re-cut file re-embeds only the chunks whose
+#: a name imported from a barrel file (`utils/index.ts`) resolves; 15 = Ruby's modules and Rust's inline `mod`s
+#: are namespaces (kind "module" is a file's own), Rust's `mod error;` imports error.rs, Ruby's `include M` makes M
+#: a base and `require` an import. A re-cut file re-embeds only the chunks whose
 #: text changed.
-CHUNKER_VERSION = "14"
+CHUNKER_VERSION = "15"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -156,6 +158,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         binding = None if in_func else _binding_kind(node, spec, out.symbols[scope].kind)
         if binding and not _in_loop(node) and _make_variable(node, binding, out, scope):
             pass  # its lines stay in the module's or class's chunk; calls in its value are that scope's
+        elif node.type == "mod_item" and node.child_by_field_name("body") is None:
+            rust_mod_declaration(node, out, out.path)
         elif kind and not in_func:
             made = _make_symbol(node, kind, out, scope, language, spec)
             if made is not None:
@@ -169,6 +173,9 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 end = min(node.end_point[0], nlines - 1)
                 defs.append((made, start, end))
                 in_func = not is_classy(out.symbols[made].kind)
+        elif language == "ruby" and node.type in ("call", "super") and ruby_directive(
+                node, out, out.symbols[scope], is_classy(out.symbols[scope].kind) and not in_func):
+            pass  # include, require, super: a base type, an import, a call of the base's method
         elif node.type in spec.calls:
             name, receiver = callee(node, spec.calls[node.type], language)
             if name:

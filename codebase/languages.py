@@ -99,9 +99,9 @@ SPECS: dict[str, LangSpec] = {
         {"function": "func", "method": "func"}, {"const_spec": "constant", "var_spec": "variable"}),
     "rust": LangSpec(
         {"function_item": "function", "struct_item": "struct", "enum_item": "enum", "trait_item": "trait",
-         "impl_item": "impl", "mod_item": "module", "union_item": "struct"},
+         "impl_item": "impl", "mod_item": "namespace", "union_item": "struct"},
         frozenset({"impl_item", "trait_item", "mod_item"}), {"call_expression": "function"},
-        frozenset({"use_declaration"}), {}, {"function": "fn", "method": "fn", "module": "mod"},
+        frozenset({"use_declaration"}), {}, {"function": "fn", "method": "fn", "namespace": "mod"},
         {"const_item": "constant", "static_item": "variable"}),
     "java": LangSpec(
         {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
@@ -129,9 +129,9 @@ SPECS: dict[str, LangSpec] = {
         {"invocation_expression": "function", "object_creation_expression": "type"},
         frozenset({"using_directive"}), {"base_list": "extends"}),
     "ruby": LangSpec(
-        {"class": "class", "module": "module", "method": "method", "singleton_method": "method"},
+        {"class": "class", "module": "namespace", "method": "method", "singleton_method": "method"},
         frozenset({"class", "module"}), {"call": "method"}, frozenset(), {"superclass": "extends"},
-        {"function": "def", "method": "def"}),
+        {"function": "def", "method": "def", "namespace": "module"}),
     "php": LangSpec(
         {"class_declaration": "class", "interface_declaration": "interface", "trait_declaration": "trait",
          "function_definition": "function", "method_declaration": "method", "enum_declaration": "enum"},

@@ -14,7 +14,7 @@ from .languages import BODY_TYPES, NAME_TYPES, LangSpec
 IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
 _QUALIFIED = frozenset({"attribute", "member_expression", "scoped_identifier", "scoped_type_identifier",
                         "qualified_name", "qualified_identifier", "dotted_name", "navigation_expression",
-                        "field_expression", "selector_expression", "qualified_type"})
+                        "field_expression", "selector_expression", "qualified_type", "scope_resolution"})
 _SKIP_IN_HERITAGE = frozenset({"type_arguments", "type_parameters", "keyword_argument", "value_arguments",
                                "arguments", "type_argument_list", "access_specifier", "comment"})
 #: fields holding the receiver where a grammar names the method apart from it (Java, Ruby, PHP)
@@ -107,6 +107,8 @@ def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     at = text.rfind(name)
     if at > 0 and text[at - 1] == "#":  # this.#update(): a private member's name keeps its mark
         name, at = "#" + name, at - 1
+    if language == "ruby" and text.endswith(("?", "!")) and text[:-1].endswith(name):  # empty?, save!
+        name += text[-1]
     if recv_node is not None and recv_node != target:
         before = recv_node.text.decode("utf-8", errors="replace")[-200:]
     else:
@@ -133,8 +135,39 @@ def receiver_key(text: str, language: str = "") -> str:
     return last_ident(t).lstrip("$") or EXPRESSION
 
 
+def _rust_uses(node, prefix: str = "") -> list[tuple[str, str]]:
+    """(bound name, path) of each item a Rust ``use`` tree imports: ``a::b::{c, d as e, self}`` gives
+    (c, a::b::c), (e, a::b::d), (b, a::b); a glob ``a::b::*`` gives (STAR + "a::b", "a::b")."""
+    def join(path: str) -> str:
+        return f"{prefix}::{path}" if prefix and path else prefix or path
+
+    if node.type == "use_as_clause":
+        path, alias = join(_text(node.child_by_field_name("path"))), _text(node.child_by_field_name("alias"))
+        return [(alias, path)] if alias != "_" else [("", path)]  # `as _`: a trait in scope, no name
+    if node.type == "scoped_use_list":
+        inner = join(_text(node.child_by_field_name("path")))
+        listed = node.child_by_field_name("list")
+        return [u for c in (listed.named_children if listed is not None else []) for u in _rust_uses(c, inner)]
+    if node.type == "use_list":
+        return [u for c in node.named_children for u in _rust_uses(c, prefix)]
+    if node.type == "use_wildcard":
+        path = join(_text(node.named_children[0])) if node.named_children else prefix
+        return [(STAR + path, path)]
+    if node.type == "self":
+        return [(last_ident(prefix), prefix)]
+    path = join(_text(node))
+    return [(last_ident(path), path)] if path else []
+
+
 def imports_of(node, out: Any) -> None:
     """Record an import statement's module (``out.refs``) and the names it binds (``out.imports``)."""
+    if node.type == "use_declaration":  # Rust
+        for bound, path in _rust_uses(node.child_by_field_name("argument")) if \
+                node.child_by_field_name("argument") is not None else []:
+            out.refs.append(Ref("", "imports", path, node.start_point[0] + 1))
+            if bound:
+                out.imports[bound] = path
+        return
     text = node.text.decode("utf-8", errors="replace")
     strings = re.findall(r"[\"'<]([^\"'<>]+)[\"'>]", text)
     module_node = node.child_by_field_name("module_name")
@@ -190,6 +223,56 @@ def imports_of(node, out: Any) -> None:
         if last:
             out.imports[last] = module
 
+
+
+_RUBY_MIXINS = frozenset({"include", "extend", "prepend"})
+
+
+def ruby_directive(node, out: Any, scope: Any, in_type_body: bool) -> bool:
+    """Record a Ruby ``call`` or ``super`` node that the generic call rule would misread, and say whether it
+    was one: ``include Helpers`` (also ``extend``, ``prepend``) in a class or module body mixes the module's
+    methods into the type, an ``extends`` ref the resolver looks methods up through; ``require "rack/utils"``,
+    ``require_relative "utils"`` and ``autoload :Utils, "rack/utils"`` import a file; ``super`` and
+    ``super(x)`` in a method call the method of the same name in the type's bases."""
+    line = node.start_point[0] + 1
+    if node.type == "super":
+        if scope.kind == "method":
+            out.refs.append(Ref(scope.qualname, "calls", scope.name, line, "super"))
+        return True
+    method, args = node.child_by_field_name("method"), node.child_by_field_name("arguments")
+    if method is not None and method.type == "super":
+        return True  # super(x): its `super` node says what it calls
+    if node.child_by_field_name("receiver") is not None or method is None or args is None:
+        return False
+    word = _text(method)
+    if word in _RUBY_MIXINS and in_type_body:
+        names = [last_ident(_text(a)) for a in args.named_children if a.type in ("constant", "scope_resolution")]
+        out.refs.extend(Ref(scope.qualname, "extends", n, line) for n in names if n)
+        return bool(names)
+    if word not in ("require", "require_relative", "autoload"):
+        return False
+    paths = [_text(c) for a in args.named_children if a.type == "string"
+             for c in a.named_children if c.type == "string_content"]
+    if len(paths) != 1:
+        return False  # require(some_variable): nothing to follow
+    module = paths[0] if word != "require_relative" or paths[0].startswith(".") else "./" + paths[0]
+    out.refs.append(Ref("", "imports", module, line))
+    if word == "autoload" and args.named_children[0].type == "simple_symbol":  # autoload :Utils, "rack/utils"
+        out.imports[_text(args.named_children[0]).lstrip(":")] = module
+    return True
+
+
+def rust_mod_declaration(node, out: Any, path: str) -> None:
+    """Record Rust's ``mod error;`` (a module whose body is another file: ``error.rs`` beside a crate root or a
+    ``mod.rs``, else in the folder named like the declaring file) as an import of that file."""
+    name = _text(node.child_by_field_name("name"))
+    if not name:
+        return
+    folder, _, file = path.rpartition("/")
+    stem = file.rsplit(".", 1)[0]
+    root = stem in ("lib", "main", "mod") or folder.rpartition("/")[2] in ("tests", "examples", "benches", "bin")
+    module = f"./{name}" if root else f"./{stem}/{name}"
+    out.refs.append(Ref("", "imports", module, node.start_point[0] + 1))  # binds no name: `drop(x)` is std's
 
 #: nodes that may give a variable a class: a typed parameter, an annotated or constructed variable
 LOCAL_TYPE_NODES = frozenset({"typed_parameter", "typed_default_parameter", "assignment", "variable_declarator",

@@ -167,6 +167,10 @@ class Resolver:
             keys = [key, _strip_ext(key)]
         elif "/" in m or m.endswith((".h", ".hpp", ".hh")):
             keys = [m, _strip_ext(m)]
+        elif m.startswith(("crate::", "self::", "super::")):  # Rust: a module, or an item in one
+            parts = [p for p in m.split("::")[1:] if p not in ("self", "super")]
+            keys = ["/".join(parts[:i]) for i in range(len(parts), 0, -1)]
+            keys += ["lib", "main"] if m.startswith("crate::") else []  # `use crate::Error`: the crate root's
         else:
             keys = [m.replace(".", "/").replace("::", "/"), m.replace("::", "/")]
         found: list[str] = []
@@ -205,6 +209,8 @@ class Resolver:
         want = CLASSY if kind in ("extends", "implements") else CALLABLE
 
         def pick(cands: list[dict]) -> dict | None:
+            if kind in ("extends", "implements"):  # `class Request < Base::Request`: never the class itself
+                cands = [c for c in cands if c["qualname"] != source]
             good = [c for c in cands if c["kind"] in want]
             return (good or cands or [None])[0]
 
@@ -212,7 +218,8 @@ class Resolver:
         if hit is not None:
             return hit
         if name in imports:  # only where the import leads: a library's name is never guessed
-            return pick(self._exported(name, self.module_files(imports[name], from_path)))
+            real = imports[name].rsplit("::", 1)[-1] if "::" in imports[name] else name  # Rust's `use a::B as C`
+            return pick(self._exported(real, self.module_files(imports[name], from_path)))
         hit = pick(self._starred(name, from_path))
         if hit is not None:
             return hit
@@ -238,10 +245,13 @@ class Resolver:
         if last == EXPRESSION or not IDENT_RE.fullmatch(last) or last in SELF_RECEIVERS:
             return self._by_receiver_name(name, last, from_path)
         typ = self.resolve(last, "extends", from_path, imports)
-        if typ is not None and typ["kind"] in CLASSY and typ["name"] == last:  # Foo.create(), Foo::new()
+        # Foo.create(), Foo::new(), and Rust's `use a::Kind as Sort` then `Sort::plain()`
+        if typ is not None and typ["kind"] in CLASSY and (typ["name"] == last or last in imports):
             hit = self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"])
             if hit is not None:
                 return hit
+            if name == "new" and typ["kind"] in CALLABLE:  # Ruby's Foo.new builds a Foo, as Python's Foo()
+                return typ
         elif re.fullmatch(r"[A-Z]\w*[a-z]\w*", last) and last.lower().replace("_", "") not in self.types_by_flat:
             return None  # a type from elsewhere (Vec::new(), Promise.all(), Math.max())
         elif not rest and root in imports:  # a module (its function or type, never a method), or a name from one

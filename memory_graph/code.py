@@ -22,7 +22,7 @@ from .models import Filters, Hit
 from .retrieval import Candidate, LegResult, rank
 from .retrieval.density import current_lists, density, localized_centering, update_neighbours
 from .store.lance import sql_in, sql_quote, vector_matrix
-from .text import code_mentions, names_identifier, words
+from .text import code_mentions, dotted_names, names_identifier, words
 from .validation import check_filter, check_limit, check_name, check_query, check_text
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
@@ -396,7 +396,7 @@ class CodeMixin:
         c = self.config.candidates(limit)
         with self._graph_lock:
             text, in_files = self._file_mentions(query[:2_000], filters.project)
-            mentions, seeds = self._dotted_mentions(code_mentions(text), filters.project)
+            mentions, seeds = self._dotted_mentions(code_mentions(dotted_names(text)), filters.project)
             seeds = {**self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",)), **seeds,
                      **in_files}
         seeds = seeds or self._short_name_seeds(query, filters.project)

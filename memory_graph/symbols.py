@@ -13,7 +13,7 @@ from .errors import NotFoundError, ValidationError
 from .graph import SYMBOL
 from .linking import norm
 from .store.lance import sql_in, sql_quote
-from .text import IDENT_RE, WORD_RE
+from .text import IDENT_RE, WORD_RE, dotted_names
 from .validation import check_filter, check_limit, check_name
 
 SYMBOL_RELATIONS = {
@@ -37,8 +37,9 @@ _FILE_MENTION = re.compile(r"(?<![\w/.\-])(?:\.{1,2}/|/)*((?:[\w.\-]+/)*[\w\-]+\
                            r"((?:(?:::?|#)[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)*)"
                            r"(?:(?::|[\"']?,?\s+line\s+)(\d{1,7}))?(?![\w/])")
 #: how a symbol may be named to the tools and commands that take one
-SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function), dotted path (pkg.module.Class.method), "
-               "file path with a name or line (pkg/module.py:name, pkg/module.py:88) or id.")
+SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function; Rack::Utils and Request#params too), "
+               "dotted path (pkg.module.Class.method), file path with a name or line (pkg/module.py:name, "
+               "pkg/module.py:88) or id.")
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
 
@@ -73,7 +74,7 @@ class SymbolsMixin:
         that is no qualified name puts the member it means first (inherited from Type's nearest base that has
         one, or defined, imported or a submodule in the module); so does a file's path with a member or line
         (``transaction.py:atomic``, ``registry.py:88``), and a path alone puts the modules of its files first."""
-        name = check_name(name, "name")
+        name = dotted_names(check_name(name, "name"))  # Rack::Utils is stored as Rack.Utils
         check_limit(limit, self.config)
         needle = name.lower()
         pattern = sql_quote("%" + _like(needle) + "%")
@@ -227,23 +228,22 @@ class SymbolsMixin:
             return None
         named = self._named(owner, project)
         with self._graph_lock:
-            # a type's own members are qualified names `_named` finds; a module's, or those of a type reached
-            # through a dotted path (`django.db.models.Model`), are not
+            # own members too: `_named` misses those of a type nested in another or in a namespace
+            # (`Utils.escape` for Rack.Utils.escape) and those of a module or of a type reached by a dotted path
             seen = {t["id"] for t in named}
-            for sid, own in chain(((t["id"], t["kind"] == "module") for t in named),
-                                  ((i, True) for i in self._owners(owner, project, modules_only=True)
-                                   if i not in seen)):
-                found = self._base_member(sid, member, own=own)
+            for sid in chain((t["id"] for t in named),
+                             (i for i in self._owners(owner, project, modules_only=True) if i not in seen)):
+                found = self._base_member(sid, member)
                 if found:
                     inherited = self.code_graph.attrs(sid).get("symbol_kind") != "module" and found not in {
                         m for m, *_ in self.code_graph.neighbors(sid, "out", ["contains"])}
                     return found, self.code_graph.attrs(sid).get("name") if inherited else None
         return None
 
-    def _base_member(self, type_id: str, member: str, own: bool = True) -> str | None:
-        """The member ``member`` of a type or module (unless not ``own``), else of its nearest base that
-        defines one; case-insensitive, but one of the same case first (the function ``transaction.atomic``,
-        not the class ``transaction.Atomic``)."""
+    def _base_member(self, type_id: str, member: str) -> str | None:
+        """The member ``member`` of a type or module, else of its nearest base that defines one;
+        case-insensitive, but one of the same case first (the function ``transaction.atomic``, not the class
+        ``transaction.Atomic``)."""
         g, seen = self.code_graph, {type_id}
         if len(member) >= 3 and norm(member) not in self.symbol_index.by_norm:  # no symbol has that name
             return None
@@ -255,7 +255,7 @@ class SymbolsMixin:
             return bases
 
         with self._graph_lock:
-            frontier = [type_id] if own else up([type_id])
+            frontier = [type_id]
             while frontier:  # breadth first: the nearest definition is the one a call reaches
                 loose = None
                 for typ in frontier:
@@ -268,7 +268,7 @@ class SymbolsMixin:
                 if loose is not None:
                     return loose
                 frontier = up(frontier)
-            return (self._submodule(type_id, member) or self._reexported(type_id, member)) if own else None
+            return self._submodule(type_id, member) or self._reexported(type_id, member)
 
     def _submodule(self, package_id: str, member: str) -> str | None:
         """The module ``member`` of a package (``db.transaction``: django/db/transaction.py, or a folder's
@@ -371,6 +371,7 @@ class SymbolsMixin:
         symbol = check_name(symbol, "symbol", max_len=300)
         if symbol in self.code_graph and self.code_graph.kind(symbol) == SYMBOL:
             return symbol, [], None
+        symbol = dotted_names(symbol)
         named = self._named(symbol, project)
         if named:
             return named[0]["id"], named[1:], None

@@ -62,9 +62,9 @@ PY = {
 
 
 def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False,
-             package: str = "", paths: bool = False) -> set:
-    """(source qualname, target qualname or "?name") of every call edge of a small project; ``paths``: the
-    target as "path:qualname" (namesakes in two files told apart)."""
+             package: str = "", paths: bool = False, kind: str = "calls") -> set:
+    """(source qualname, target qualname or "?name") of every call (or ``kind``) edge of a small project;
+    ``paths``: the target as "path:qualname" (namesakes in two files told apart)."""
     symbols, refs = [], {}
     for path, text in files.items():
         parsed = parse_file(path, textwrap.dedent(text), language)
@@ -78,7 +78,7 @@ def edges_of(files: dict[str, str], language: str = "python", strip_receivers: b
     qual = {s["id"]: s["qualname"] for s in symbols}
     target = {s["id"]: s["id"] if paths else s["qualname"] for s in symbols}
     return {(qual[e["source"]], target[e["target"]] if e["target"] else "?" + e["target_name"])
-            for e in resolve_edges("demo", symbols, refs, package) if e["kind"] == "calls"}
+            for e in resolve_edges("demo", symbols, refs, package) if e["kind"] == kind}
 
 
 def test_a_method_call_reaches_the_type_its_receiver_names():
@@ -511,3 +511,116 @@ def test_calls_record_the_class_a_typescript_variable_holds():
           "  a.s(); b.l(); c.trim(); x.m(); y.n(); z.o();\n}\n"
     typed = {r.name: r.typed for r in parse_file("a.ts", src, "typescript").refs if r.kind == "calls"}
     assert typed == {"Foo": "", "g": "", "s": "Store", "l": "Cache", "trim": "", "m": "ns.Foo", "n": "Bar", "o": ""}
+
+
+RUBY = {
+    "lib/shop.rb": """
+        require "shop/util"
+        module Shop
+          module Pricing
+            def total?
+              true
+            end
+          end
+          module Audit
+            def total?
+              false
+            end
+          end
+          class Base
+            def save
+              1
+            end
+          end
+          class Order < Base
+            include Pricing
+            def save
+              super
+            end
+            def check
+              self.total? && Util.slug("x") && Shop::Util.slug("y")
+            end
+            def self.build
+              Order.new
+            end
+          end
+        end
+        """,
+    "lib/shop/util.rb": """
+        module Shop
+          module Util
+            def self.slug(s)
+              s
+            end
+          end
+          module Legacy
+            class Base < Shop::Base
+            end
+          end
+        end
+        """,
+}
+
+
+def test_ruby_modules_mixins_super_and_requires_resolve():
+    parsed = parse_file("lib/shop.rb", textwrap.dedent(RUBY["lib/shop.rb"]), "ruby")
+    kinds = {s.qualname: s.kind for s in parsed.symbols}
+    # a Ruby module is a namespace: kind "module" is a file's own, which imports and dotted paths start from
+    assert kinds["Shop"] == kinds["Shop.Pricing"] == "namespace" and kinds[""] == "module"
+    assert "module Shop > class Order > def save" in {c.breadcrumb for c in parsed.chunks}
+    edges = edges_of(RUBY, "ruby")
+    assert ("Shop.Order.save", "Shop.Base.save") in edges  # bare `super`
+    assert ("Shop.Order.check", "Shop.Pricing.total?") in edges  # through `include Pricing`, with its `?`
+    assert ("Shop.Order.check", "Shop.Util.slug") in edges  # `Util.slug` and `Shop::Util.slug`
+    assert ("Shop.Order.build", "Shop.Order") in edges  # `Order.new` builds an Order
+    assert not any(target in ("?include", "?require", "?super") for _, target in edges)
+    assert edges_of(RUBY, "ruby", paths=True, kind="imports") == {("", "lib/shop/util.rb:")}  # the file's
+    # `< Shop::Base` is one name, and never the class being defined
+    assert {(s, t) for s, t in edges_of(RUBY, "ruby", kind="extends") if "Legacy" in s} == {
+        ("Shop.Legacy.Base", "Shop.Base")}
+
+
+RUST = {
+    "src/lib.rs": """
+        mod error;
+        pub mod util {
+            pub fn helper() -> u32 { 1 }
+        }
+        use crate::error::Fault;
+        pub use crate::error::{make, Kind as Sort};
+        pub struct Top;
+        pub fn run() -> u32 { Fault::new(); make(); util::helper(); Sort::plain() }
+        #[cfg(test)]
+        mod tests { fn t() {} }
+        """,
+    "src/error.rs": """
+        use crate::Top;
+        pub struct Fault;
+        impl Fault { pub fn new() -> Self { Fault } }
+        pub struct Kind;
+        impl Kind { pub fn plain() -> u32 { 0 } }
+        pub fn make() -> u32 { 2 }
+        """,
+    "src/other.rs": """
+        pub struct Fault;
+        impl Fault { pub fn new() -> Self { Fault } }
+        pub fn make() -> u32 { 3 }
+        """,
+}
+
+
+def test_rust_mods_are_namespaces_or_imports_and_use_trees_lead_to_their_files():
+    parsed = parse_file("src/lib.rs", textwrap.dedent(RUST["src/lib.rs"]), "rust")
+    assert {s.qualname: s.kind for s in parsed.symbols if s.kind in ("module", "namespace")} == {
+        "": "module", "util": "namespace", "tests": "namespace"}  # `mod error;` is no definition
+    assert parsed.imports == {"Fault": "crate::error::Fault", "make": "crate::error::make",
+                              "Sort": "crate::error::Kind"}
+    edges = edges_of(RUST, "rust", paths=True)
+    run = {target for source, target in edges if source == "run"}
+    # two files define Fault and make: the one the `use` names, not the first by path
+    assert {"src/error.rs:Fault.new", "src/error.rs:make", "src/lib.rs:util.helper", "src/error.rs:Kind.plain"} <= run
+    assert "src/other.rs:make" not in run and "src/other.rs:Fault.new" not in run
+    imports = edges_of(RUST, "rust", paths=True, kind="imports")
+    # lib.rs's `mod error;` and its `use`s lead to error.rs, error.rs's `use crate::Top` to the crate root
+    assert imports == {("", "src/error.rs:"), ("", "src/lib.rs:")}
+

@@ -442,3 +442,52 @@ def test_a_file_path_names_its_file_and_what_follows_it(engine, tmp_path):
         engine.symbol_graph("app/db/transaction.py:nothing", project="site")
     callees = engine.symbol_graph("tests/test_tx.py::TestTx::test_atomic", "callees", project="site")
     assert [r["qualname"] for r in callees["results"]] == ["atomic"]
+
+
+def test_a_member_of_a_nested_type_and_names_written_the_ruby_way_are_found(engine, tmp_path):
+    """`Utils.escape` for Rack.Utils.escape (a type in a namespace: no qualified name is `Utils.escape`), and
+    `Rack::Utils.escape`, `Request#params` as Ruby writes them, in symbol_graph, find_symbols and code search."""
+    write(tmp_path / "rack", {
+        "lib/rack/utils.rb": """
+            module Rack
+              module Utils
+                def self.escape(s)
+                  s
+                end
+              end
+              class Request
+                def params
+                  Utils.escape("a")
+                end
+              end
+            end
+            """,
+        "lib/rack/other.rb": """
+            module Other
+              def self.escape(s)
+                s
+              end
+            end
+            """})
+    index_project(engine, tmp_path / "rack", project="rack")
+    for name in ("Utils.escape", "Rack::Utils.escape", "Rack::Utils::escape"):
+        callers = engine.symbol_graph(name, "callers", project="rack")
+        assert callers["symbol"]["qualname"] == "Rack.Utils.escape"
+        assert [r["qualname"] for r in callers["results"]] == ["Rack.Request.params"]
+    assert engine.symbol_graph("Request#params", "callees", project="rack")["symbol"]["qualname"] == \
+        "Rack.Request.params"
+    assert engine.find_symbols("Rack::Request", project="rack")[0]["qualname"] == "Rack.Request"
+    top = engine.search_code("Rack::Utils.escape", mode="graph", project="rack")[0]
+    assert top.record["path"] == "lib/rack/utils.rb" and top.title.endswith("escape")
+    with pytest.raises(NotFoundError):
+        engine.symbol_graph("Utils.nothing", "callers", project="rack")
+
+
+def test_dotted_names_write_other_languages_qualifiers_as_dots():
+    from memory_graph.text import dotted_names
+
+    assert dotted_names("Rack::Utils.escape and Request#params") == "Rack.Utils.escape and Request.params"
+    assert dotted_names("App\\Models\\User::find") == "App.Models.User.find"
+    assert dotted_names("crate::error::Fault") == "error.Fault"  # a Rust path from its crate's root
+    for kept in ("tests/test_app.py::TestApp::test_x", "x.py::A", "self.runner.invoke", "fix #12", "C# code"):
+        assert dotted_names(kept) == kept
