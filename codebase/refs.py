@@ -159,11 +159,31 @@ def _rust_uses(node, prefix: str = "") -> list[tuple[str, str]]:
     return [(last_ident(path), path)] if path else []
 
 
+def _php_uses(text: str) -> list[tuple[str, str]]:
+    """(bound name, path) of each name a PHP ``use`` imports: ``use A\\B;``, ``use A\\B as C;``, ``use
+    function A\\f;``, ``use A\\{B, C as D};``."""
+    body = re.sub(r"^\s*use\s+(?:function\s+|const\s+)?", "", text).strip().rstrip(";").strip()
+    group = re.fullmatch(r"(.*?)\\?\{(.*)\}", body, re.S)
+    prefix, items = (group.group(1).rstrip("\\") + "\\", group.group(2)) if group else ("", body)
+    found = []
+    for item in items.split(","):
+        path, _, alias = re.sub(r"^\s*(?:function|const)\s+", "", item).strip().partition(" as ")
+        path = (prefix + path.strip()).lstrip("\\")
+        if path:
+            found.append((alias.strip() or path.rsplit("\\", 1)[-1], path))
+    return found
+
+
 def imports_of(node, out: Any) -> None:
     """Record an import statement's module (``out.refs``) and the names it binds (``out.imports``)."""
+    uses: list[tuple[str, str]] | None = None
     if node.type == "use_declaration":  # Rust
-        for bound, path in _rust_uses(node.child_by_field_name("argument")) if \
-                node.child_by_field_name("argument") is not None else []:
+        argument = node.child_by_field_name("argument")
+        uses = _rust_uses(argument) if argument is not None else []
+    elif node.type == "namespace_use_declaration":  # PHP
+        uses = _php_uses(_text(node))
+    if uses is not None:
+        for bound, path in uses:
             out.refs.append(Ref("", "imports", path, node.start_point[0] + 1))
             if bound:
                 out.imports[bound] = path

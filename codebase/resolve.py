@@ -154,6 +154,14 @@ class Resolver:
                 return found
         if not m:
             return []
+        if "\\" in m:  # PHP: a namespace's folders sit under some root (PSR-4), so a file's path is its tail
+            parts = [p for p in m.split("\\") if p]
+            for key in ("/".join(parts[i:]) for i in range(len(parts))):
+                found = self.by_stem.get(key) or [p for stem, paths in self.by_stem.items()
+                                                  if ("/" + stem).endswith("/" + key) for p in paths]
+                if found:
+                    return sorted(dict.fromkeys(found))
+            return []
         if m.startswith("."):
             if "/" in m:
                 key = posixpath.normpath(posixpath.join(posixpath.dirname(from_path), m))
@@ -218,7 +226,8 @@ class Resolver:
         if hit is not None:
             return hit
         if name in imports:  # only where the import leads: a library's name is never guessed
-            real = imports[name].rsplit("::", 1)[-1] if "::" in imports[name] else name  # Rust's `use a::B as C`
+            # Rust's `use a::B as C`, PHP's `use A\\B as C`: the name the module defines
+            real = re.split(r"::|\\", imports[name])[-1] if re.search(r"::|\\", imports[name]) else name
             return pick(self._exported(real, self.module_files(imports[name], from_path)))
         hit = pick(self._starred(name, from_path))
         if hit is not None:

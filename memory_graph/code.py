@@ -411,7 +411,8 @@ class CodeMixin:
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c)
         legs = self._collect(jobs)
-        weights = self.config.code_identifier_weights if names_identifier(query) else self.config.code_weights
+        weights = self.config.code_identifier_weights if names_identifier(dotted_names(query)) else \
+            self.config.code_weights
         with self._graph_lock:  # as in search: hubs do not personalise PPR
             q_ents = self.code_graph.specific(seeds, self.config.graph_hub_degree)
         test_prior = 1.0 if asks_for_tests(query) else self.config.code_test_factor

@@ -32,14 +32,16 @@ KINDS_HELP = ("function, method, class, attribute (a class attribute or field), 
 _SHORT_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]?)`?")
 #: a file a code query or symbol name names, by path or file name, with a member after ``:``, ``::`` or ``#``
 #: (``django/db/transaction.py:atomic``, pytest's ``tests/test_app.py::TestApp::test_run``) or a line
-#: (``registry.py:88``, a traceback's ``File "/src/app/registry.py", line 88``)
+#: (``registry.py:88``, a traceback's ``File "/src/app/registry.py", line 88``, PHP's ``Table.php(123)``)
 _FILE_MENTION = re.compile(r"(?<![\w/.\-])(?:\.{1,2}/|/)*((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4})"
                            r"((?:(?:::?|#)[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)*)"
-                           r"(?:(?::|[\"']?,?\s+line\s+)(\d{1,7}))?(?![\w/])")
+                           r"(?:(?::|\(|[\"']?,?\s+line\s+)(\d{1,7})\)?)?(?![\w/])")
 #: how a symbol may be named to the tools and commands that take one
 SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function; Rack::Utils and Request#params too), "
                "dotted path (pkg.module.Class.method), file path with a name or line (pkg/module.py:name, "
                "pkg/module.py:88) or id.")
+#: symbol kinds a namespaced name may end in (``_namespaced``)
+_TYPES = frozenset({"class", "interface", "struct", "enum", "trait", "object", "record", "type", "namespace"})
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
 
@@ -90,7 +92,7 @@ class SymbolsMixin:
             if file and not (file.group(2) or file.group(3)):  # `base.py`: every file of that name
                 with self._graph_lock:
                     firsts = self._file_modules(file.group(1), project)
-            if not firsts and (member := self._dotted_member(name, project)):
+            if not firsts and (member := self._dotted_member(name, project) or self._namespaced(name, project)):
                 firsts = [member[0]]
         if firsts:  # `timezone.now`, `Deeper.save`: the member it names, before the text that mentions it
             first = self._symbol_rows(project, kind, path_prefix, sql_in("id", firsts))
@@ -240,6 +242,21 @@ class SymbolsMixin:
                     return found, self.code_graph.attrs(sid).get("name") if inherited else None
         return None
 
+    def _namespaced(self, name: str, project: str | None) -> tuple[str, str | None] | None:
+        """What a dotted name means without its leading parts, when they are a namespace or package that
+        the index holds as folders rather than symbols (PHP's ``Symfony\\Component\\Console\\Application``,
+        Java's ``com.example.app.Store.save``): the longest tail of two or more parts that names a symbol, or
+        one part naming a type. Asked only once the whole name has found nothing."""
+        parts = name.split(".")
+        for i in range(1, len(parts)):
+            tail = ".".join(parts[i:])
+            named = [r for r in self._named(tail, project) if i < len(parts) - 1 or r["kind"] in _TYPES]
+            if named:
+                return named[0]["id"], None
+            if i < len(parts) - 1 and (member := self._dotted_member(tail, project)):
+                return member
+        return None
+
     def _base_member(self, type_id: str, member: str) -> str | None:
         """The member ``member`` of a type or module, else of its nearest base that defines one;
         case-insensitive, but one of the same case first (the function ``transaction.atomic``, not the class
@@ -359,9 +376,18 @@ class SymbolsMixin:
             with self._graph_lock:
                 hit = next((h for t in self._owners(owner, project) if (h := self._base_member(t, member))), None)
             if hit is None:
-                return m.group(0)
+                return _known_tail(m.group(0))
             found[hit] = 1.0
             return " "
+
+        def _known_tail(name: str) -> str:
+            # a namespace the index holds as folders (PHP's Symfony.Component.Console.Helper.Table.render): the
+            # longest tail that is a qualified name, for the entity index to find as one
+            parts = name.split(".")
+            if parts[0] in ("self", "this", "cls") or norm(parts[0]) in index.by_norm:
+                return name
+            return next((t for i in range(1, len(parts) - 1) if norm(t := ".".join(parts[i:])) in index.by_norm),
+                        name)
 
         return IDENT_RE.sub(swap, text), found
 
@@ -375,7 +401,7 @@ class SymbolsMixin:
         named = self._named(symbol, project)
         if named:
             return named[0]["id"], named[1:], None
-        inherited = self._dotted_member(symbol, project)
+        inherited = self._dotted_member(symbol, project) or self._namespaced(symbol, project)
         if inherited:
             return inherited[0], [], inherited[1]
         owner, _, member = symbol.rpartition(".")

@@ -8,7 +8,7 @@ WORD_RE = re.compile(r"[^\W_]+(?:_[^\W_]+)*", re.UNICODE)
 IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 #: a name qualified with separators other than dots, with dots too: Rack::Utils.escape, Request#params
-_QUALIFIED = re.compile(r"(?<![\w.:/\\#-])[A-Za-z_]\w*(?:(?:::|#|\\|\.)[A-Za-z_]\w*)+")
+_QUALIFIED = re.compile(r"(?<![\w.:/\\#-])[A-Za-z_]\w*(?:(?:::|->|#|\\|\.)[A-Za-z_]\w*)+")
 
 
 def words(text: str) -> list[str]:
@@ -17,16 +17,16 @@ def words(text: str) -> list[str]:
 
 
 def dotted_names(text: str) -> str:
-    """Qualified names written with ``::`` (Rust, C++, Ruby, PHP's static calls), ``#`` (Ruby's docs:
-    ``Request#params``) or ``\\`` (PHP's namespaces) written with dots, as qualified names are stored; a Rust
-    path's leading ``crate::`` or ``self::`` goes. pytest's ``test_app.py::TestApp`` is a file's, left as
-    it is."""
+    """Qualified names written with ``::`` (Rust, C++, Ruby, PHP's static calls), ``->`` (PHP's traces:
+    ``Table->render()``), ``#`` (Ruby's docs: ``Request#params``) or ``\\`` (PHP's namespaces) written with
+    dots, as qualified names are stored; a Rust path's leading ``crate::`` or ``self::`` goes. pytest's
+    ``test_app.py::TestApp`` is a file's, left as it is."""
 
     def dot(m: re.Match) -> str:
         name = m.group(0)
         if re.search(r"\.[A-Za-z]\w{0,4}::", name):
             return name
-        out = re.sub(r"::|#|\\", ".", name)
+        out = re.sub(r"::|->|#|\\", ".", name)
         return re.sub(r"^(?:crate|self)\.", "", out) if out != name else name
 
     return _QUALIFIED.sub(dot, text)

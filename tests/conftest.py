@@ -1,9 +1,11 @@
-"""Shared fixtures: a deterministic fake embedder for unit tests, and engines on temporary directories."""
+"""Shared fixtures: a deterministic fake embedder for unit tests, engines on temporary directories, and the
+symbol edges of a small project (edges_of)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import textwrap
 
 import numpy as np
 import pytest
@@ -20,6 +22,8 @@ settings.register_profile("ci", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 from memory_graph.text import words  # noqa: E402
+from codebase.chunker import parse_file  # noqa: E402
+from codebase.resolve import resolve_edges  # noqa: E402
 
 
 class HashEmbedder:
@@ -119,3 +123,23 @@ def run(tmp_path):
         return result
 
     return invoke
+
+
+def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False,
+             package: str = "", paths: bool = False, kind: str = "calls") -> set:
+    """(source qualname, target qualname or "?name") of every call (or ``kind``) edge of a small project;
+    ``paths``: the target as "path:qualname" (namesakes in two files told apart)."""
+    symbols, refs = [], {}
+    for path, text in files.items():
+        parsed = parse_file(path, textwrap.dedent(text), language)
+        for s in parsed.symbols:
+            symbols.append({"id": f"{path}:{s.qualname}", "path": path, "name": s.name, "qualname": s.qualname,
+                            "kind": s.kind, "parent": s.parent, "start_line": s.start_line,
+                            "signature": s.signature})
+        rows = [[r.source, r.kind, r.name, r.line, r.receiver, *([r.typed] if r.typed else [])]
+                for r in parsed.refs]
+        refs[path] = {"refs": [r[:4] for r in rows] if strip_receivers else rows, "imports": parsed.imports}
+    qual = {s["id"]: s["qualname"] for s in symbols}
+    target = {s["id"]: s["id"] if paths else s["qualname"] for s in symbols}
+    return {(qual[e["source"]], target[e["target"]] if e["target"] else "?" + e["target_name"])
+            for e in resolve_edges("demo", symbols, refs, package) if e["kind"] == kind}

@@ -8,9 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import edges_of
+
 from codebase.chunker import parse_file
 from codebase.refs import EXPRESSION, class_name, receiver_key
-from codebase.resolve import owner_of, resembles, resolve_edges, type_key
+from codebase.resolve import owner_of, resembles, type_key
 
 PY = {
     "pkg/__init__.py": "from .decorators import command\n",
@@ -59,26 +61,6 @@ PY = {
             make().invoke(2)
         """,
 }
-
-
-def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False,
-             package: str = "", paths: bool = False, kind: str = "calls") -> set:
-    """(source qualname, target qualname or "?name") of every call (or ``kind``) edge of a small project;
-    ``paths``: the target as "path:qualname" (namesakes in two files told apart)."""
-    symbols, refs = [], {}
-    for path, text in files.items():
-        parsed = parse_file(path, textwrap.dedent(text), language)
-        for s in parsed.symbols:
-            symbols.append({"id": f"{path}:{s.qualname}", "path": path, "name": s.name, "qualname": s.qualname,
-                            "kind": s.kind, "parent": s.parent, "start_line": s.start_line,
-                            "signature": s.signature})
-        rows = [[r.source, r.kind, r.name, r.line, r.receiver, *([r.typed] if r.typed else [])]
-                for r in parsed.refs]
-        refs[path] = {"refs": [r[:4] for r in rows] if strip_receivers else rows, "imports": parsed.imports}
-    qual = {s["id"]: s["qualname"] for s in symbols}
-    target = {s["id"]: s["id"] if paths else s["qualname"] for s in symbols}
-    return {(qual[e["source"]], target[e["target"]] if e["target"] else "?" + e["target_name"])
-            for e in resolve_edges("demo", symbols, refs, package) if e["kind"] == kind}
 
 
 def test_a_method_call_reaches_the_type_its_receiver_names():
@@ -158,48 +140,6 @@ def test_python_imports_bind_what_python_binds():
     assert [r.name for r in parsed.refs] == ["os.path", "networkx", "numpy", "a.b.c"]
 
 
-def test_receivers_in_other_languages():
-    java = {"A.java": """
-        class Base { void greet() {} }
-        class A extends Base {
-            void run(Printer printer) { this.greet(); printer.print(); Util.help(); }
-        }
-        class Printer { void print() {} }
-        class Screen { void print() {} }
-        class Util { static void help() {} }
-        """}
-    edges = edges_of(java, "java")
-    assert {("A.run", "Base.greet"), ("A.run", "Printer.print"), ("A.run", "Util.help")} <= edges
-    rust = {"src/lib.rs": """
-        struct Chain<'a> { n: usize }
-        impl<'a> Chain<'a> {
-            fn new() -> Self { Self::empty() }
-            fn empty() -> Self { Chain { n: 0 } }
-        }
-        impl Chain<'_> {
-            fn len(&self) -> usize { self.n }
-            fn size(&self) -> usize { self.len() + Vec::<u8>::new().len() }
-        }
-        """}
-    edges = {(type_key(a), type_key(b)) for a, b in edges_of(rust, "rust")}
-    # generic arguments differ between impl blocks; Self:: and self. still reach the type
-    assert ("Chain.new", "Chain.empty") in edges and ("Chain.size", "Chain.len") in edges
-    assert ("Chain.size", "?new") in edges and ("Chain.size", "Chain.new") not in edges  # Vec::new is not ours
-
-
-def test_a_private_member_is_called_by_its_marked_name():
-    ts = {"q.ts": """
-        class QueryObserver {
-          #updateQuery(): void {}
-          updateQuery(): void {}
-          setOptions(): void { this.#updateQuery() }
-        }
-        """}
-    edges = edges_of(ts, "typescript")
-    assert ("QueryObserver.setOptions", "QueryObserver.#updateQuery") in edges
-    assert ("QueryObserver.setOptions", "QueryObserver.updateQuery") not in edges
-
-
 def test_receiver_key_keeps_names_and_marks_expressions():
     assert receiver_key("self.runner.") == "self.runner"
     assert receiver_key("Vec::<u8>::") == "Vec" and receiver_key("$this->") == "this"
@@ -234,44 +174,6 @@ def test_resemblance_needs_a_shared_tail_or_an_abbreviation_with_the_same_first_
     assert not resembles("thing", "Context") and not resembles("ctx", "Command") and resembles("ctx", "Context")
 
 
-def test_a_parent_module_and_a_parent_class_are_told_apart():
-    rust = {"src/lib.rs": """
-        pub fn helper() -> u32 { 1 }
-        pub mod inner {
-            pub fn run() -> u32 { super::helper() }
-        }
-        """}
-    # Rust's super:: is the parent module: its function, not a method of a base type; PHP's parent:: and C#'s
-    # base. are the base type, whatever else defines the method
-    assert edges_of(rust, "rust") == {("inner.run", "helper")}
-    php = {"a.php": """<?php
-        class Base { public function save() { return 1; } }
-        class Disk { public function save() { return 3; } }
-        class Child extends Base { public function save() { return parent::save(); } }
-        """}
-    assert edges_of(php, "php") == {("Child.save", "Base.save")}
-    csharp = {"A.cs": """
-        class Store { public virtual int Save() { return 1; } }
-        class Disk { public int Save() { return 3; } }
-        class Cache : Store { public override int Save() { return base.Save(); } }
-        """}
-    assert edges_of(csharp, "csharp") == {("Cache.Save", "Store.Save")}
-
-
-def test_a_cpp_method_defined_outside_its_class_belongs_to_it():
-    cpp = {"a.cpp": """
-        namespace ns {
-        class A { public: int run(); int help(); };
-        int A::run() { return this->help(); }
-        int A::help() { return 1; }
-        }
-        """, "b.cpp": "class B { public: int help(); };\nint B::help() { return 3; }\n"}
-    assert edges_of(cpp, "cpp") == {("ns.A.run", "ns.A.help")}  # through this->, not B's namesake
-    chunks = parse_file("a.cpp", textwrap.dedent(cpp["a.cpp"]), "cpp").chunks
-    assert [c.breadcrumb for c in chunks if c.chunk_type == "method"] == [
-        "namespace ns > method A.run", "namespace ns > method A.help"]
-
-
 def test_star_imports_are_followed_through_packages():
     files = {
         "pkg/__init__.py": "from pkg.algorithms import *\n",
@@ -294,33 +196,6 @@ def test_star_imports_are_followed_through_packages():
     assert edges_of(files, package="pkg", paths=True) == {("test_nx", "pkg/algorithms/iso.py:is_isomorphic"),
                      ("test_plain", "pkg/algorithms/iso.py:is_isomorphic"),
                      ("test_plain", "pkg/algorithms/flow.py:max_flow")}
-
-
-def test_a_barrel_file_s_re_exports_lead_to_their_definitions():
-    """`export { formatDate } from "./dates"` and `export * from "./strings"` in a TypeScript (or JavaScript)
-    barrel file are imports: a name imported from the folder resolves where they lead, not to a namesake."""
-    files = {
-        "src/utils/index.ts": 'export { formatDate } from "./dates";\nexport * from "./strings";\n',
-        "src/utils/dates.ts": "export function formatDate(d: Date): string {\n  return String(d);\n}\n",
-        "src/utils/strings.ts": "export function slugify(s: string): string {\n  return s;\n}\n",
-        "src/legacy/strings.ts": "export function slugify(s: string): string {\n  return s + '-';\n}\n",
-        "src/api/client.ts": """
-            import { formatDate, slugify } from "../utils";
-
-            export class ApiClient {
-              get(path: string): string {
-                return slugify(path) + formatDate(new Date());
-              }
-            }
-            """,
-    }
-    for language in ("typescript", "javascript"):
-        js = {p.replace(".ts", ".js"): t.replace(": string", "").replace(": Date", "") for p, t in files.items()}
-        edges = edges_of(files if language == "typescript" else js, language, paths=True)
-        ext = "ts" if language == "typescript" else "js"
-        assert edges >= {("ApiClient.get", f"src/utils/dates.{ext}:formatDate"),
-                         ("ApiClient.get", f"src/utils/strings.{ext}:slugify")}, language
-        assert ("ApiClient.get", f"src/legacy/strings.{ext}:slugify") not in edges
 
 
 TYPED = {
@@ -511,116 +386,3 @@ def test_calls_record_the_class_a_typescript_variable_holds():
           "  a.s(); b.l(); c.trim(); x.m(); y.n(); z.o();\n}\n"
     typed = {r.name: r.typed for r in parse_file("a.ts", src, "typescript").refs if r.kind == "calls"}
     assert typed == {"Foo": "", "g": "", "s": "Store", "l": "Cache", "trim": "", "m": "ns.Foo", "n": "Bar", "o": ""}
-
-
-RUBY = {
-    "lib/shop.rb": """
-        require "shop/util"
-        module Shop
-          module Pricing
-            def total?
-              true
-            end
-          end
-          module Audit
-            def total?
-              false
-            end
-          end
-          class Base
-            def save
-              1
-            end
-          end
-          class Order < Base
-            include Pricing
-            def save
-              super
-            end
-            def check
-              self.total? && Util.slug("x") && Shop::Util.slug("y")
-            end
-            def self.build
-              Order.new
-            end
-          end
-        end
-        """,
-    "lib/shop/util.rb": """
-        module Shop
-          module Util
-            def self.slug(s)
-              s
-            end
-          end
-          module Legacy
-            class Base < Shop::Base
-            end
-          end
-        end
-        """,
-}
-
-
-def test_ruby_modules_mixins_super_and_requires_resolve():
-    parsed = parse_file("lib/shop.rb", textwrap.dedent(RUBY["lib/shop.rb"]), "ruby")
-    kinds = {s.qualname: s.kind for s in parsed.symbols}
-    # a Ruby module is a namespace: kind "module" is a file's own, which imports and dotted paths start from
-    assert kinds["Shop"] == kinds["Shop.Pricing"] == "namespace" and kinds[""] == "module"
-    assert "module Shop > class Order > def save" in {c.breadcrumb for c in parsed.chunks}
-    edges = edges_of(RUBY, "ruby")
-    assert ("Shop.Order.save", "Shop.Base.save") in edges  # bare `super`
-    assert ("Shop.Order.check", "Shop.Pricing.total?") in edges  # through `include Pricing`, with its `?`
-    assert ("Shop.Order.check", "Shop.Util.slug") in edges  # `Util.slug` and `Shop::Util.slug`
-    assert ("Shop.Order.build", "Shop.Order") in edges  # `Order.new` builds an Order
-    assert not any(target in ("?include", "?require", "?super") for _, target in edges)
-    assert edges_of(RUBY, "ruby", paths=True, kind="imports") == {("", "lib/shop/util.rb:")}  # the file's
-    # `< Shop::Base` is one name, and never the class being defined
-    assert {(s, t) for s, t in edges_of(RUBY, "ruby", kind="extends") if "Legacy" in s} == {
-        ("Shop.Legacy.Base", "Shop.Base")}
-
-
-RUST = {
-    "src/lib.rs": """
-        mod error;
-        pub mod util {
-            pub fn helper() -> u32 { 1 }
-        }
-        use crate::error::Fault;
-        pub use crate::error::{make, Kind as Sort};
-        pub struct Top;
-        pub fn run() -> u32 { Fault::new(); make(); util::helper(); Sort::plain() }
-        #[cfg(test)]
-        mod tests { fn t() {} }
-        """,
-    "src/error.rs": """
-        use crate::Top;
-        pub struct Fault;
-        impl Fault { pub fn new() -> Self { Fault } }
-        pub struct Kind;
-        impl Kind { pub fn plain() -> u32 { 0 } }
-        pub fn make() -> u32 { 2 }
-        """,
-    "src/other.rs": """
-        pub struct Fault;
-        impl Fault { pub fn new() -> Self { Fault } }
-        pub fn make() -> u32 { 3 }
-        """,
-}
-
-
-def test_rust_mods_are_namespaces_or_imports_and_use_trees_lead_to_their_files():
-    parsed = parse_file("src/lib.rs", textwrap.dedent(RUST["src/lib.rs"]), "rust")
-    assert {s.qualname: s.kind for s in parsed.symbols if s.kind in ("module", "namespace")} == {
-        "": "module", "util": "namespace", "tests": "namespace"}  # `mod error;` is no definition
-    assert parsed.imports == {"Fault": "crate::error::Fault", "make": "crate::error::make",
-                              "Sort": "crate::error::Kind"}
-    edges = edges_of(RUST, "rust", paths=True)
-    run = {target for source, target in edges if source == "run"}
-    # two files define Fault and make: the one the `use` names, not the first by path
-    assert {"src/error.rs:Fault.new", "src/error.rs:make", "src/lib.rs:util.helper", "src/error.rs:Kind.plain"} <= run
-    assert "src/other.rs:make" not in run and "src/other.rs:Fault.new" not in run
-    imports = edges_of(RUST, "rust", paths=True, kind="imports")
-    # lib.rs's `mod error;` and its `use`s lead to error.rs, error.rs's `use crate::Top` to the crate root
-    assert imports == {("", "src/error.rs:"), ("", "src/lib.rs:")}
-

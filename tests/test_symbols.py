@@ -491,3 +491,39 @@ def test_dotted_names_write_other_languages_qualifiers_as_dots():
     assert dotted_names("crate::error::Fault") == "error.Fault"  # a Rust path from its crate's root
     for kept in ("tests/test_app.py::TestApp::test_x", "x.py::A", "self.runner.invoke", "fix #12", "C# code"):
         assert dotted_names(kept) == kept
+
+
+def test_a_namespaced_name_as_php_writes_it_finds_the_class_its_folders_hold(engine, tmp_path):
+    """A namespace the index holds as folders, not symbols (`Acme\\Console\\Helper\\Table::render`, a PHP
+    trace's `Table->render()` and `Table.php(5)`), names its class and member in every lookup."""
+    write(tmp_path / "console", {
+        "Helper/Table.php": """<?php
+            namespace Acme\\Console\\Helper;
+            class Table {
+                public function render() { return $this->rows(); }
+                public function rows() { return 1; }
+            }
+            """,
+        "Helper/TableStyle.php": """<?php
+            namespace Acme\\Console\\Helper;
+            class TableStyle { public function render() { return 2; } }
+            """,
+        "Helper/Helper.php": """<?php
+            namespace Acme\\Console\\Helper;
+            class Helper { public function width() { return 3; } }
+            """})
+    index_project(engine, tmp_path / "console", project="console")
+    name = "Acme\\Console\\Helper\\Table::render"
+    assert engine.symbol_graph(name, "callees", project="console")["symbol"]["qualname"] == "Table.render"
+    assert engine.find_symbols("Acme\\Console\\Helper\\Table", project="console")[0]["qualname"] == "Table"
+    with pytest.raises(NotFoundError):  # a tail of one part must be a type: `render` alone is not asked
+        engine.symbol_graph("Acme\\Console\\Helper\\Nothing::render", "callers", project="console")
+    for query in (name, "#0 /srv/Helper/Table.php(5): Acme\\Console\\Helper\\Table->render()"):
+        found = engine.search_code(query, mode="graph", project="console")
+        assert (found[0].record["path"], found[0].title) == ("Helper/Table.php", "class Table > method render")
+        # the name as a whole, not the class Helper a namespace's folder is named like
+        assert "Helper/Helper.php" not in {h.record["path"] for h in found}
+    # a name, so BM25 (which code queries in words leave out) takes part
+    assert engine.search_code(name, project="console")[0].explanation.weights["bm25"] > 0
+    assert engine.symbol_graph("Helper/Table.php(5)", "callees", project="console")["symbol"]["qualname"] == \
+        "Table.rows"
