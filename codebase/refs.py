@@ -244,7 +244,6 @@ def imports_of(node, out: Any) -> None:
             out.imports[last] = module
 
 
-
 _RUBY_MIXINS = frozenset({"include", "extend", "prepend"})
 
 
@@ -293,6 +292,7 @@ def rust_mod_declaration(node, out: Any, path: str) -> None:
     root = stem in ("lib", "main", "mod") or folder.rpartition("/")[2] in ("tests", "examples", "benches", "bin")
     module = f"./{name}" if root else f"./{stem}/{name}"
     out.refs.append(Ref("", "imports", module, node.start_point[0] + 1))  # binds no name: `drop(x)` is std's
+
 
 #: nodes that may give a variable a class: a typed parameter, an annotated or constructed variable
 LOCAL_TYPE_NODES = frozenset({"typed_parameter", "typed_default_parameter", "assignment", "variable_declarator",
