@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, blank_macro_comments, function_name,
+                    macro_calls)
 from .languages import BODY_TYPES, GRAMMARS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
 from .refs import (IDENT_RE, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident,
                    local_type, ruby_directive, rust_mod_declaration)
@@ -37,7 +39,7 @@ log = logging.getLogger("memory_graph.codebase")
 #: are namespaces (kind "module" is a file's own), Rust's `mod error;` imports error.rs, Ruby's `include M` makes M
 #: a base and `require` an import. A re-cut file re-embeds only the chunks whose
 #: text changed.
-CHUNKER_VERSION = "15"
+CHUNKER_VERSION = "16"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -132,7 +134,7 @@ def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overl
 # ---- tree-sitter definitions ------------------------------------------------
 def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, language: str) -> list[Chunk]:
     data = text.encode("utf-8", errors="surrogatepass")
-    tree = _parser(language).parse(data)
+    tree = _parser(language).parse(blank_macro_comments(data) if language in ("c", "cpp") else data)
     root = tree.root_node
     out.parse_error = bool(root.has_error)
     nlines = len(lines)
@@ -156,8 +158,11 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             if not cls.endswith(RETURNED) or known.get(key, RETURNED).endswith(RETURNED):
                 known[key] = cls
         binding = None if in_func else _binding_kind(node, spec, out.symbols[scope].kind)
-        if binding and not _in_loop(node) and _make_variable(node, binding, out, scope):
-            pass  # its lines stay in the module's or class's chunk; calls in its value are that scope's
+        if binding and not _in_loop(node) and (bound := _make_variable(node, binding, out, scope)):
+            # its lines stay in the module's or class's chunk; calls in its value are that scope's, but a
+            # macro's body is no parse tree: what it calls is the macro's
+            if binding == "macro":
+                out.refs.extend(Ref(bound, "calls", name, line) for name, line in macro_calls(node))
         elif node.type == "mod_item" and node.child_by_field_name("body") is None:
             rust_mod_declaration(node, out, out.path)
         elif kind and not in_func:
@@ -316,8 +321,7 @@ def _name_node(node, kind: str):
 
 
 def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, spec: LangSpec) -> int | None:
-    if node.type in ("struct_specifier", "enum_specifier", "class_specifier") and \
-            node.child_by_field_name("body") is None:
+    if node.type in SPECIFIERS and node.child_by_field_name("body") is None:
         return None  # a use of the type, not its definition
     if node.type in ("variable_declarator", "field_definition", "public_field_definition"):
         value = node.child_by_field_name("value")  # `handleClick = (e) => {...}` in a class is a method
@@ -330,7 +334,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
             return None
         name, owner = assigned
     else:
-        name_node = _name_node(node, kind)
+        name_node = (node.type == "function_definition" and language in ("c", "cpp") and function_name(node)) or \
+            (node.type in SPECIFIERS and anonymous_type_name(node)) or _name_node(node, kind)
         if name_node is None:
             return None
         name = name_node.text.decode("utf-8", errors="replace").strip()
@@ -404,41 +409,45 @@ def _binding_kind(node, spec: LangSpec, scope_kind: str) -> str | None:
     return spec.attributes.get(node.type) if scope_kind in _MEMBER_OF else None
 
 
-_BINDING_NAMES = frozenset({"identifier", "property_identifier", "private_property_identifier"})
+_BINDING_NAMES = frozenset({"identifier", "property_identifier", "private_property_identifier", "type_identifier"})
 
 
-def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> bool:
+def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     """Record a binding of one name in a module (``gettext_lazy = lazy(gettext, str)``, ``const API_URL``, Go's
     ``var ErrNotFound``, Rust's ``const MAX``) or a class body (``objects = UserManager()``, a dataclass field, an
     enum member, a JavaScript class field) as a symbol, unless the name is ``_`` or already bound (the first
-    binding is the definition). False when the node binds no name this way: a pattern, a ``require()`` (an
-    import), or a function value (a definition of its own)."""
-    name_node = node.child_by_field_name("left") or node.child_by_field_name("name") or \
-        node.child_by_field_name("property")
+    binding is the definition), and C's macros and typedefs. Returns its qualified name, or "" when the node
+    binds no name this way: a pattern, a ``require()`` (an import), a function value (a definition of its own),
+    a typedef of the struct it defines."""
+    if node.type in C_BINDINGS:
+        name_node = binding_name(node)
+    else:
+        name_node = node.child_by_field_name("left") or node.child_by_field_name("name") or \
+            node.child_by_field_name("property")
     if name_node is None or name_node.type not in _BINDING_NAMES:
-        return False
+        return ""
     value = node.child_by_field_name("right") or node.child_by_field_name("value")
     if value is not None and value.type in _JS_FUNCTIONS:
-        return False
+        return ""
     if value is not None and value.type == "call_expression" and \
             getattr(value.child_by_field_name("function"), "text", b"") == b"require":
-        return False
+        return ""
     name = name_node.text.decode("utf-8", errors="replace")
     parent = out.symbols[scope]
     prefix = parent.member_prefix or parent.qualname
     qual = f"{prefix}.{name}" if prefix else name
     if name == "_" or qual in out.qualnames:  # the first binding of a name is its definition
-        return True
-    text = node.text.decode("utf-8", errors="replace").split("\n", 1)[0]
+        return qual
+    text = node.text.decode("utf-8", errors="replace").split("\n", 1)[0].rstrip("\\")
     decl = node.parent
     while decl is not None and decl.type.endswith("_list"):  # Go's `var (...)` groups
         decl = decl.parent
     if decl is not None and decl.type in _DECLARATIONS:  # `const API_URL = ...`, not `API_URL = ...`
         text = f"{decl.text.split(maxsplit=1)[0].decode('utf-8', errors='replace')} {text}"
     out.symbols.append(Symbol(name, qual, kind, re.sub(r"\s+", " ", text).strip()[:200], node.start_point[0] + 1,
-                              node.end_point[0] + 1, parent.qualname))
+                              _last_row(node) + 1, parent.qualname))
     out.qualnames.add(qual)
-    return True
+    return qual
 
 
 def _assigned_function(node) -> tuple[str, str] | None:

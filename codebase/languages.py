@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from .clang import C_BINDINGS
+
 #: extension -> language. Languages with a LangSpec below are parsed with tree-sitter; the rest are
 #: chunked in line windows (Markdown on its headings).
 EXTENSIONS = {
@@ -111,14 +113,15 @@ SPECS: dict[str, LangSpec] = {
         frozenset({"import_declaration"}),
         {"superclass": "extends", "super_interfaces": "implements", "extends_interfaces": "extends"}),
     "c": LangSpec(
-        {"function_definition": "function", "struct_specifier": "struct", "enum_specifier": "enum"},
-        frozenset(), {"call_expression": "function"}, frozenset({"preproc_include"}), {}),
+        {"function_definition": "function", "struct_specifier": "struct", "union_specifier": "struct",
+         "enum_specifier": "enum"},
+        frozenset(), {"call_expression": "function"}, frozenset({"preproc_include"}), {}, {}, C_BINDINGS),
     "cpp": LangSpec(
         {"function_definition": "function", "class_specifier": "class", "struct_specifier": "struct",
-         "enum_specifier": "enum", "namespace_definition": "namespace"},
+         "union_specifier": "struct", "enum_specifier": "enum", "namespace_definition": "namespace"},
         frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
         {"call_expression": "function", "new_expression": "type"}, frozenset({"preproc_include"}),
-        {"base_class_clause": "extends"}),
+        {"base_class_clause": "extends"}, {}, {**C_BINDINGS, "alias_declaration": "typedef"}),
     "csharp": LangSpec(
         {"class_declaration": "class", "interface_declaration": "interface", "struct_declaration": "struct",
          "enum_declaration": "enum", "record_declaration": "record", "method_declaration": "method",

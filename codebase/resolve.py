@@ -182,11 +182,10 @@ class Resolver:
         else:
             keys = [m.replace(".", "/").replace("::", "/"), m.replace("::", "/")]
         found: list[str] = []
-        for key in dict.fromkeys(k.lstrip("/") for k in keys):
-            if key in self.by_stem:
-                found += self.by_stem[key]
-            elif key in self.module_of:
-                found.append(key)
+        for key in dict.fromkeys(k.lstrip("/") for k in keys):  # keys come best first: `ldo.h` before `ldo`
+            found = self.by_stem.get(key) or ([key] if key in self.module_of else [])
+            if found:
+                break
         # suffix match: 'mathutil' in 'gosrc/mathutil.go', 'shapes/Shape' anywhere, 'flask.cli' in src/flask/cli.py
         for key in dict.fromkeys(keys) if not found else ():
             tail = "/" + key.lstrip("/")

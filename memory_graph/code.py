@@ -29,7 +29,7 @@ CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbo
 CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol_id", "start_line", "end_line"]
 #: symbol kinds of bindings (module-level variables and constants, class attributes): no chunk of their own, the
 #: chunk of their scope on their lines defines them
-BINDING_KINDS = frozenset({"variable", "constant", "attribute"})
+BINDING_KINDS = frozenset({"variable", "constant", "attribute", "macro", "typedef"})
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs", "testdata"})
 # test_x.py, conftest.py, tests.py, x_test.go, x.test.ts, x.spec.js, XTest.java, XTests.cs, and Ruby's x_spec.rb
 # (pod_spec.go and TableSpec.ts are not tests)

@@ -289,6 +289,23 @@ def test_a_module_level_alias_is_found_called_and_searched_as_its_definition(eng
         ("trans.py", "module", "gettext_lazy")
 
 
+def test_a_c_macro_is_found_called_and_searched_as_its_definition(engine, tmp_path):
+    src = tmp_path / "clib"
+    src.mkdir()
+    (src / "lobject.h").write_text("#ifndef lobject_h\n#define lobject_h\n\n#include <stddef.h>\n\n"
+                                   "#define setobj(L,o1,o2) \\\n  { (o1)->value_ = (o2)->value_; }\n\n"
+                                   "typedef struct { int n; } Table;\n\n#endif\n")
+    (src / "lapi.c").write_text('#include "lobject.h"\n\nvoid lua_copy (Table *a, Table *b) {\n'
+                                "  setobj(0, a, b);\n}\n")
+    index_project(engine, src, project="clib")
+    [sym] = engine.find_symbols("setobj", project="clib")
+    assert (sym["kind"], sym["path"], sym["start_line"], sym["end_line"]) == ("macro", "lobject.h", 6, 7)
+    assert [r["qualname"] for r in engine.symbol_graph("setobj", "callers")["results"]] == ["lua_copy"]
+    top = engine.search_code("setobj", mode="graph", project="clib")[0]
+    assert (top.record["path"], top.record["chunk_type"], top.explanation.graph_path[0]) == \
+        ("lobject.h", "module", "setobj")
+
+
 def test_search_code_filters(engine, repo):
     idx(engine, repo)
     assert {h.record["language"] for h in engine.search_code("area of a shape", languages=["rust"])} == {"rust"}

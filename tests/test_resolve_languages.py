@@ -91,6 +91,68 @@ def test_a_cpp_method_defined_outside_its_class_belongs_to_it():
         "namespace ns > method A.run", "namespace ns > method A.help"]
 
 
+C_HEADER = r"""
+    #ifndef lobj_h
+    #define lobj_h
+    #define MAXSTACK 200
+    #define setobj(L,o1,o2) \
+        { TValue *io1=(o1); /* it's a copy, see 'checkliveness' */ \
+          io1->value_ = (o2)->value_; checkliveness(L,io1); }
+    #define NOWARN  /* a comment ending a macro stays */
+    #define checkliveness(L,o) ((void)L, "see note(s)")
+    #define apply(f,x) f(x)
+    typedef int (*lua_CFunction) (lua_State *L);
+    typedef struct { int x, y; } Point;
+    typedef struct Table { int n; } Table;
+    typedef struct lua_Debug_ { int line; } lua_Debug;
+    typedef union Value { int i; } Value;
+    LUAI_FUNC int declared_only (Table *t, int key);
+    #endif
+    """
+C_SOURCE = """
+    #include "lobj.h"
+    LUA_API lua_CFunction lua_atpanic (lua_State *L, lua_CFunction panicf) {
+        setobj(L, a, b);
+        return 0;
+    }
+    static LUA_INLINE const char *name_of(void) { return helper(); }
+    static int helper(void) { return MAXSTACK; }
+    """
+
+
+def test_c_macros_typedefs_and_functions_behind_export_macros_are_symbols():
+    """C names much of its API with the preprocessor: a function-like macro is called as a function is, a
+    typedef is often a struct's only name, and a macro before a return type (`LUA_API lua_CFunction f (...)`)
+    misleads tree-sitter, which does not expand macros, into naming the return type."""
+    header = parse_file("lobj.h", textwrap.dedent(C_HEADER), "c")
+    # no include guard, no declaration, no Table' twice
+    assert {(s.name, s.kind) for s in header.symbols[1:]} == {
+        ("MAXSTACK", "macro"), ("setobj", "macro"), ("NOWARN", "macro"), ("checkliveness", "macro"),
+        ("apply", "macro"), ("lua_CFunction", "typedef"), ("Point", "struct"), ("Table", "struct"),
+        ("lua_Debug_", "struct"), ("lua_Debug", "typedef"), ("Value", "struct")}
+    setobj = next(s for s in header.symbols if s.name == "setobj")
+    assert (setobj.start_line, setobj.end_line, setobj.signature) == (5, 7, "#define setobj(L,o1,o2)")
+    assert "it's a copy" in "\n".join(c.content for c in header.chunks)  # blanked for the parser only
+    source = parse_file("lapi.c", textwrap.dedent(C_SOURCE), "c")
+    assert [s.name for s in source.symbols[1:]] == ["lua_atpanic", "name_of", "helper"]
+
+
+def test_c_calls_reach_macros_and_a_macro_s_body_calls_what_it_names():
+    files = {"lobj.h": C_HEADER, "lapi.c": C_SOURCE, "lobj.c": "int lobj_init(void) { return 0; }\n"}
+    assert edges_of(files, "c") == {("lua_atpanic", "setobj"), ("setobj", "checkliveness"),
+                                    ("name_of", "helper")}  # not apply's `f(x)` (a parameter), nor a string's
+
+    # an #include names the header, not the .c file beside it with the same stem
+    assert edges_of(files, "c", kind="imports", paths=True) == {("", "lobj.h:")}
+
+
+def test_a_cpp_alias_is_a_typedef():
+    cpp = {"a.hpp": "namespace ns {\nusing Handle = int;\ntypedef long Size;\n}\n"}
+    symbols = parse_file("a.hpp", cpp["a.hpp"], "cpp").symbols
+    assert {(s.qualname, s.kind) for s in symbols[1:]} == {("ns", "namespace"), ("ns.Handle", "typedef"),
+                                                           ("ns.Size", "typedef")}
+
+
 def test_a_barrel_file_s_re_exports_lead_to_their_definitions():
     """`export { formatDate } from "./dates"` and `export * from "./strings"` in a TypeScript (or JavaScript)
     barrel file are imports: a name imported from the folder resolves where they lead, not to a namesake."""

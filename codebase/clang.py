@@ -1,0 +1,112 @@
+"""What C and C++ hide from a tree-sitter parse: macros, typedef names and functions behind export macros.
+
+A C project names much of its API with the preprocessor: ``#define setobj(L,o1,o2) ...`` is called like a
+function, ``typedef struct { ... } Point;`` is the only name a struct has, and ``LUA_API lua_Integer
+luaL_len (...)`` puts a macro before the return type, which tree-sitter (that does not expand macros) parses
+as an error with the return type as the function's name.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: C's module-level names that are no definition with a body: macros (object-like too) and typedefs
+C_BINDINGS = {"preproc_def": "macro", "preproc_function_def": "macro", "type_definition": "typedef"}
+#: node types of a C or C++ struct, union, enum or class (its definition when it has a body)
+SPECIFIERS = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+#: words before a ``(`` in a macro body that are no call
+_NOT_CALLS = frozenset({"if", "while", "for", "switch", "return", "sizeof", "defined", "do", "else", "case",
+                        "typeof", "__typeof__", "alignof", "_Alignof", "offsetof", "__attribute__", "__declspec",
+                        "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "const",
+                        "volatile", "struct", "union", "enum", "static_cast", "reinterpret_cast", "const_cast",
+                        "dynamic_cast", "decltype", "noexcept", "__extension__", "__builtin_expect"})
+_CALL_IN_MACRO = re.compile(r"(?<![\w.>#])([A-Za-z_]\w*)\s*\(")
+_DECLARATORS = ("declarator", "pointer_declarator", "parenthesized_declarator", "attributed_declarator",
+                "reference_declarator", "array_declarator", "function_declarator")
+
+
+_MACRO = re.compile(rb"^[ \t]*#[ \t]*define\b(?:[^\n]*\\\r?\n)*[^\n]*", re.M)
+_BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
+
+
+def blank_macro_comments(data: bytes) -> bytes:
+    """The source with each ``/* comment */`` inside a ``#define`` blanked (newlines kept, so every byte stays
+    where it was): tree-sitter's C grammar ends a macro's body at a comment in it and parses the rest as code,
+    so a commented multi-line macro (``luaV_fastget`` in Lua's lvm.h) was an error, not a definition. A
+    comment that ends the macro stays: the grammar reads it well, and a ``#define X`` followed by blanks
+    takes the next line for its body."""
+    def blank(macro: re.Match) -> bytes:
+        text = macro.group()
+        return _BLOCK_COMMENT.sub(lambda c: re.sub(rb"[^\n]", b" ", c.group()) if text[c.end():].strip() else
+                                  c.group(), text)
+    return _MACRO.sub(blank, data)
+
+
+def function_name(node):
+    """The node naming a C or C++ function definition when a macro before its return type made tree-sitter
+    misparse it (``LUA_API lua_Integer luaL_len (lua_State *L)`` names ``lua_Integer``, with ``luaL_len`` in an
+    error node), else None: the regular parse names it."""
+    d = node.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator") or next((c for c in d.named_children if c.type in _DECLARATORS),
+                                                        None)
+    errors = [c for c in d.named_children if c.type == "ERROR"] if d is not None else []
+    names = [c for c in errors[-1].named_children if c.type == "identifier"] if errors else []
+    return names[-1] if names else None
+
+
+def typedef_name(node):
+    """The node naming the type a ``type_definition`` declares (``typedef int (*lua_CFunction) (lua_State *L)``
+    declares ``lua_CFunction``), else None."""
+    d = node.child_by_field_name("declarator")
+    while d is not None and d.type != "type_identifier":
+        d = d.child_by_field_name("declarator") or next(
+            (c for c in d.named_children if c.type in _DECLARATORS or c.type == "type_identifier"), None)
+    return d
+
+
+def binding_name(node):
+    """The node naming what a ``#define`` or a typedef binds, else None: an include guard (``#ifndef lapi_h``
+    ``#define lapi_h``) binds nothing worth a symbol, and ``typedef struct Table {...} Table`` or ``typedef
+    struct {...} Point`` define a struct, which is the symbol."""
+    if node.type != "type_definition":
+        name, guard = node.child_by_field_name("name"), node.parent
+        if name is not None and node.child_by_field_name("value") is None and guard is not None and \
+                guard.type == "preproc_ifdef" and getattr(guard.child_by_field_name("name"), "text", b"") == name.text:
+            return None
+        return name
+    body_type, name = node.child_by_field_name("type"), typedef_name(node)
+    if body_type is None or body_type.type not in SPECIFIERS or body_type.child_by_field_name("body") is None:
+        return name
+    own = body_type.child_by_field_name("name")
+    return name if own is not None and name is not None and own.text != name.text else None
+
+
+def anonymous_type_name(node):
+    """The typedef name of an anonymous struct, union or enum (``typedef struct { ... } Point``), else None."""
+    parent = node.parent
+    if node.child_by_field_name("name") is not None or parent is None or parent.type != "type_definition":
+        return None
+    return typedef_name(parent)
+
+
+def macro_calls(node) -> list[tuple[str, int]]:
+    """The names a macro's body calls, each with its line (1-based): ``#define luaM_new(L,t)
+    cast(t*, luaM_malloc_(L, sizeof(t), 0))`` calls ``cast`` and ``luaM_malloc_``. Its own parameters are
+    left out (``#define apply(f, x) f(x)``)."""
+    value = node.child_by_field_name("value")
+    if value is None:
+        return []
+    params = node.child_by_field_name("parameters")
+    own = {p.text.decode("utf-8", errors="replace") for p in params.named_children} if params is not None else set()
+    text = value.text.decode("utf-8", errors="replace")
+    text = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', text)  # string literals call nothing
+    first = value.start_point[0] + 1
+    seen: set[str] = set()
+    calls = []
+    for m in _CALL_IN_MACRO.finditer(text):
+        name = m.group(1)
+        if name not in _NOT_CALLS and name not in own and name not in seen:
+            seen.add(name)
+            calls.append((name, first + text.count("\n", 0, m.start())))
+    return calls
