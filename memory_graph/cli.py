@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 import time
 from contextlib import contextmanager
@@ -55,9 +56,22 @@ def engine() -> Iterator[Engine]:
         finally:
             eng.close()
     except MemoryGraphError as exc:
-        hint = labelled("\nhint:", "yellow", exc.hint) if exc.hint else ""
+        hint = labelled("\nhint:", "yellow", cli_words(exc.hint)) if exc.hint else ""
         err.print(labelled("error:", "red", exc.message) + hint)
         raise typer.Exit(2) from None
+
+
+#: the commands that do what an MCP tool named in an error's hint does
+_COMMANDS = {"search_symbols": "memory-graph symbols", "project_status": "memory-graph projects",
+             "create_entity": "memory-graph entity", "search_memory": "memory-graph search",
+             "list_memories": "memory-graph list", "get_related": "memory-graph related",
+             "delete_memory": "memory-graph delete", "update": "memory-graph update"}
+_TOOL_WORD = re.compile(r"\b(?:" + "|".join(_COMMANDS) + r")\b")
+
+
+def cli_words(hint: str) -> str:
+    """An error's hint as a CLI user acts on it: the Engine's hints name the MCP tools."""
+    return _TOOL_WORD.sub(lambda m: _COMMANDS[m.group()], hint)
 
 
 def labelled(label: str, style: str, message: str) -> Text:

@@ -72,9 +72,10 @@ def test_code_commands_report_mistakes_clearly(run, tmp_path):
     r = run("index", str(tmp_path / "missing"), ok=False)
     assert r.exit_code == 2 and "does not exist" in " ".join(r.output.split())  # rich wraps long paths
     r = run("callers", "no_such_symbol", ok=False)
-    assert r.exit_code == 2 and "search_symbols" in r.output
+    # the hint names the command that helps here, not the MCP tool (search_symbols)
+    assert r.exit_code == 2 and "memory-graph symbols finds" in r.output and "search_symbols" not in r.output
     r = run("delete-project", "ghost", ok=False)
-    assert r.exit_code == 2 and "ghost" in r.output
+    assert r.exit_code == 2 and "ghost" in r.output and "memory-graph projects lists" in r.output
 
 
 @pytest.mark.parametrize("cmd", ["index", "watch", "search-code", "symbols", "callers", "callees", "projects",
