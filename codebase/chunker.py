@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, blank_macro_comments, function_name,
+from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
                     macro_calls)
 from .languages import BODY_TYPES, GRAMMARS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
 from .refs import (IDENT_RE, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident,
@@ -134,7 +134,7 @@ def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overl
 # ---- tree-sitter definitions ------------------------------------------------
 def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, language: str) -> list[Chunk]:
     data = text.encode("utf-8", errors="surrogatepass")
-    tree = _parser(language).parse(blank_macro_comments(data) if language in ("c", "cpp") else data)
+    tree = _parser(language).parse(for_parser(data) if language in ("c", "cpp") else data)
     root = tree.root_node
     out.parse_error = bool(root.has_error)
     nlines = len(lines)
@@ -307,8 +307,8 @@ def _name_node(node, kind: str):
     if node.type == "impl_item":
         return node.child_by_field_name("type")
     n = node.child_by_field_name("name") or node.child_by_field_name("property")
-    if n is not None:
-        return n
+    if n is not None:  # a C++ specialization `struct is_char<char>` is one of is_char's
+        return n.child_by_field_name("name") or n if n.type == "template_type" else n
     d = node.child_by_field_name("declarator")
     while d is not None and d.type not in NAME_TYPES:
         nxt = d.child_by_field_name("declarator")

@@ -29,17 +29,40 @@ _MACRO = re.compile(rb"^[ \t]*#[ \t]*define\b(?:[^\n]*\\\r?\n)*[^\n]*", re.M)
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
 
 
-def blank_macro_comments(data: bytes) -> bytes:
-    """The source with each ``/* comment */`` inside a ``#define`` blanked (newlines kept, so every byte stays
-    where it was): tree-sitter's C grammar ends a macro's body at a comment in it and parses the rest as code,
-    so a commented multi-line macro (``luaV_fastget`` in Lua's lvm.h) was an error, not a definition. A
-    comment that ends the macro stays: the grammar reads it well, and a ``#define X`` followed by blanks
-    takes the next line for its body."""
-    def blank(macro: re.Match) -> bytes:
+#: a line that is only a macro opening or closing a scope: ``FMT_BEGIN_NAMESPACE``, ``G_BEGIN_DECLS``,
+#: ``PYBIND11_NAMESPACE_END(detail)``, ``ABSL_NAMESPACE_BEGIN`` (one part of the name is BEGIN or END)
+_SCOPE_MACRO = re.compile(rb"^[ \t]*_*(?:[A-Z0-9]+_)*(?:BEGIN|END)(?:_[A-Z0-9]+)*[ \t]*(?:\([^()\n]*\))?[ \t]*"
+                          rb"(?://[^\n]*)?$", re.M)
+
+
+#: macros in a declaration's specifiers, before the type or name (``LUA_API int f``, ``static FMT_INLINE auto
+#: g``, ``FMT_CONSTEXPR basic_string_view(...)``): ALL_CAPS with an underscore and followed by a word, so a type
+#: such as ``FILE *f`` or ``HRESULT`` stays (universal-ctags' ``-I`` takes such a list from its user)
+_SPECIFIER_MACROS = re.compile(rb"^([ \t]*(?:(?:static|inline|extern|friend|virtual|explicit|constexpr)[ \t]+)*)"
+                               rb"((?:_*[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_])", re.M)
+
+
+def _blank(text: bytes) -> bytes:
+    return re.sub(rb"[^\n]", b" ", text)
+
+
+def for_parser(data: bytes) -> bytes:
+    """C or C++ source as tree-sitter, which does not expand macros, can parse it, every byte where it was.
+
+    Each ``/* comment */`` inside a ``#define`` is blanked: the grammar ends a macro's body at a comment in it
+    and parses the rest as code, so a commented multi-line macro (``luaV_fastget`` in Lua's lvm.h) was an
+    error, not a definition. A comment that ends the macro stays, since the grammar reads it well and a
+    ``#define X`` followed by blanks takes the next line for its body. A line that is only a scope macro
+    (``FMT_END_DETAIL_NAMESPACE``, which expands to ``}``) is blanked too: read as the type of a declaration,
+    it swallowed the class after it (fmt's ``basic_string_view`` had no methods, only functions). So are
+    macros among a declaration's specifiers (``_SPECIFIER_MACROS``): tree-sitter takes ``LUA_API`` for the
+    type and the return type for the name, or fails on a constructor (``FMT_CONSTEXPR basic_string_view(...)``
+    swallowed the next method)."""
+    def in_macro(macro: re.Match) -> bytes:
         text = macro.group()
-        return _BLOCK_COMMENT.sub(lambda c: re.sub(rb"[^\n]", b" ", c.group()) if text[c.end():].strip() else
-                                  c.group(), text)
-    return _MACRO.sub(blank, data)
+        return _BLOCK_COMMENT.sub(lambda c: _blank(c.group()) if text[c.end():].strip() else c.group(), text)
+    data = _SCOPE_MACRO.sub(lambda m: _blank(m.group()), _MACRO.sub(in_macro, data))
+    return _SPECIFIER_MACROS.sub(lambda m: m.group(1) + _blank(m.group(2)), data)
 
 
 def function_name(node):

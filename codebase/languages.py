@@ -33,12 +33,21 @@ SHEBANGS = {"python": "python", "node": "javascript", "deno": "typescript", "bas
             "zsh": "bash", "dash": "bash", "ksh": "bash", "ruby": "ruby", "php": "php"}
 
 
+#: what only C++ writes, to tell a C++ header (``.h``) from a C one: a template, a namespace block, a class
+#: body, an access label, a scoped enum, ``std::``, or a standard header without ``.h`` (``#include <vector>``)
+_CPP_HEADER = re.compile(rb"^\s*(?:template\s*<|namespace\s+\w+\s*\{|class\s+\w+[^;()]*\{|(?:public|private|"
+                         rb"protected)\s*:|#\s*include\s*<[a-z_]+>)|\bstd::|\benum\s+class\b", re.M)
+
+
 def detect_language(path: str, head: bytes = b"") -> str | None:
-    """The language of a file from its name, else from a shebang line; None if neither says."""
+    """The language of a file from its name (a ``.h`` file is C++ when its start says so), else from a
+    shebang line; None if neither says."""
     p = PurePosixPath(path)
     if p.name in FILENAMES:
         return FILENAMES[p.name]
     lang = EXTENSIONS.get(p.suffix.lower())
+    if lang == "c" and p.suffix == ".h" and _CPP_HEADER.search(head):
+        return "cpp"
     if lang:
         return lang
     m = _SHEBANG.match(head.split(b"\n", 1)[0][:200])

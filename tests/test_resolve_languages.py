@@ -8,6 +8,7 @@ import textwrap
 from conftest import edges_of
 
 from codebase.chunker import parse_file
+from codebase.languages import detect_language
 from codebase.resolve import type_key
 
 
@@ -117,6 +118,7 @@ C_SOURCE = """
     }
     static LUA_INLINE const char *name_of(void) { return helper(); }
     static int helper(void) { return MAXSTACK; }
+    lua_export lua_CFunction other_panic (lua_State *L) { return 0; }
     """
 
 
@@ -134,7 +136,7 @@ def test_c_macros_typedefs_and_functions_behind_export_macros_are_symbols():
     assert (setobj.start_line, setobj.end_line, setobj.signature) == (5, 7, "#define setobj(L,o1,o2)")
     assert "it's a copy" in "\n".join(c.content for c in header.chunks)  # blanked for the parser only
     source = parse_file("lapi.c", textwrap.dedent(C_SOURCE), "c")
-    assert [s.name for s in source.symbols[1:]] == ["lua_atpanic", "name_of", "helper"]
+    assert [s.name for s in source.symbols[1:]] == ["lua_atpanic", "name_of", "helper", "other_panic"]
 
 
 def test_c_calls_reach_macros_and_a_macro_s_body_calls_what_it_names():
@@ -151,6 +153,37 @@ def test_a_cpp_alias_is_a_typedef():
     symbols = parse_file("a.hpp", cpp["a.hpp"], "cpp").symbols
     assert {(s.qualname, s.kind) for s in symbols[1:]} == {("ns", "namespace"), ("ns.Handle", "typedef"),
                                                            ("ns.Size", "typedef")}
+
+
+def test_a_header_is_cpp_when_it_says_so_and_macros_do_not_hide_its_classes():
+    """tree-sitter does not expand macros: a scope macro (`FMT_BEGIN_NAMESPACE`) read as a declaration's type
+    swallowed the class after it, and a specifier macro before a constructor broke the method after it."""
+    header = """\
+        #include <string>
+        FMT_BEGIN_NAMESPACE
+        template <typename Char> class basic_string_view {
+         public:
+          template <typename Traits, typename Alloc>
+          FMT_CONSTEXPR basic_string_view(const std::basic_string<Char, Traits, Alloc>& s) noexcept
+              : data_(s.data()) {}
+          constexpr auto data() const noexcept -> const Char* { return data_; }
+          FMT_CONSTEXPR void remove_prefix(size_t n) noexcept { data_ += n; }
+         private:
+          const Char* data_;
+        };
+        template <typename T> struct is_char : std::false_type {};
+        template <> struct is_char<char> : std::true_type {};
+        FMT_END_NAMESPACE
+        """
+    assert detect_language("fmt/core.h", textwrap.dedent(header).encode()) == "cpp"
+    assert detect_language("fmt/color.h", b"FMT_BEGIN_NAMESPACE\nenum class color : uint32_t {};\n") == "cpp"
+    assert detect_language("lua.h", b'#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n') == "c"
+    symbols = parse_file("core.h", textwrap.dedent(header), "cpp").symbols
+    assert [(s.qualname, s.kind) for s in symbols[1:]] == [
+        ("basic_string_view", "class"), ("basic_string_view.basic_string_view", "method"),
+        ("basic_string_view.data", "method"), ("basic_string_view.remove_prefix", "method"),
+        ("is_char", "struct"), ("is_char'", "struct")]  # a specialization is one of the template's
+    assert symbols[3].signature == "constexpr auto data() const noexcept -> const Char*"
 
 
 def test_a_barrel_file_s_re_exports_lead_to_their_definitions():
