@@ -29,10 +29,15 @@ _MACRO = re.compile(rb"^[ \t]*#[ \t]*define\b(?:[^\n]*\\\r?\n)*[^\n]*", re.M)
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
 
 
-#: a line that is only a macro opening or closing a scope: ``FMT_BEGIN_NAMESPACE``, ``G_BEGIN_DECLS``,
-#: ``PYBIND11_NAMESPACE_END(detail)``, ``ABSL_NAMESPACE_BEGIN`` (one part of the name is BEGIN or END)
-_SCOPE_MACRO = re.compile(rb"^[ \t]*_*(?:[A-Z0-9]+_)*(?:BEGIN|END)(?:_[A-Z0-9]+)*[ \t]*(?:\([^()\n]*\))?[ \t]*"
-                          rb"(?://[^\n]*)?$", re.M)
+#: a line that is only a macro: one opening or closing a scope (``FMT_BEGIN_NAMESPACE``, ``G_BEGIN_DECLS``,
+#: ``PYBIND11_NAMESPACE_END(detail)``: a part of the name is BEGIN or END) or any ALL_CAPS name with an
+#: underscore and no arguments (``Q_OBJECT``, ``FMT_CLASS_API`` on the line before a class)
+_LONE_MACRO = re.compile(rb"^[ \t]*(?:_*(?:[A-Z0-9]+_)*(?:BEGIN|END)(?:_[A-Z0-9]+)*[ \t]*(?:\([^()\n]*\))?|"
+                         rb"_*[A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?://[^\n]*)?$", re.M)
+#: an export macro between ``class`` (or ``struct``) and the name of a type it defines: ``class FMT_API
+#: format_error : public std::runtime_error {``, ``class Q_CORE_EXPORT QObject``
+_CLASS_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+(_*[A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]+"
+                          rb"(?=\w+[ \t]*(?:final[ \t]*)?[:{])")
 
 
 #: macros in a declaration's specifiers, before the type or name (``LUA_API int f``, ``static FMT_INLINE auto
@@ -52,16 +57,19 @@ def for_parser(data: bytes) -> bytes:
     Each ``/* comment */`` inside a ``#define`` is blanked: the grammar ends a macro's body at a comment in it
     and parses the rest as code, so a commented multi-line macro (``luaV_fastget`` in Lua's lvm.h) was an
     error, not a definition. A comment that ends the macro stays, since the grammar reads it well and a
-    ``#define X`` followed by blanks takes the next line for its body. A line that is only a scope macro
+    ``#define X`` followed by blanks takes the next line for its body. A line that is only a macro
     (``FMT_END_DETAIL_NAMESPACE``, which expands to ``}``) is blanked too: read as the type of a declaration,
-    it swallowed the class after it (fmt's ``basic_string_view`` had no methods, only functions). So are
+    it swallowed the class after it (fmt's ``basic_string_view`` had no methods, only functions). So are an
+    export macro after ``class`` (``class FMT_API format_error``, a method ``std.runtime_error`` before) and
     macros among a declaration's specifiers (``_SPECIFIER_MACROS``): tree-sitter takes ``LUA_API`` for the
     type and the return type for the name, or fails on a constructor (``FMT_CONSTEXPR basic_string_view(...)``
     swallowed the next method)."""
     def in_macro(macro: re.Match) -> bytes:
         text = macro.group()
         return _BLOCK_COMMENT.sub(lambda c: _blank(c.group()) if text[c.end():].strip() else c.group(), text)
-    data = _SCOPE_MACRO.sub(lambda m: _blank(m.group()), _MACRO.sub(in_macro, data))
+    data = _LONE_MACRO.sub(lambda m: _blank(m.group()), _MACRO.sub(in_macro, data))
+    data = _CLASS_MACRO.sub(lambda m: m.group()[:m.start(1) - m.start()] + _blank(m.group(1)) +
+                            m.group()[m.end(1) - m.start():], data)
     return _SPECIFIER_MACROS.sub(lambda m: m.group(1) + _blank(m.group(2)), data)
 
 

@@ -173,6 +173,12 @@ def test_a_header_is_cpp_when_it_says_so_and_macros_do_not_hide_its_classes():
         };
         template <typename T> struct is_char : std::false_type {};
         template <> struct is_char<char> : std::true_type {};
+        FMT_CLASS_API
+        class FMT_API format_error : public std::runtime_error {
+          Q_OBJECT
+         public:
+          using std::runtime_error::runtime_error;
+        };
         FMT_END_NAMESPACE
         """
     assert detect_language("fmt/core.h", textwrap.dedent(header).encode()) == "cpp"
@@ -182,7 +188,8 @@ def test_a_header_is_cpp_when_it_says_so_and_macros_do_not_hide_its_classes():
     assert [(s.qualname, s.kind) for s in symbols[1:]] == [
         ("basic_string_view", "class"), ("basic_string_view.basic_string_view", "method"),
         ("basic_string_view.data", "method"), ("basic_string_view.remove_prefix", "method"),
-        ("is_char", "struct"), ("is_char'", "struct")]  # a specialization is one of the template's
+        ("is_char", "struct"), ("is_char'", "struct"),  # a specialization is one of the template's
+        ("format_error", "class")]
     assert symbols[3].signature == "constexpr auto data() const noexcept -> const Char*"
 
 
