@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from codebase.chunker import estimate_tokens, parse_file
+from codebase.clang import for_parser
 from codebase.languages import SPECS, detect_language
 from conftest import FIXTURE_REPO
 
@@ -222,6 +223,24 @@ def test_source_tree_sitter_cannot_parse_falls_back_to_line_windows():
     p = parse_file("broken.py", "def (((:\n  ]]] !!!\n" * 3, "python")
     assert p.parse_error
     assert p.chunks and p.chunks[0].chunk_type == "lines"
+
+
+_C_PIECES = st.sampled_from(["#define F(x) \\\n", "  (g(x) /* note */ \\\n", "  + 1) /* end */\n",
+                             "/* two \\\n lines */", "FMT_BEGIN_NAMESPACE\n", "LUA_API int f (lua_State *L) {}\n",
+                             "Q_OBJECT\n", "class FMT_API E : public B {};\n", "/* é */", "x", " ", "\n", "\\",
+                             "A_B "])
+
+
+@example("#define F(x) \\\n  (g(x) /* two \\\n lines */ + 1)\n")
+@given(st.lists(_C_PIECES, max_size=40).map("".join))
+def test_the_c_parser_s_view_keeps_every_byte_and_line_in_place(text):
+    """Macros blanked for tree-sitter must leave each node's position the source's (chunks and lines come
+    from the source)."""
+    data = text.encode()
+    seen = for_parser(data)
+    assert len(seen) == len(data) and [i for i, b in enumerate(seen) if b == 10] == \
+        [i for i, b in enumerate(data) if b == 10]
+    assert all(a == b or a == 32 for a, b in zip(seen, data))  # only blanks are put in
 
 
 @settings(max_examples=60, deadline=None)
