@@ -37,8 +37,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: JavaScript's and TypeScript's re-exports (`export { a } from "./b"`, `export * from "./b"`) are imports, so
 #: a name imported from a barrel file (`utils/index.ts`) resolves; 15 = Ruby's modules and Rust's inline `mod`s
 #: are namespaces (kind "module" is a file's own), Rust's `mod error;` imports error.rs, Ruby's `include M` makes M
-#: a base and `require` an import. A re-cut file re-embeds only the chunks whose
-#: text changed.
+#: a base and `require` an import; 16 = C's and C++'s macros and typedefs are symbols, a `.h` may be C++, and
+#: the parser reads C and C++ with some macros blanked (``clang.for_parser``). A re-cut file re-embeds only the
+#: chunks whose text changed.
 CHUNKER_VERSION = "16"
 
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")

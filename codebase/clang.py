@@ -23,12 +23,9 @@ _NOT_CALLS = frozenset({"if", "while", "for", "switch", "return", "sizeof", "def
 _CALL_IN_MACRO = re.compile(r"(?<![\w.>#])([A-Za-z_]\w*)\s*\(")
 _DECLARATORS = ("declarator", "pointer_declarator", "parenthesized_declarator", "attributed_declarator",
                 "reference_declarator", "array_declarator", "function_declarator")
-
-
+#: a ``#define`` with its continuation lines
 _MACRO = re.compile(rb"^[ \t]*#[ \t]*define\b(?:[^\n]*\\\r?\n)*[^\n]*", re.M)
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
-
-
 #: a line that is only a macro: one opening or closing a scope (``FMT_BEGIN_NAMESPACE``, ``G_BEGIN_DECLS``,
 #: ``PYBIND11_NAMESPACE_END(detail)``: a part of the name is BEGIN or END) or any ALL_CAPS name with an
 #: underscore and no arguments (``Q_OBJECT``, ``FMT_CLASS_API`` on the line before a class)
@@ -36,10 +33,8 @@ _LONE_MACRO = re.compile(rb"^[ \t]*(?:_*(?:[A-Z0-9]+_)*(?:BEGIN|END)(?:_[A-Z0-9]
                          rb"_*[A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?://[^\n]*)?$", re.M)
 #: an export macro between ``class`` (or ``struct``) and the name of a type it defines: ``class FMT_API
 #: format_error : public std::runtime_error {``, ``class Q_CORE_EXPORT QObject``
-_CLASS_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+(_*[A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]+"
-                          rb"(?=\w+[ \t]*(?:final[ \t]*)?[:{])")
-
-
+_CLASS_MACRO = re.compile(rb"(\b(?:class|struct)[ \t]+)(_*[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+\w+[ \t]*"
+                          rb"(?:final[ \t]*)?[:{])")
 #: macros in a declaration's specifiers, before the type or name (``LUA_API int f``, ``static FMT_INLINE auto
 #: g``, ``FMT_CONSTEXPR basic_string_view(...)``): ALL_CAPS with an underscore and followed by a word, so a type
 #: such as ``FILE *f`` or ``HRESULT`` stays (universal-ctags' ``-I`` takes such a list from its user)
@@ -68,15 +63,14 @@ def for_parser(data: bytes) -> bytes:
         text = macro.group()
         return _BLOCK_COMMENT.sub(lambda c: _blank(c.group()) if text[c.end():].strip() else c.group(), text)
     data = _LONE_MACRO.sub(lambda m: _blank(m.group()), _MACRO.sub(in_macro, data))
-    data = _CLASS_MACRO.sub(lambda m: m.group()[:m.start(1) - m.start()] + _blank(m.group(1)) +
-                            m.group()[m.end(1) - m.start():], data)
+    data = _CLASS_MACRO.sub(lambda m: m.group(1) + _blank(m.group(2)), data)
     return _SPECIFIER_MACROS.sub(lambda m: m.group(1) + _blank(m.group(2)), data)
 
 
 def function_name(node):
-    """The node naming a C or C++ function definition when a macro before its return type made tree-sitter
-    misparse it (``LUA_API lua_Integer luaL_len (lua_State *L)`` names ``lua_Integer``, with ``luaL_len`` in an
-    error node), else None: the regular parse names it."""
+    """The node naming a C or C++ function definition when a macro ``for_parser`` leaves (not ALL_CAPS) before
+    its return type made tree-sitter misparse it (``lua_export lua_CFunction f (lua_State *L)`` names
+    ``lua_CFunction``, with ``f`` in an error node), else None: the regular parse names it."""
     d = node.child_by_field_name("declarator")
     while d is not None and d.type != "function_declarator":
         d = d.child_by_field_name("declarator") or next((c for c in d.named_children if c.type in _DECLARATORS),
