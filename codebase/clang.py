@@ -26,11 +26,9 @@ _DECLARATORS = ("declarator", "pointer_declarator", "parenthesized_declarator", 
 #: a ``#define`` with its continuation lines
 _MACRO = re.compile(rb"^[ \t]*#[ \t]*define\b(?:[^\n]*\\\r?\n)*[^\n]*", re.M)
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
-#: a line that is only a macro: one opening or closing a scope (``FMT_BEGIN_NAMESPACE``, ``G_BEGIN_DECLS``,
-#: ``PYBIND11_NAMESPACE_END(detail)``: a part of the name is BEGIN or END) or any ALL_CAPS name with an
-#: underscore and no arguments (``Q_OBJECT``, ``FMT_CLASS_API`` on the line before a class)
-_LONE_MACRO = re.compile(rb"^[ \t]*(?:_*(?:[A-Z0-9]+_)*(?:BEGIN|END)(?:_[A-Z0-9]+)*[ \t]*(?:\([^()\n]*\))?|"
-                         rb"_*[A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?://[^\n]*)?$", re.M)
+#: a line that is only an ALL_CAPS name with an underscore, a macro: one opening or closing a scope
+#: (``FMT_BEGIN_NAMESPACE``, ``G_BEGIN_DECLS``), ``Q_OBJECT``, ``FMT_CLASS_API`` on the line before a class
+_LONE_MACRO = re.compile(rb"^[ \t]*_*[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]*(?://[^\n]*)?$", re.M)
 #: an export macro between ``class`` (or ``struct``) and the name of a type it defines: ``class FMT_API
 #: format_error : public std::runtime_error {``, ``class Q_CORE_EXPORT QObject``
 _CLASS_MACRO = re.compile(rb"(\b(?:class|struct)[ \t]+)(_*[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+\w+[ \t]*"
