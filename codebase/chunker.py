@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from .chunks import Chunk, ParsedFile, Symbol, estimate_tokens, line_chunks, markdown_chunks, window
 from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
                     macro_calls)
-from .languages import BODY_TYPES, GRAMMARS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
-from .refs import (IDENT_RE, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident,
-                   local_type, ruby_directive, rust_mod_declaration)
+from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
+                        keyword)
+from .refs import (DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, callee, declared_type,
+                   declared_types, heritage, imports_of, last_ident, local_type, ruby_directive, rust_mod_declaration)
+
+__all__ = ["CHUNKER_VERSION", "Chunk", "ParsedFile", "Symbol", "estimate_tokens", "parse_file", "window"]
 
 log = logging.getLogger("memory_graph.codebase")
 
@@ -38,60 +41,14 @@ log = logging.getLogger("memory_graph.codebase")
 #: a name imported from a barrel file (`utils/index.ts`) resolves; 15 = Ruby's modules and Rust's inline `mod`s
 #: are namespaces (kind "module" is a file's own), Rust's `mod error;` imports error.rs, Ruby's `include M` makes M
 #: a base and `require` an import; 16 = C's and C++'s macros and typedefs are symbols, a `.h` may be C++, and
-#: the parser reads C and C++ with some macros blanked (``clang.for_parser``). A re-cut file re-embeds only the
-#: chunks whose text changed.
-CHUNKER_VERSION = "16"
+#: the parser reads C and C++ with some macros blanked (``clang.for_parser``); 17 = Java, Kotlin and Go calls
+#: record the declared types of variables, fields and Go's receivers, and `s.store.save()` the class and
+#: attribute; Java's fields, Kotlin's properties and Go's struct fields are attributes, Go's interface methods
+#: members, and a Go method of an unexported type is that type's. A re-cut file re-embeds only the chunks whose
+#: text changed.
+CHUNKER_VERSION = "17"
 
-_TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
-
-
-def estimate_tokens(text: str) -> int:
-    """A conservative guess of the word pieces a BERT tokenizer makes of ``text``.
-
-    Identifiers are split on case and underscores, punctuation counts one each, long words count extra.
-    ``tests/test_real_model.py`` checks it against the real tokenizer.
-    """
-    toks = _TOKEN_RE.findall(text)
-    return len(toks) + sum(len(t) // 7 for t in toks if len(t) > 7)
-
-
-@dataclass
-class Symbol:
-    name: str
-    qualname: str          # "Foo.bar"; "" for the module itself
-    kind: str
-    signature: str
-    start_line: int
-    end_line: int
-    parent: str = ""       # qualname of the enclosing symbol
-    member_prefix: str = ""  # qualname prefix of members when it is not the qualname (Rust impl blocks)
-
-
-@dataclass
-class Chunk:
-    start_line: int
-    end_line: int
-    chunk_type: str
-    name: str
-    breadcrumb: str
-    content: str
-    symbol: str            # qualname of the symbol this chunk defines ("" = module)
-    signature: str = ""
-    # the source line (1-based) of each content line, 0 for an elision, where the content skips lines
-    line_map: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
-
-
-@dataclass
-class ParsedFile:
-    path: str
-    language: str
-    chunks: list[Chunk] = field(default_factory=list)
-    symbols: list[Symbol] = field(default_factory=list)
-    refs: list[Ref] = field(default_factory=list)
-    imports: dict[str, str] = field(default_factory=dict)   # imported name -> module
-    parse_error: bool = False
-    qualnames: set[str] = field(default_factory=set, repr=False, compare=False)  # of symbols, for lookups
 
 
 @lru_cache(maxsize=None)
@@ -122,11 +79,11 @@ def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overl
         if out.parse_error and len(out.symbols) == 1:
             raw = []
         if not raw and len(out.symbols) == 1:
-            raw = _line_chunks(lines, path)
+            raw = line_chunks(lines, path)
     elif language in ("markdown", "rst"):
-        raw = _markdown_chunks(lines, path)
+        raw = markdown_chunks(lines, path)
     else:
-        raw = _line_chunks(lines, path)
+        raw = line_chunks(lines, path)
     for ch in raw:
         out.chunks.extend(window(ch, path, max_tokens, overlap_lines))
     return out
@@ -150,8 +107,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         node, scope, in_func = stack.pop()
         sym_here = scope
         kind = spec.definitions.get(node.type)
-        if node.type in LOCAL_TYPE_NODES and (typed := local_type(node)):
-            var, cls = typed
+        for var, cls in _typed(node, language):
             holder = _attribute_owner(out, parents, scope, var)  # `self.store = Store()`: the class's
             known = classes.setdefault(scope if holder is None else holder, {})
             key = var.split(".", 1)[-1]
@@ -193,10 +149,23 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             imports_of(node, out)
         for child in reversed(node.named_children):
             stack.append((child, sym_here, in_func))
+    def held(receiver: str, scope: int) -> str:
+        """The class a receiver holds in a scope: a variable's, or an attribute's of the enclosing class."""
+        owner_cls = _attribute_owner(out, parents, scope, receiver)
+        key = receiver.split(".", 1)[-1] if owner_cls is not None else receiver
+        found = classes.get(scope if owner_cls is None else owner_cls, {}).get(key, "")
+        outer = parents.get(scope)
+        while not found and language in IMPLICIT_THIS and owner_cls is None and outer is not None:
+            found = classes.get(outer, {}).get(key, "") if is_classy(out.symbols[outer].kind) else ""
+            outer = parents.get(outer)  # `mStore.save()` in a method, or in a lambda's class: a field
+        # a name a function does not bind is the module's (`registry = Registry()` at the top of the file)
+        return found or (classes.get(0, {}).get(receiver, "") if owner_cls is None and "." not in receiver else "")
+
     for ref, scope in calls:  # after the walk: a method may use what __init__, defined below it, assigns
-        owner_cls = _attribute_owner(out, parents, scope, ref.receiver)
-        key = ref.receiver.split(".", 1)[-1] if owner_cls is not None else ref.receiver
-        ref.typed = classes.get(scope if owner_cls is None else owner_cls, {}).get(key, "")
+        ref.typed = held(ref.receiver, scope)
+        root, _, attr = ref.receiver.rpartition(".")
+        if not ref.typed and root and root not in SELF_RECEIVERS and (cls := held(root, scope)):
+            ref.typed = cls + HOLDS + attr  # `s.store.Save()`: the resolver reads what the class's `store` holds
     for idx, held in classes.items():  # what subclasses, in other files too, find on `self.store`
         if is_classy(out.symbols[idx].kind):
             out.refs.extend(Ref(out.symbols[idx].qualname, "holds", attr, out.symbols[idx].start_line, "", cls)
@@ -219,6 +188,14 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             chunks.append(Chunk(shown[0], shown[-1], "module", PurePosixPath(out.path).name, "", body, "",
                                 line_map=line_map))
     return sorted(chunks, key=lambda c: (c.start_line, c.end_line))
+
+
+def _typed(node, language: str) -> list[tuple[str, str]]:
+    """(variable, class) of each variable ``node`` gives a known class (``local_type``, ``declared_types``)."""
+    if language in DECLARED_TYPES:
+        return declared_types(node) if node.type in DECLARED_NODES or node.type == "variable_declarator" else []
+    typed = local_type(node) if node.type in LOCAL_TYPE_NODES else None
+    return [typed] if typed else []
 
 
 def _attribute_owner(out: ParsedFile, parents: dict[int, int], scope: int, name: str) -> int | None:
@@ -346,9 +323,12 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     parent = out.symbols[scope]
     if node.type == "method_declaration" and language == "go":
         recv = node.child_by_field_name("receiver")
-        rname = IDENT_RE.findall(recv.text.decode()) if recv is not None else []
-        types = [t for t in rname if t[0].isupper()]
-        prefix = types[-1] if types else ""
+        param = next((c for c in recv.named_children if c.type == "parameter_declaration"), None) \
+            if recv is not None else None
+        typ = param.child_by_field_name("type") if param is not None else None
+        # `(s *Stack[T])`: the type's name, exported or not (`func (h *httpAPI) Query`)
+        prefix = declared_type(re.sub(r"\[.*\]", "", typ.text.decode("utf-8", errors="replace"))) \
+            if typ is not None else ""
     elif owner is not None:
         prefix = owner
         kind = "method" if owner else "function"
@@ -410,7 +390,9 @@ def _binding_kind(node, spec: LangSpec, scope_kind: str) -> str | None:
     return spec.attributes.get(node.type) if scope_kind in _MEMBER_OF else None
 
 
-_BINDING_NAMES = frozenset({"identifier", "property_identifier", "private_property_identifier", "type_identifier"})
+_BINDING_NAMES = frozenset({"identifier", "property_identifier", "private_property_identifier", "type_identifier",
+                            "simple_identifier", "field_identifier"})
+_KOTLIN_BINDINGS = frozenset({"property_declaration", "class_parameter", "enum_entry"})
 
 
 def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
@@ -422,6 +404,11 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     a typedef of the struct it defines."""
     if node.type in C_BINDINGS:
         name_node = binding_name(node)
+    elif node.type in _KOTLIN_BINDINGS:  # no field names; a constructor parameter is a property with val/var
+        decl = next((c for c in node.named_children if c.type == "variable_declaration"), node)
+        name_node = next((c for c in decl.named_children if c.type == "simple_identifier"), None)
+        if node.type == "class_parameter" and not any(c.type == "binding_pattern_kind" for c in node.children):
+            return ""
     else:
         name_node = node.child_by_field_name("left") or node.child_by_field_name("name") or \
             node.child_by_field_name("property")
@@ -439,7 +426,9 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     qual = f"{prefix}.{name}" if prefix else name
     if name == "_" or qual in out.qualnames:  # the first binding of a name is its definition
         return qual
-    text = node.text.decode("utf-8", errors="replace").split("\n", 1)[0].rstrip("\\")
+    # Java's `private final Store mStore = ...;` says more than its declarator `mStore = ...`
+    shown = node.parent if node.type == "variable_declarator" and node.parent.type == "field_declaration" else node
+    text = shown.text.decode("utf-8", errors="replace").split("\n", 1)[0].rstrip("\\")
     decl = node.parent
     while decl is not None and decl.type.endswith("_list"):  # Go's `var (...)` groups
         decl = decl.parent
@@ -504,84 +493,3 @@ def _breadcrumb(out: ParsedFile, idx: int, language: str) -> str:
         parts.append(f"{keyword(language, s.kind)} {label}")
         s = parent
     return " > ".join(reversed(parts))
-
-
-# ---- fallbacks ----------------------------------------------------------------
-def _line_chunks(lines: list[str], path: str) -> list[Chunk]:
-    body = "\n".join(lines).strip("\n")
-    if not body.strip():
-        return []
-    first = next(i for i, ln in enumerate(lines) if ln.strip())
-    return [Chunk(first + 1, len(lines), "lines", PurePosixPath(path).name, "", body, "")]
-
-
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-
-
-def _markdown_chunks(lines: list[str], path: str) -> list[Chunk]:
-    chunks: list[Chunk] = []
-    trail: list[tuple[int, str]] = []
-    start, title, crumb = 0, PurePosixPath(path).name, ""
-    fenced = False
-
-    def close(end: int) -> None:
-        body = "\n".join(lines[start:end]).strip("\n")
-        if body.strip():
-            chunks.append(Chunk(start + 1, end, "section", title, crumb, body, ""))
-
-    for i, ln in enumerate(lines):
-        if ln.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        m = None if fenced else _HEADING.match(ln)
-        if m:
-            close(i)
-            level = len(m.group(1))
-            trail = [t for t in trail if t[0] < level] + [(level, m.group(2))]
-            start, title = i, m.group(2)
-            crumb = " > ".join(f"{'#' * lv} {t}" for lv, t in trail)
-    close(len(lines))
-    return chunks
-
-
-def window(ch: Chunk, path: str, max_tokens: int, overlap_lines: int) -> list[Chunk]:
-    """Split a chunk whose text (with its header) exceeds ``max_tokens`` into overlapping windows."""
-    # a window may be led by its scopes (or its path) and the signature (see chunk_embed_text): budget for both
-    header = estimate_tokens(f"{path} {ch.breadcrumb}") + estimate_tokens(ch.signature) + 2
-    lines = ch.content.split("\n")
-    costs = [estimate_tokens(ln) + 1 for ln in lines]
-    if header + sum(costs) <= max_tokens:
-        return [ch]
-    budget = max(16, max_tokens - header)
-    # a single line over budget (minified code, data) is cut into pieces first
-    pieces: list[tuple[int, str, int]] = []  # (line offset, text, cost)
-    for off, (ln, cost) in enumerate(zip(lines, costs)):
-        if cost <= budget:
-            pieces.append((off, ln, cost))
-            continue
-        step = max(8, int(len(ln) * budget / cost))
-        for j in range(0, len(ln), step):
-            part = ln[j:j + step]
-            pieces.append((off, part, estimate_tokens(part) + 1))
-    # a window of an elided chunk (a class around its methods, a file's module-level code) spans its own lines
-    line_of = ch.line_map or tuple(range(ch.start_line, ch.start_line + len(lines)))
-    out: list[Chunk] = []
-    i = 0
-    while i < len(pieces):
-        total, j = 0, i
-        while j < len(pieces) and total + pieces[j][2] <= budget:
-            total += pieces[j][2]
-            j += 1
-        j = max(j, i + 1)
-        part = pieces[i:j]
-        own = [line_of[p[0]] for p in part if line_of[p[0]]] or [ch.start_line]
-        out.append(Chunk(own[0], own[-1], ch.chunk_type, ch.name, ch.breadcrumb,
-                         "\n".join(p[1] for p in part), ch.symbol, ch.signature))
-        if j >= len(pieces):
-            break
-        back = 0
-        while back < overlap_lines and j - back - 1 > i and \
-                sum(p[2] for p in pieces[j - back - 1:j]) <= budget // 3:
-            back += 1
-        i = j - back
-    return out
-

@@ -105,9 +105,11 @@ SPECS: dict[str, LangSpec] = {
         {"extends_clause": "extends", "implements_clause": "implements", "extends_type_clause": "extends"}, {},
         {"variable_declarator": "variable"}, {"public_field_definition": "attribute"}),
     "go": LangSpec(
-        {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
-        frozenset(), {"call_expression": "function"}, frozenset({"import_declaration"}), {},
-        {"function": "func", "method": "func"}, {"const_spec": "constant", "var_spec": "variable"}),
+        {"function_declaration": "function", "method_declaration": "method", "type_spec": "type",
+         "method_elem": "method", "method_spec": "method"},
+        frozenset({"type_spec"}), {"call_expression": "function"}, frozenset({"import_declaration"}), {},
+        {"function": "func", "method": "func"}, {"const_spec": "constant", "var_spec": "variable"},
+        {"field_declaration": "attribute"}),
     "rust": LangSpec(
         {"function_item": "function", "struct_item": "struct", "enum_item": "enum", "trait_item": "trait",
          "impl_item": "impl", "mod_item": "namespace", "union_item": "struct"},
@@ -120,7 +122,8 @@ SPECS: dict[str, LangSpec] = {
         frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"}),
         {"method_invocation": "name", "object_creation_expression": "type"},
         frozenset({"import_declaration"}),
-        {"superclass": "extends", "super_interfaces": "implements", "extends_interfaces": "extends"}),
+        {"superclass": "extends", "super_interfaces": "implements", "extends_interfaces": "extends"}, {}, {},
+        {"variable_declarator": "attribute", "enum_constant": "attribute"}),
     "c": LangSpec(
         {"function_definition": "function", "struct_specifier": "struct", "union_specifier": "struct",
          "enum_specifier": "enum"},
@@ -155,10 +158,17 @@ SPECS: dict[str, LangSpec] = {
     "kotlin": LangSpec(
         {"class_declaration": "class", "object_declaration": "object", "function_declaration": "function"},
         frozenset({"class_declaration", "object_declaration"}), {"call_expression": ""},
-        frozenset({"import_header"}), {"delegation_specifier": "extends"}, {"function": "fun", "method": "fun"}),
+        frozenset({"import_header"}), {"delegation_specifier": "extends"}, {"function": "fun", "method": "fun"},
+        {"property_declaration": "variable"},
+        {"property_declaration": "attribute", "class_parameter": "attribute", "enum_entry": "attribute"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
 }
 SPECS["tsx"] = SPECS["typescript"]
+#: languages whose declarations state each variable's type (``codebase.refs.declared_types``): a call on a
+#: variable of a type the project does not define is a library's, never guessed from the method's name
+DECLARED_TYPES = frozenset({"java", "kotlin", "go"})
+#: languages where a method names its class's fields without ``this.``
+IMPLICIT_THIS = frozenset({"java", "kotlin"})
 
 #: grammar names in tree-sitter-language-pack where they differ from ours
 GRAMMARS = {"csharp": "csharp"}

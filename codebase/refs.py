@@ -52,6 +52,8 @@ def last_ident(text: str) -> str:
 
 def heritage(node, spec: LangSpec, language: str) -> list[tuple[str, str]]:
     """(extends | implements, name) of each base type a type definition names."""
+    if language == "go":
+        return [("extends", name) for name in _go_embedded(node)]
     found: list[tuple[str, str]] = []
     superclasses = node.child_by_field_name("superclasses") if language == "python" else None
     holders = [(superclasses, "extends")] if superclasses is not None else []
@@ -76,6 +78,22 @@ def heritage(node, spec: LangSpec, language: str) -> list[tuple[str, str]]:
                 r = "implements"
             found.append((r, name))
     return found
+
+
+def _go_embedded(node) -> list[str]:
+    """The types a Go interface or struct embeds (``io.Reader`` in an interface, ``*Base`` as a field without a
+    name): their methods are the embedder's, Go's way of extending a type."""
+    typ = node.child_by_field_name("type")
+    if typ is not None and typ.type == "interface_type":
+        embedded = [c for c in typ.named_children if c.type in ("type_elem", "constraint_elem")]
+    elif typ is not None and typ.type == "struct_type":
+        fields = next((c for c in typ.named_children if c.type == "field_declaration_list"), None)
+        embedded = [c.child_by_field_name("type") for c in (fields.named_children if fields is not None else [])
+                    if c.type == "field_declaration" and c.child_by_field_name("name") is None]
+    else:
+        return []
+    names = [declared_type(re.sub(r"\[.*\]", "", _text(e))) for e in embedded if e is not None]
+    return [last_ident(n) for n in names if n]  # not a constraint's `~int | ~float64`
 
 
 def _names_in(node) -> list[str]:
@@ -304,6 +322,9 @@ _FUNCTION_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*[a-z_][\w$]*")
 #: marks a Ref.typed that is what a function returns (``eng = engine()`` gives ``engine()``) or yields to a
 #: ``with`` (``with engine() as eng`` gives ``with engine()``): the resolver reads the function's annotation
 RETURNED, ENTERED = "()", "with "
+#: joins a class and one of its attributes in a Ref.typed (``Server@store`` for ``s.store.save()``): the call is
+#: on what the class's attribute holds, which the resolver reads from the ``holds`` refs of any file
+HOLDS = "@"
 
 
 def class_name(text: str) -> str:
@@ -353,6 +374,76 @@ def local_type(node) -> tuple[str, str] | None:
     else:
         return None
     return (var, found) if found else None
+
+
+#: nodes of Java, Kotlin and Go that give a variable a declared type: a parameter (Go's method receiver
+#: too), a Kotlin property, a Go ``var`` or struct field, a Java for-each variable; Java's fields and locals
+#: are their ``variable_declarator`` (LOCAL_TYPE_NODES), whose declaration holds the type
+DECLARED_NODES = frozenset({"formal_parameter", "enhanced_for_statement", "parameter", "class_parameter",
+                            "property_declaration", "parameter_declaration", "var_spec", "field_declaration",
+                            "short_var_declaration"})
+_KOTLIN_TYPES = ("user_type", "nullable_type")
+
+
+def declared_type(text: str) -> str:
+    """The type a Java, Kotlin or Go declaration names, without its annotations, type arguments, Go's pointer
+    and Kotlin's nullable marks (``@Nullable List<Foo>`` gives ``List``, ``*pkg.Server`` gives ``pkg.Server``,
+    ``ReadableMap?`` gives ``ReadableMap``), or "" for anything but a (dotted) name: an array, a map, a
+    function type, Java's ``var``."""
+    t = re.sub(r"@[\w.]+(?:\([^()]*\))?", "", text)
+    while (untyped := re.sub(r"<[^<>]*>", "", t)) != t:
+        t = untyped
+    t = t.strip().lstrip("*&").rstrip("?!").strip()
+    return t if _DOTTED.fullmatch(t) and "::" not in t and "->" not in t and t != "var" else ""
+
+
+def declared_types(node) -> list[tuple[str, str]]:
+    """(variable, type) of each variable a Java, Kotlin or Go declaration binds: the type written
+    (``ReadableMap args``, ``args: ReadableMap?``, ``s *Server``, ``a, b Store``), else the class a Java or
+    Kotlin variable is assigned a new instance of (``var f = new Foo()``, ``val f = Foo()``). Unlike Python's
+    annotations, these are the language's types: a type the project does not define is a library's."""
+    names: list[str] = []
+    typ: str = ""
+    if node.type == "short_var_declaration":  # Go: `s := &Server{}`, `s, err := NewServer()`
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or not left.named_children or not right.named_children:
+            return []
+        return [(_text(name), typ) for name, value in zip(left.named_children, right.named_children)
+                if name.type == "identifier" and (typ := _go_value_type(value))]
+    if node.type == "variable_declarator":  # Java: `Foo a = ..., b;`, the type on the declaration
+        name = node.child_by_field_name("name")
+        names = [_text(name)] if name is not None and name.type == "identifier" else []
+        typ = declared_type(_text(node.parent.child_by_field_name("type")))
+        value = node.child_by_field_name("value")
+        if not typ and value is not None and value.type == "object_creation_expression":
+            typ = class_name(declared_type(_text(value.child_by_field_name("type"))))
+    elif node.child_by_field_name("type") is not None or node.type == "var_spec":  # parameters, vars, fields
+        names = [_text(c) for i, c in enumerate(node.children)
+                 if node.field_name_for_child(i) == "name" and c.type in ("identifier", "field_identifier")]
+        typ = declared_type(_text(node.child_by_field_name("type")))
+        values = node.child_by_field_name("value")
+        if not typ and values is not None and values.named_children:  # Go: `var reg = NewRegistry()`
+            names, typ = names[:1], _go_value_type(values.named_children[0])
+    elif node.type in ("parameter", "class_parameter", "property_declaration"):  # Kotlin: no field names
+        decl = next((c for c in node.named_children if c.type == "variable_declaration"), node)
+        names = [_text(c) for c in decl.named_children if c.type == "simple_identifier"][:1]
+        typ = next((declared_type(_text(c)) for c in decl.named_children if c.type in _KOTLIN_TYPES), "")
+        value = next((c for c in node.named_children if c.type == "call_expression"), None)
+        if not typ and node.type == "property_declaration" and value is not None and value.named_children:
+            function = _text(value.named_children[0])  # `val f = Foo()`, or `val m = hashMapOf()`: its result
+            typ = class_name(function) or (function + RETURNED if _DOTTED.fullmatch(function) else "")
+    return [(n, typ) for n in names if typ] if names else []
+
+
+def _go_value_type(value) -> str:
+    """What a Go value holds as Ref.typed: the type of a composite literal (``Server{}``, ``&pkg.Server{}``),
+    or the function a call is of, marked RETURNED (``NewServer()``: its result type decides), else ""."""
+    if value.type == "unary_expression" and value.named_children:
+        value = value.named_children[-1]
+    if value.type == "composite_literal":
+        return declared_type(_text(value.child_by_field_name("type")))
+    function = _text(value.child_by_field_name("function")) if value.type == "call_expression" else ""
+    return function + RETURNED if _DOTTED.fullmatch(function) and len(function) <= 200 else ""
 
 
 def _text(node) -> str:

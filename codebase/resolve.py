@@ -5,7 +5,9 @@ A method call is resolved through what it is called on: ``self.m()`` in the encl
 ``mod.m()`` in an imported project module (through a package's re-exports and ``from m import *``; Rust's
 ``super::m()`` by name).
 On a variable known to hold a class (annotated with it, assigned a new instance, or assigned what a function
-annotated to return it returns): in that class and its bases, or nowhere when the class is a library's. On any
+annotated to return it returns; in Java, Kotlin and Go, declared with it), or on an attribute of such a variable
+that its class assigns a class (``s.store.save()``): in that class and its bases, or nowhere when the class is a
+library's (in Java, Kotlin and Go, any type the project does not define: ``List``, a type parameter). On any
 other receiver: in the type named like it, else in the one type defining m whose name the receiver's resembles
 (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context, ``G.add_edge`` -> Graph), else in the one type
 defining m at all; where several types define m and one is a base of all the others, the base's. A call that
@@ -24,11 +26,14 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable
 
-from .refs import ENTERED, EXPRESSION, IDENT_RE, RETURNED, SELF_RECEIVERS, STAR, class_name
+from .languages import DECLARED_TYPES, EXTENSIONS
+from .refs import ENTERED, EXPRESSION, HOLDS, IDENT_RE, RETURNED, SELF_RECEIVERS, STAR, class_name, declared_type
 
 CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
                     "module", "namespace"})
 CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object"})
+#: the result type of a Kotlin function's signature: `fun make(id: Int): Store?`
+_KOTLIN_RESULT = re.compile(r"\)\s*:\s*([^=]+?)\s*(?:=.*)?$")
 #: what a generator-based context manager's annotation says it yields: Iterator[Store] -> Store
 _YIELDED = re.compile(r"(?:[\w.]+\.)?(?:Iterator|Generator|AsyncIterator|AsyncGenerator|ContextManager|"
                       r"AbstractContextManager|AbstractAsyncContextManager)\[\s*([^,\[\]]+?)\s*(?:,.*)?\]")
@@ -192,6 +197,11 @@ class Resolver:
             found = [p for stem, paths in self.by_stem.items() if ("/" + stem).endswith(tail) for p in paths]
             if found:
                 break
+        package, _, last = m.rpartition(".")
+        if not found and package and "/" not in m and last[:1].isupper():
+            # Kotlin's `import store.Cache`, Cache defined in store/Store.kt: the files of its package's folder
+            folder = "/" + package.replace(".", "/")
+            found = [p for p in self.module_of if ("/" + posixpath.dirname(p)).endswith(folder)]
         if not found and "/" in keys[0]:
             folder = keys[0].rstrip("/").rsplit("/", 1)[-1]
             found = [p for p in self.module_of if posixpath.basename(posixpath.dirname(p)) == folder]
@@ -203,7 +213,13 @@ class Resolver:
         None. ``receiver`` is what a called method is looked up on (``Ref.receiver``), ``typed`` the class it
         is known to hold (``Ref.typed``)."""
         typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
-        if kind == "calls" and not typed:  # `self.store.save()` where a base class assigns self.store
+        if kind == "calls" and HOLDS in typed:  # `s.store.Save()`, s a Server: what Server's `store` holds
+            cls, _, attr = typed.partition(HOLDS)
+            typ = self._class_of(cls, from_path, imports, source)[1]
+            typed, held_in = self._held(type_key(typ["qualname"]), attr) if typ is not None else ("", "")
+            if typed:
+                typed_in, typed_imports = held_in, self.file_imports.get(held_in, {})
+        elif kind == "calls" and not typed:  # `self.store.save()` where a base class assigns self.store
             typed, held_in = self._inherited_attribute(receiver, source)
             if typed:
                 typed_in, typed_imports = held_in, self.file_imports.get(held_in, {})
@@ -247,8 +263,8 @@ class Resolver:
             return self._by_receiver_name(name, receiver, from_path)
         root, _, rest = receiver.partition(".")
         if root in imports and not self._module_files_of(root, imports[root], from_path) \
-                and not root[:1].isupper() and not _project_path(imports[root]):
-            return None  # a library module's function (os.path.join): never guessed
+                and (not root[:1].isupper() or root not in self.by_name) and not _project_path(imports[root]):
+            return None  # a library module's function (os.path.join), a library class's (Build.MODEL.contains)
         last = rest.rsplit(".", 1)[-1] if rest else root  # self.runner.invoke(): a method of what runners are
         if last == EXPRESSION or not IDENT_RE.fullmatch(last) or last in SELF_RECEIVERS:
             return self._by_receiver_name(name, last, from_path)
@@ -273,13 +289,18 @@ class Resolver:
         return self._by_receiver_name(name, last, from_path)
 
     def _inherited_attribute(self, receiver: str, source: str) -> tuple[str, str]:
-        """(class, file) a base class of the calling method's class assigns to ``self.attr`` (the receiver),
-        nearest base first, or ("", "")."""
+        """(class, file) the calling method's class or its nearest base that does assigns to ``self.attr`` (the
+        receiver), or ("", "")."""
         first, _, attr = receiver.partition(".")
         owner = owner_of(source)
         if first not in SELF_RECEIVERS or not attr or "." in attr or not owner:
             return "", ""
-        queue, seen = list(self.bases.get(owner, [])), {owner}
+        return self._held(owner, attr)
+
+    def _held(self, owner: str, attr: str) -> tuple[str, str]:
+        """(class, file) assigned to the attribute ``attr`` of type ``owner`` or of its nearest base that
+        assigns it, or ("", "")."""
+        queue, seen = [owner], set()
         while queue and len(seen) <= 32:
             typ = queue.pop(0)
             if typ in seen:
@@ -297,15 +318,31 @@ class Resolver:
         class imported from outside the project; (False, None) when ``cls`` is unknown here (a class defined
         in a function, a builtin, a function without a class in its annotation), so that the receiver's name
         decides."""
+        known, typ = self._class_of(cls, from_path, imports, source)
+        return known, self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"]) if typ is not None else None
+
+    def _class_of(self, cls: str, from_path: str, imports: dict[str, str],
+                  source: str = "") -> tuple[bool, dict | None]:
+        """The project type ``cls`` names in ``from_path`` (see ``_of_class``): (True, its symbol), (True, None)
+        for a library's, (False, None) when unknown."""
+        declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in DECLARED_TYPES
         if cls.endswith(RETURNED):
             returned = self._returned(cls, from_path, imports, source)
-            if returned is None:
-                return False, None
+            if returned is None:  # in Java, Kotlin and Go, what a function the project lacks returns is a library's
+                return declared and cls.removesuffix(RETURNED).rpartition(".")[2] not in self.by_name, None
             cls, from_path = returned
             imports = self.file_imports.get(from_path, {})
+            declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in DECLARED_TYPES
         root, _, rest = cls.partition(".")
         last = cls.rsplit(".", 1)[-1]
-        if rest:
+        if rest and root not in imports and declared:  # Java's com.acme.Store or Outer.Inner, not imported
+            files = self.module_files(cls, from_path)
+            if files:
+                typ = self._in_module(last, files)
+            else:
+                typ = self.resolve(last, "extends", from_path, imports)
+                typ = typ if typ is not None and ("." + typ["qualname"]).endswith("." + cls) else None
+        elif rest:
             if root not in imports:
                 return False, None
             files = self._module_files_of(root, imports[root], from_path)
@@ -318,8 +355,8 @@ class Resolver:
                     not _project_path(imports[last]):
                 return True, None
         if typ is None or typ["kind"] not in CLASSY or typ["name"] != last:
-            return False, None
-        return True, self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"])
+            return declared, None  # a declared type the project does not define: java.lang's, a type parameter
+        return True, typ
 
     def _returned(self, call: str, from_path: str, imports: dict[str, str], source: str) -> tuple[str, str] | None:
         """(class, path of the function) that a project function's return annotation names (``-> Store``),
@@ -329,6 +366,9 @@ class Resolver:
         function = call.removeprefix(ENTERED).removesuffix(RETURNED)
         receiver, _, fname = function.rpartition(".")
         hit = self.resolve(fname, "calls", from_path, imports, receiver, source)
+        if hit is not None and hit["kind"] in ("function", "method") and hit["path"].endswith((".go", ".kt", ".kts")):
+            cls = declared_type(_result_type(hit.get("signature", ""), hit["path"]))
+            return (cls, hit["path"]) if cls else None
         if hit is None or hit["kind"] not in ("function", "method") or "->" not in hit.get("signature", ""):
             return None
         ret = hit["signature"].rsplit("->", 1)[1].strip().rstrip(":").strip()
@@ -439,6 +479,30 @@ class Resolver:
                     seen.add(base)
                     queue.append(base)
         return None
+
+
+def _result_type(signature: str, path: str) -> str:
+    """The (first) result type of a Go or Kotlin function's signature: ``func NewServer(o Options) (*Server,
+    error)``, ``func (f *Factory) Make() *Server``, ``func Open() (s *Server, err error)`` give ``*Server``;
+    Kotlin's ``fun make(id: Int): Server?`` gives ``Server?``."""
+    if not path.endswith(".go"):
+        found = _KOTLIN_RESULT.search(signature)
+        return found.group(1) if found else ""
+    rest = signature.removeprefix("func").lstrip()
+    groups = 2 if rest.startswith("(") else 1  # a method's receiver, then its parameters
+    for _ in range(groups):
+        start, depth = rest.find("("), 0
+        if start < 0:
+            return ""
+        for i in range(start, len(rest)):
+            depth += {"(": 1, ")": -1}.get(rest[i], 0)
+            if depth == 0:
+                rest = rest[i + 1:]
+                break
+        else:
+            return ""
+    first = rest.strip().lstrip("(").split(",")[0].strip().removesuffix(")").split()
+    return first[-1] if first else ""  # a named result `(s *Server, err error)` too
 
 
 def _project_path(module: str) -> bool:
