@@ -19,8 +19,9 @@ from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, f
                     macro_calls)
 from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
                         keyword)
-from .refs import (DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, callee, declared_type,
-                   declared_types, heritage, imports_of, last_ident, local_type, ruby_directive, rust_mod_declaration)
+from .refs import (DECLARED_NODES, EXPRESSION, HOLDS, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, callee,
+                   declared_type, declared_types, heritage, imports_of, last_ident, local_type, receiver_call,
+                   ruby_directive, rust_mod_declaration)
 
 __all__ = ["CHUNKER_VERSION", "Chunk", "ParsedFile", "Symbol", "estimate_tokens", "parse_file", "window"]
 
@@ -100,6 +101,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     defs: list[tuple[int, int, int]] = []     # (symbol index, first line, last line), 0-based lines
     classes: dict[int, dict[str, str]] = {}   # per symbol index: variable -> the class it holds (local_type)
     calls: list[tuple[Ref, int]] = []         # each call with the index of the symbol it is made in
+    call_at: dict[tuple[int, int], Ref] = {}  # each call by its bytes
+    chained: list[tuple[Ref, tuple[int, int]]] = []  # a call on a call's result, with the bytes of the inner call
     parents: dict[int, int] = {}              # symbol index -> the index of the symbol it is defined in
     # iterative walk: (node, index of the enclosing symbol, inside a function body?)
     stack = [(root, 0, False)]
@@ -144,6 +147,10 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1,
                                     receiver))
                 calls.append((out.refs[-1], scope))
+                call_at[(node.start_byte, node.end_byte)] = out.refs[-1]
+                inner = receiver_call(node, spec.calls[node.type], spec.calls) if receiver == EXPRESSION else None
+                if inner is not None:  # `a.open().save()`: typed by what `open` returns, once `a` is typed
+                    chained.append((out.refs[-1], (inner.start_byte, inner.end_byte)))
         elif node.type in spec.imports or (node.type == "export_statement" and
                                            node.child_by_field_name("source") is not None):
             imports_of(node, out)
@@ -166,10 +173,16 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         root, _, attr = ref.receiver.rpartition(".")
         if not ref.typed and root and root not in SELF_RECEIVERS and (cls := held(root, scope)):
             ref.typed = cls + HOLDS + attr  # `s.store.Save()`: the resolver reads what the class's `store` holds
-    for idx, held in classes.items():  # what subclasses, in other files too, find on `self.store`
+    for ref, inner_at in reversed(chained):  # an inner call is recorded after the call made on its result
+        inner = call_at.get(inner_at)
+        if inner is not None and not ref.typed and inner.typed:
+            ref.typed = inner.typed + HOLDS + inner.name + RETURNED
+        elif inner is not None and not ref.typed and inner.receiver != EXPRESSION:
+            ref.typed = (inner.receiver + "." if inner.receiver else "") + inner.name + RETURNED
+    for idx, attrs in classes.items():  # what subclasses, in other files too, find on `self.store`
         if is_classy(out.symbols[idx].kind):
             out.refs.extend(Ref(out.symbols[idx].qualname, "holds", attr, out.symbols[idx].start_line, "", cls)
-                            for attr, cls in sorted(held.items()) if not cls.endswith(RETURNED))
+                            for attr, cls in sorted(attrs.items()) if not cls.endswith(RETURNED))
     for idx, start, end in sorted(defs, key=lambda d: (d[1], -d[2])):
         for i in range(start, end + 1):
             owner[i] = idx

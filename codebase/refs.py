@@ -134,6 +134,18 @@ def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     return name.lstrip("$"), receiver_key(before, language)
 
 
+def receiver_call(node, field_name: str, call_types) -> Any:
+    """The call whose result a method is called on (``a.b()`` in ``a.b().c()``), or None."""
+    recv = next((r for f in _RECEIVER_FIELDS if (r := node.child_by_field_name(f)) is not None), None)
+    target = node.child_by_field_name(field_name) if field_name else None
+    if target is None and node.named_children:
+        target = node.named_children[0]
+    if recv is None and target is not None:  # Python's attribute, JavaScript's member, Go's selector, Rust's field
+        recv = next((r for f in ("object", "operand", "value") if (r := target.child_by_field_name(f)) is not None),
+                    target.named_children[0] if target.type == "navigation_expression" else None)  # Kotlin
+    return recv if recv is not None and recv.type in call_types else None
+
+
 def receiver_key(text: str, language: str = "") -> str:
     """What a method is called on, from the source text before its name: a dotted name (``self.runner.``
     gives ``self.runner``, ``Vec::<u8>::`` gives ``Vec``), ``super`` (also PHP's ``parent::`` and C#'s
@@ -433,6 +445,49 @@ def declared_types(node) -> list[tuple[str, str]]:
             function = _text(value.named_children[0])  # `val f = Foo()`, or `val m = hashMapOf()`: its result
             typ = class_name(function) or (function + RETURNED if _DOTTED.fullmatch(function) else "")
     return [(n, typ) for n in names if typ] if names else []
+
+
+#: the result type of a Kotlin function's signature: `fun make(id: Int): Store?`
+_KOTLIN_RESULT = re.compile(r"\)\s*:\s*([^=]+?)\s*(?:=.*)?$")
+
+
+def result_type(signature: str, path: str, name: str = "") -> str:
+    """The (first) result type of a Go, Kotlin or Java function's signature: ``func NewServer(o Options)
+    (*Server, error)``, ``func (f *Factory) Make() *Server``, ``func Open() (s *Server, err error)`` give
+    ``*Server``; Kotlin's ``fun make(id: Int): Server?`` gives ``Server?``; Java's ``public static @Nullable
+    Server make(int id)`` (``name``: make) gives ``Server``."""
+    if path.endswith(".java"):
+        at = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
+        head = signature[:at.start()] if at else ""
+        while (plain := re.sub(r"<[^<>]*>", "", head)) != head:  # `<T extends Foo> List<T>`
+            head = plain
+        words = head.split()
+        return words[-1] if words else ""
+    if not path.endswith(".go"):
+        found = _KOTLIN_RESULT.search(signature)
+        return found.group(1) if found else ""
+    rest = signature.removeprefix("func").lstrip()
+    groups = 2 if rest.startswith("(") else 1  # a method's receiver, then its parameters
+    for _ in range(groups):
+        start, depth = rest.find("("), 0
+        if start < 0:
+            return ""
+        for i in range(start, len(rest)):
+            depth += {"(": 1, ")": -1}.get(rest[i], 0)
+            if depth == 0:
+                rest = rest[i + 1:]
+                break
+        else:
+            return ""
+    first = rest.strip().lstrip("(").split(",")[0].strip().removesuffix(")").split()
+    return first[-1] if first else ""  # a named result `(s *Server, err error)` too
+
+
+def kotlin_property(accessor: str) -> str:
+    """The Kotlin property a Java accessor's name reaches (``getTitle``, ``setTitle``: ``title``), or ""
+    (``isShown()`` reaches ``isShown`` by its own name)."""
+    m = re.fullmatch(r"(?:get|set)([A-Z])(\w*)", accessor)
+    return m.group(1).lower() + m.group(2) if m else ""
 
 
 def _go_value_type(value) -> str:

@@ -27,13 +27,12 @@ from functools import lru_cache
 from typing import Iterable
 
 from .languages import DECLARED_TYPES, EXTENSIONS
-from .refs import ENTERED, EXPRESSION, HOLDS, IDENT_RE, RETURNED, SELF_RECEIVERS, STAR, class_name, declared_type
+from .refs import (ENTERED, EXPRESSION, HOLDS, IDENT_RE, RETURNED, SELF_RECEIVERS, STAR, class_name, declared_type,
+                   kotlin_property, last_ident, result_type)
 
 CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
                     "module", "namespace"})
 CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object"})
-#: the result type of a Kotlin function's signature: `fun make(id: Int): Store?`
-_KOTLIN_RESULT = re.compile(r"\)\s*:\s*([^=]+?)\s*(?:=.*)?$")
 #: what a generator-based context manager's annotation says it yields: Iterator[Store] -> Store
 _YIELDED = re.compile(r"(?:[\w.]+\.)?(?:Iterator|Generator|AsyncIterator|AsyncGenerator|ContextManager|"
                       r"AbstractContextManager|AbstractAsyncContextManager)\[\s*([^,\[\]]+?)\s*(?:,.*)?\]")
@@ -113,6 +112,7 @@ class Resolver:
         self.by_stem: dict[str, list[str]] = defaultdict(list)   # path without extension -> paths
         self.members: dict[tuple[str, str], list[dict]] = defaultdict(list)   # (owner qualname, name) -> symbols
         self.types_by_flat: dict[str, list[dict]] = defaultdict(list)   # lower-case name without "_" -> types
+        self.attributes: set[str] = set()   # names of class attributes
         #: type qualname -> qualnames of its base types in the project (filled by resolve_edges)
         self.bases: dict[str, list[str]] = defaultdict(list)
         #: type qualname -> its attribute -> (the class assigned to it, the file that does) (``holds`` refs)
@@ -133,6 +133,8 @@ class Resolver:
             if s["kind"] != "attribute":  # a class attribute is reached through its class, never by bare name
                 self.by_file_name[(s["path"], s["name"])].append(s)
                 self.by_name[s["name"]].append(s)
+            else:
+                self.attributes.add(s["name"])
             if s["kind"] in CLASSY:
                 self.types_by_flat[s["name"].lower().replace("_", "")].append(s)
             if owner_of(s["qualname"]):
@@ -213,11 +215,9 @@ class Resolver:
         None. ``receiver`` is what a called method is looked up on (``Ref.receiver``), ``typed`` the class it
         is known to hold (``Ref.typed``)."""
         typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
-        if kind == "calls" and HOLDS in typed:  # `s.store.Save()`, s a Server: what Server's `store` holds
-            cls, _, attr = typed.partition(HOLDS)
-            typ = self._class_of(cls, from_path, imports, source)[1]
-            typed, held_in = self._held(type_key(typ["qualname"]), attr) if typ is not None else ("", "")
-            if typed:
+        if kind == "calls" and HOLDS in typed:  # `s.store.Save()`, `s.open().Save()`: along the chain
+            typed, held_in = self._follow(typed, from_path, imports, source)
+            if typed and held_in != from_path:
                 typed_in, typed_imports = held_in, self.file_imports.get(held_in, {})
         elif kind == "calls" and not typed:  # `self.store.save()` where a base class assigns self.store
             typed, held_in = self._inherited_attribute(receiver, source)
@@ -329,7 +329,9 @@ class Resolver:
         if cls.endswith(RETURNED):
             returned = self._returned(cls, from_path, imports, source)
             if returned is None:  # in Java, Kotlin and Go, what a function the project lacks returns is a library's
-                return declared and cls.removesuffix(RETURNED).rpartition(".")[2] not in self.by_name, None
+                fname = cls.removesuffix(RETURNED).rpartition(".")[2]
+                ours = fname in self.by_name or {fname, kotlin_property(fname)} & self.attributes
+                return declared and not ours, None
             cls, from_path = returned
             imports = self.file_imports.get(from_path, {})
             declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in DECLARED_TYPES
@@ -347,6 +349,8 @@ class Resolver:
                 return False, None
             files = self._module_files_of(root, imports[root], from_path)
             typ = self._in_module(last, files) if files else None
+            # an imported class's nested one: `Delegate.Builder`
+            typ = typ or next((t for f in files if (t := self.by_file_qual.get((f, cls))) is not None), None)
             if not files and not _project_path(imports[root]):
                 return True, None
         else:
@@ -362,14 +366,46 @@ class Resolver:
         """(class, path of the function) that a project function's return annotation names (``-> Store``),
         for a variable assigned its result; under ``with``, what an ``Iterator[Store]`` or
         ``ContextManager[Store]`` yields (a ``@contextmanager``)."""
-        entered = call.startswith(ENTERED)
         function = call.removeprefix(ENTERED).removesuffix(RETURNED)
         receiver, _, fname = function.rpartition(".")
         hit = self.resolve(fname, "calls", from_path, imports, receiver, source)
-        if hit is not None and hit["kind"] in ("function", "method") and hit["path"].endswith((".go", ".kt", ".kts")):
-            cls = declared_type(_result_type(hit.get("signature", ""), hit["path"]))
+        return self._result_of(hit, entered=call.startswith(ENTERED)) if hit is not None else None
+
+    def _follow(self, typed: str, from_path: str, imports: dict[str, str], source: str) -> tuple[str, str]:
+        """(class, file naming it) where a chained Ref.typed leads (``Server@store``, ``Store@open()@cursor()``):
+        each step is an attribute the class before it assigns, or a method whose declared result it is. A
+        class the project does not define ends the chain (what a library's method returns is the library's);
+        ("", "") when a step cannot be followed."""
+        cls, *steps = typed.split(HOLDS)
+        path = from_path
+        for step in steps:
+            known, typ = self._class_of(cls, path, imports if path == from_path else self.file_imports.get(path, {}),
+                                        source)
+            if typ is None:
+                return (cls, path) if known else ("", "")
+            owner = type_key(typ["qualname"])
+            if step.endswith(RETURNED):
+                method = self._in_hierarchy(owner, step.removesuffix(RETURNED), typ["path"])
+                cls, path = (self._result_of(method) if method is not None else None) or ("", "")
+            else:
+                cls, path = self._held(owner, step)
+            if not cls:
+                return "", ""
+        return cls, path
+
+    def _result_of(self, hit: dict, entered: bool = False) -> tuple[str, str] | None:
+        """(class, path of the function) that a project function's declared result names: Python's ``-> Store``
+        (under ``with``, what an ``Iterator[Store]`` yields), Java's ``Store open()``, Kotlin's ``fun open():
+        Store``, Go's ``func Open() (*Store, error)``."""
+        if hit["kind"] == "attribute":  # a Kotlin property through its Java accessor: what the class assigns it
+            cls, path = self._held(type_key(owner_of(hit["qualname"])), hit["name"])
+            return (cls, path) if cls else None
+        if hit["kind"] not in ("function", "method"):
+            return None
+        if hit["path"].endswith((".go", ".kt", ".kts", ".java")):
+            cls = declared_type(result_type(hit.get("signature", ""), hit["path"], hit["name"]))
             return (cls, hit["path"]) if cls else None
-        if hit is None or hit["kind"] not in ("function", "method") or "->" not in hit.get("signature", ""):
+        if "->" not in hit.get("signature", ""):
             return None
         ret = hit["signature"].rsplit("->", 1)[1].strip().rstrip(":").strip()
         if entered:
@@ -467,42 +503,23 @@ class Resolver:
         return self._star_cache[key]
 
     def _in_hierarchy(self, owner: str, name: str, near_path: str, skip_first: bool = False) -> dict | None:
-        """The member ``name`` of type ``owner`` or of its nearest base type that has one."""
-        queue, seen = [owner], {owner}
-        while queue and len(seen) <= 32:
-            typ = queue.pop(0)
-            found = self.members.get((typ, name), []) if not (skip_first and typ == owner) else []
-            if found:
-                return next((s for s in found if s["path"] == near_path), found[0])
-            for base in self.bases.get(typ, []):
-                if base not in seen:
-                    seen.add(base)
-                    queue.append(base)
+        """The member ``name`` of type ``owner`` or of its nearest base type that has one; for Java's
+        ``getTitle()`` and ``setTitle()`` with no such method, the Kotlin property ``title`` they reach."""
+        prop = kotlin_property(name)
+        for wanted in (name, prop) if prop else (name,):
+            queue, seen = [owner], {owner}
+            while queue and len(seen) <= 32:
+                typ = queue.pop(0)
+                found = self.members.get((typ, wanted), []) if not (skip_first and typ == owner) else []
+                if wanted != name:
+                    found = [s for s in found if s["kind"] == "attribute" and s["path"].endswith((".kt", ".kts"))]
+                if found:
+                    return next((s for s in found if s["path"] == near_path), found[0])
+                for base in self.bases.get(typ, []):
+                    if base not in seen:
+                        seen.add(base)
+                        queue.append(base)
         return None
-
-
-def _result_type(signature: str, path: str) -> str:
-    """The (first) result type of a Go or Kotlin function's signature: ``func NewServer(o Options) (*Server,
-    error)``, ``func (f *Factory) Make() *Server``, ``func Open() (s *Server, err error)`` give ``*Server``;
-    Kotlin's ``fun make(id: Int): Server?`` gives ``Server?``."""
-    if not path.endswith(".go"):
-        found = _KOTLIN_RESULT.search(signature)
-        return found.group(1) if found else ""
-    rest = signature.removeprefix("func").lstrip()
-    groups = 2 if rest.startswith("(") else 1  # a method's receiver, then its parameters
-    for _ in range(groups):
-        start, depth = rest.find("("), 0
-        if start < 0:
-            return ""
-        for i in range(start, len(rest)):
-            depth += {"(": 1, ")": -1}.get(rest[i], 0)
-            if depth == 0:
-                rest = rest[i + 1:]
-                break
-        else:
-            return ""
-    first = rest.strip().lstrip("(").split(",")[0].strip().removesuffix(")").split()
-    return first[-1] if first else ""  # a named result `(s *Server, err error)` too
 
 
 def _project_path(module: str) -> bool:
@@ -553,6 +570,8 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
             continue
         if kind == "imports":
             targets = resolver.module_files(name, path)
+            # `import store.Cache` may name a package folder's files: the one defining Cache
+            targets = [t for t in targets if resolver._in_module(last_ident(name), [t])] or targets
             target = resolver.module_of[targets[0]]["id"] if targets else ""
             add(path, src["id"], kind, name, target, line)
             continue

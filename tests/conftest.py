@@ -23,6 +23,7 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 from memory_graph.text import words  # noqa: E402
 from codebase.chunker import parse_file  # noqa: E402
+from codebase.languages import detect_language  # noqa: E402
 from codebase.resolve import resolve_edges  # noqa: E402
 
 
@@ -128,10 +129,11 @@ def run(tmp_path):
 def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False,
              package: str = "", paths: bool = False, kind: str = "calls") -> set:
     """(source qualname, target qualname or "?name") of every call (or ``kind``) edge of a small project;
-    ``paths``: the target as "path:qualname" (namesakes in two files told apart)."""
+    ``paths``: the target as "path:qualname" (namesakes in two files told apart); ``language`` "auto": each
+    file's from its name."""
     symbols, refs = [], {}
     for path, text in files.items():
-        parsed = parse_file(path, textwrap.dedent(text), language)
+        parsed = parse_file(path, textwrap.dedent(text), detect_language(path) if language == "auto" else language)
         for s in parsed.symbols:
             symbols.append({"id": f"{path}:{s.qualname}", "path": path, "name": s.name, "qualname": s.qualname,
                             "kind": s.kind, "parent": s.parent, "start_line": s.start_line,

@@ -8,8 +8,7 @@ import textwrap
 from conftest import edges_of
 
 from codebase.chunker import parse_file
-from codebase.refs import declared_type
-from codebase.resolve import _result_type
+from codebase.refs import declared_type, result_type
 
 
 def _symbols(path: str, text: str, language: str) -> dict[str, tuple[str, str]]:
@@ -83,8 +82,9 @@ def test_java_fields_are_attributes_signed_by_their_declaration():
 KOTLIN = {
     "store/Store.kt": """
         package store
-        class Store { fun save(key: String) {}; fun remove(key: String) {} }
-        class Cache { fun save(key: String) {} }
+        class Store { fun save(key: String) {}; fun remove(key: String) {}; fun copy(): Cache = Cache() }
+        class Cache { fun save(key: String) {}; fun drop(key: String) {} }
+        class Pool { fun drop(key: String) {} }
         """,
     "app/App.kt": """
         package app
@@ -108,6 +108,7 @@ KOTLIN = {
           fun fromFunction() { val made = makeStore(); made?.save("f") }
           fun fromLibrary() { val map = hashMapOf<String, Int>(); map.remove("g") }
           fun inferred() { val made = inferStore(); made.remove("h") }
+          fun chained() { backup.copy().drop("i") }
         }
         """,
 }
@@ -121,6 +122,7 @@ def test_kotlin_calls_go_to_the_type_of_properties_and_parameters():
     assert ("App.fromLibrary", "?remove") in edges  # what a library function returns is the library's
     # a project function without a result type says nothing: the name decides, as for any variable
     assert ("App.inferred", "store/Store.kt:Store.remove") in edges
+    assert ("App.chained", "store/Store.kt:Cache.drop") in edges  # Store's copy() is a Cache
     symbols = _symbols("app/App.kt", KOTLIN["app/App.kt"], "kotlin")
     # a constructor parameter with val is a property; one without is not
     assert symbols["App.store"] == ("attribute", "private val store: Store")
@@ -213,8 +215,8 @@ def test_go_st_err_from_a_constructor_holds_its_first_result():
         }
         """}
     assert ("use", "Conn.Ping") in edges_of(go, "go")
-    assert _result_type("func (f *Factory) Make(opts ...func(int) error) (*Conn, error)", "a.go") == "*Conn"
-    assert _result_type("public fun make(id: Int): Conn? = build(id)", "a.kt") == "Conn?"
+    assert result_type("func (f *Factory) Make(opts ...func(int) error) (*Conn, error)", "a.go") == "*Conn"
+    assert result_type("public fun make(id: Int): Conn? = build(id)", "a.kt") == "Conn?"
 
 
 def test_a_call_on_an_attribute_of_a_typed_variable_goes_to_what_the_attribute_holds():
@@ -246,3 +248,105 @@ def test_declared_types_drop_annotations_type_arguments_pointers_and_nullable_ma
     assert declared_type("@Nullable List<Map<String, Foo>>") == "List"
     assert declared_type("*pkg.Server") == "pkg.Server" and declared_type("ReadableMap?") == "ReadableMap"
     assert declared_type("var") == "" and declared_type("[]byte") == "" and declared_type("map[string]int") == ""
+
+
+def test_a_call_on_a_call_s_result_goes_through_its_declaredresult_type():
+    java = {
+        "src/com/acme/Store.java": """
+            package com.acme;
+            import java.util.List;
+            public class Store {
+              public static Store open() { return new Store(); }
+              public @Nullable Cursor cursor(int size) { return null; }
+              public List<String> keys() { return null; }
+              public static class Batch { public void commit() {} }
+              public Store.Batch batch() { return null; }
+            }
+            """,
+        "src/com/acme/Cursor.java": """
+            package com.acme;
+            public class Cursor {
+              public Cursor next() { return this; }
+              public void close() {}
+              public void clear() {}
+              public void drain() {}
+            }
+            """,
+        "src/com/acme/app/Other.java": """
+            package com.acme.app;
+            import com.acme.Cursor;
+            import com.acme.Store;
+            public class Other {
+              public void close() {}
+              public void commit() {}
+              public void clear() {}
+              Cursor local() { return null; }
+              void statics() { Store.open().cursor(1).close(); }
+              void typed(Store store) { store.cursor(2).next().close(); }
+              void implicit() { local().close(); }
+              void library(Store store) { store.keys().clear(); store.keys().iterator().drain(); }
+              void nested(Store store) { store.batch().commit(); }
+              void nestedType(Store.Batch batch) { batch.commit(); }
+            }
+            """,
+    }
+    edges = edges_of(java, "java")
+    for method in ("statics", "typed", "implicit"):
+        assert (f"Other.{method}", "Cursor.close") in edges, method
+    assert ("Other.library", "?clear") in edges  # List's clear, not Cursor's or Other's
+    assert ("Other.library", "?drain") in edges  # nor what a method of List's result has
+    assert ("Other.nested", "Store.Batch.commit") in edges
+    assert ("Other.nestedType", "Store.Batch.commit") in edges
+    py = {"a.py": """
+        class Store:
+            def save(self): ...
+        class Other:
+            def save(self): ...
+        class Engine:
+            def store(self) -> Store: ...
+            def run(self):
+                self.store().save()
+        """}
+    assert ("Engine.run", "Store.save") in edges_of(py)
+
+
+def test_java_reaches_a_kotlin_property_through_its_accessor():
+    files = {
+        "src/app/Holder.kt": """
+            package app
+            object Holder {
+              @JvmStatic var printer: Printer = Printer()
+              var screen = Screen()
+              var helper = makeHelper()
+              val isReady: Boolean = true
+            }
+            fun makeHelper() = Helper()
+            class Helper { fun assist() {} }
+            class Printer { fun print() {} }
+            class Screen { fun print() {}; fun title() {} }
+            """,
+        "src/app/Use.java": """
+            package app;
+            class Use {
+              void run() { Holder.getPrinter().print(); Holder.isReady(); }
+              void constructed() { Holder.getScreen().print(); }
+              void method(Screen screen) { screen.getTitle(); }
+              void untyped() { Holder.getHelper().assist(); }
+            }
+            """,
+    }
+    edges = edges_of(files, "auto", paths=True)
+    assert ("Use.run", "src/app/Holder.kt:Holder.printer") in edges
+    assert ("Use.run", "src/app/Holder.kt:Holder.isReady") in edges
+    assert ("Use.run", "src/app/Holder.kt:Printer.print") in edges
+    assert ("Use.constructed", "src/app/Holder.kt:Screen.print") in edges  # `var screen = Screen()`
+    assert ("Use.method", "?getTitle") in edges  # a method `title()` is no property
+    # a property of no known class is still the project's: the method's name decides
+    assert ("Use.untyped", "src/app/Holder.kt:Helper.assist") in edges
+
+
+def test_an_import_of_a_class_in_a_package_folder_leads_to_the_file_defining_it():
+    files = {"store/Alpha.kt": "package store\nclass Alpha\n",
+             "store/Store.kt": "package store\nclass Store\nclass Cache { fun save() {} }\n",
+             "app/App.kt": "package app\nimport store.Cache\nfun run(c: Cache) { c.save() }\n"}
+    assert ("", "store/Store.kt:") in edges_of(files, "kotlin", paths=True, kind="imports")
