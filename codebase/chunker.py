@@ -44,9 +44,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: a base and `require` an import; 16 = C's and C++'s macros and typedefs are symbols, a `.h` may be C++, and
 #: the parser reads C and C++ with some macros blanked (``clang.for_parser``); 17 = Java, Kotlin and Go calls
 #: record the declared types of variables, fields and Go's receivers, and `s.store.save()` the class and
-#: attribute; Java's fields, Kotlin's properties and Go's struct fields are attributes, Go's interface methods
-#: members, and a Go method of an unexported type is that type's. A re-cut file re-embeds only the chunks whose
-#: text changed.
+#: attribute, and a call on a call's result the inner call (`Store@open()`); Java's fields, Kotlin's properties
+#: and Go's struct fields are attributes, Go's interface methods members, and a Go method of an unexported type
+#: is that type's. A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "17"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -118,7 +118,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             if not cls.endswith(RETURNED) or known.get(key, RETURNED).endswith(RETURNED):
                 known[key] = cls
         binding = None if in_func else _binding_kind(node, spec, out.symbols[scope].kind)
-        if binding and not _in_loop(node) and (bound := _make_variable(node, binding, out, scope)):
+        if binding and not _in_loop(node) and not _in_lambda(node) and \
+                (bound := _make_variable(node, binding, out, scope)):
             # its lines stay in the module's or class's chunk; calls in its value are that scope's, but a
             # macro's body is no parse tree: what it calls is the macro's
             if binding == "macro":
@@ -156,6 +157,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             imports_of(node, out)
         for child in reversed(node.named_children):
             stack.append((child, sym_here, in_func))
+
     def held(receiver: str, scope: int) -> str:
         """The class a receiver holds in a scope: a variable's, or an attribute's of the enclosing class."""
         owner_cls = _attribute_owner(out, parents, scope, receiver)
@@ -167,6 +169,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             outer = parents.get(outer)  # `mStore.save()` in a method, or in a lambda's class: a field
         # a name a function does not bind is the module's (`registry = Registry()` at the top of the file)
         return found or (classes.get(0, {}).get(receiver, "") if owner_cls is None and "." not in receiver else "")
+
 
     for ref, scope in calls:  # after the walk: a method may use what __init__, defined below it, assigns
         ref.typed = held(ref.receiver, scope)
@@ -395,6 +398,23 @@ def _in_loop(node) -> bool:
     return node is not None
 
 
+#: function values a binding inside is a local of, not a definition of the class or module around them
+_LAMBDAS = frozenset({"lambda_expression", "lambda_literal", "anonymous_function", "arrow_function",
+                      "function_expression"})
+_SCOPE_BODIES = frozenset({"class_body", "enum_class_body", "interface_body", "enum_body", "source_file", "program"})
+
+
+def _in_lambda(node) -> bool:
+    """Inside a function value (a Java or JavaScript lambda, a Kotlin `run { val x = 1 }`) that lies in a
+    class body or at module level: its variables are the lambda's."""
+    node = node.parent
+    while node is not None and node.type not in _SCOPE_BODIES:
+        if node.type in _LAMBDAS:
+            return True
+        node = node.parent
+    return False
+
+
 def _binding_kind(node, spec: LangSpec, scope_kind: str) -> str | None:
     """The symbol kind of a binding made by ``node`` in a scope of this kind: a module-level one (a variable,
     a constant) or one in a class body (an attribute), else None."""
@@ -406,6 +426,7 @@ def _binding_kind(node, spec: LangSpec, scope_kind: str) -> str | None:
 _BINDING_NAMES = frozenset({"identifier", "property_identifier", "private_property_identifier", "type_identifier",
                             "simple_identifier", "field_identifier"})
 _KOTLIN_BINDINGS = frozenset({"property_declaration", "class_parameter", "enum_entry"})
+_JAVA_FIELDS = frozenset({"field_declaration", "constant_declaration"})
 
 
 def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
@@ -440,7 +461,7 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     if name == "_" or qual in out.qualnames:  # the first binding of a name is its definition
         return qual
     # Java's `private final Store mStore = ...;` says more than its declarator `mStore = ...`
-    shown = node.parent if node.type == "variable_declarator" and node.parent.type == "field_declaration" else node
+    shown = node.parent if node.type == "variable_declarator" and node.parent.type in _JAVA_FIELDS else node
     text = shown.text.decode("utf-8", errors="replace").split("\n", 1)[0].rstrip("\\")
     decl = node.parent
     while decl is not None and decl.type.endswith("_list"):  # Go's `var (...)` groups

@@ -289,8 +289,8 @@ class Resolver:
         return self._by_receiver_name(name, last, from_path)
 
     def _inherited_attribute(self, receiver: str, source: str) -> tuple[str, str]:
-        """(class, file) the calling method's class or its nearest base that does assigns to ``self.attr`` (the
-        receiver), or ("", "")."""
+        """(class, file) that the calling method's class, or its nearest base that does, assigns to
+        ``self.attr`` (the receiver), or ("", "")."""
         first, _, attr = receiver.partition(".")
         owner = owner_of(source)
         if first not in SELF_RECEIVERS or not attr or "." in attr or not owner:

@@ -75,6 +75,10 @@ def test_java_fields_are_attributes_signed_by_their_declaration():
     # locals (`local`, the lambda's `r`) are no symbols
     assert {q for q, (kind, _) in symbols.items() if kind == "attribute"} == {
         "App.mStore", "App.mNames", "App.mOthers", "App.mBackup"}
+    lambdas = _symbols("A.java", "class A { Runnable r = () -> { int x = 1; }; interface I { int MAX = 1; } }", "java")
+    assert "A.x" not in lambdas and lambdas["A.I.MAX"] == ("attribute", "int MAX = 1;")
+    kotlin = _symbols("A.kt", "class A {\n  val x = run { val y = 1; y }\n}\n", "kotlin")
+    assert "A.x" in kotlin and "A.y" not in kotlin
     enum = _symbols("Color.java", "enum Color { RED, GREEN; void paint() {} }", "java")
     assert enum["Color.RED"][0] == "attribute" and enum["Color.paint"][0] == "method"
 
