@@ -570,8 +570,8 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
             continue
         if kind == "imports":
             targets = resolver.module_files(name, path)
-            # `import store.Cache` may name a package folder's files: the one defining Cache
-            targets = [t for t in targets if resolver._in_module(last_ident(name), [t])] or targets
+            if len(targets) > 1 and last_ident(name)[:1].isupper():  # `import store.Cache`: a package folder's
+                targets = [t for t in targets if resolver._in_module(last_ident(name), [t])] or targets
             target = resolver.module_of[targets[0]]["id"] if targets else ""
             add(path, src["id"], kind, name, target, line)
             continue
