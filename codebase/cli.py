@@ -1,4 +1,5 @@
-"""Code commands of the memory-graph CLI: index, watch, search-code, symbols, callers, callees, projects."""
+"""Code commands of the memory-graph CLI: index, watch, search-code, symbols, callers, callees, symbol-graph,
+projects."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from memory_graph.cli import JsonOpt, _json, app, engine, err, labelled, out, print_explanations
-from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP
+from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP, SYMBOL_RELATIONS
 
 from .indexer import IndexReport, index_project
 
@@ -129,8 +130,9 @@ def _print_symbols(rows: list[dict], title: str) -> None:
     out.print(Text(title, style="bold"))
     for r in rows:
         hops = f"  ({r['distance']} hops)" if r.get("distance", 1) > 1 else ""
+        through = (f"  (through {r['through']})", "yellow") if r.get("through") else ""
         out.print(Text.assemble((f"{r['path']}:{r['start_line']}", "cyan"), f"  {r['kind']} ", (_label(r), "bold"),
-                                hops), soft_wrap=True)
+                                hops, through), soft_wrap=True)
         if r["signature"]:
             out.print(Text("    " + r["signature"], style="dim"), soft_wrap=True)
     if not rows:
@@ -179,7 +181,8 @@ def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as
 def callers(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
             depth: int = typer.Option(1, min=1, max=3, help="Hops to follow."),
             project: Optional[str] = typer.Option(None, "--project", "-p"), as_json: bool = JsonOpt) -> None:
-    """Who calls this symbol."""
+    """Who calls this symbol; then, marked "through", who calls a method it overrides or implements (a call
+    through an interface or base class may reach it)."""
     _relation(symbol, "callers", depth, project, as_json)
 
 
@@ -189,6 +192,18 @@ def callees(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
             project: Optional[str] = typer.Option(None, "--project", "-p"), as_json: bool = JsonOpt) -> None:
     """What this symbol calls (names outside the project are listed apart)."""
     _relation(symbol, "callees", depth, project, as_json)
+
+
+@app.command("symbol-graph")
+def symbol_graph(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
+                 relation: str = typer.Option("callers", "--relation", "-r", help=(
+                     "What to list: " + ", ".join(SYMBOL_RELATIONS) + ".")),
+                 depth: int = typer.Option(1, min=1, max=3, help="Hops to follow."),
+                 project: Optional[str] = typer.Option(None, "--project", "-p"),
+                 as_json: bool = JsonOpt) -> None:
+    """A symbol's neighbours of one relation: callers, callees, imports, imported_by, subclasses,
+    superclasses, members (of a class or module) or container (what defines it)."""
+    _relation(symbol, relation, depth, project, as_json)
 
 
 @app.command()

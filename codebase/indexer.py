@@ -23,6 +23,7 @@ from memory_graph.errors import ValidationError
 from memory_graph.heap import release_freed_memory
 
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
+from .methods import method_edges
 from .resolve import resolve_edges
 from .scanner import SourceFile, check_root, scan
 
@@ -30,6 +31,9 @@ log = logging.getLogger("memory_graph.codebase")
 
 #: a file's recorded hash names the chunker that cut it: one whose chunks would differ is indexed again
 _DIGEST_PREFIX = f"c{CHUNKER_VERSION}:"
+#: a project's edges are made again when its files or this change: 2, methods defined outside their type's body
+#: are its members and Go types implement interfaces (codebase.methods)
+EDGES_VERSION = 2
 
 #: progress(phase, done, total, info): phase is "wait" (for another process's run of the project), "scan",
 #: "index", "resolve" or "density"; info carries chunk counts.
@@ -325,12 +329,13 @@ class Indexer:
     # ---- edges --------------------------------------------------------------
     def _resolve(self, report: IndexReport, changed: bool) -> None:
         hashes = sorted((p, r["content_hash"]) for p, r in self.engine.code_files(self.project).items())
-        stamp = hashlib.sha1(json.dumps(hashes).encode()).hexdigest()
+        stamp = hashlib.sha1(json.dumps([EDGES_VERSION, hashes]).encode()).hexdigest()
         if not changed and self.engine.lance.get_meta().get(f"edges:{self.project}") == stamp:
             return
         self._report("resolve", 0, 1)
         symbols, files = self.engine.code_symbols_and_refs(self.project)
         edges = resolve_edges(self.project, symbols, files, package=Path(self.root).name)
+        edges += method_edges(self.project, symbols, edges)
         self.engine.code_replace_edges(self.project, edges, stamp)
         self._report("resolve", 1, 1)
 

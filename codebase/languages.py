@@ -169,6 +169,8 @@ SPECS["tsx"] = SPECS["typescript"]
 DECLARED_TYPES = frozenset({"java", "kotlin", "go"})
 #: languages where a method names its class's fields without ``this.``
 IMPLICIT_THIS = frozenset({"java", "kotlin"})
+#: languages where a method calls its class's methods (its bases', an outer class's) without ``this.``
+IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp"})
 
 #: grammar names in tree-sitter-language-pack where they differ from ours
 GRAMMARS = {"csharp": "csharp"}

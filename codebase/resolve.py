@@ -1,6 +1,7 @@
 """Turn the names a file uses into symbol edges: same file, then imports, then same folder, then the project.
 
-A method call is resolved through what it is called on: ``self.m()`` in the enclosing type and its bases,
+A method call is resolved through what it is called on: ``self.m()`` in the enclosing type and its bases (so is
+a bare ``m()`` in Java, Kotlin, C# and C++, then in an outer class's),
 ``super().m()`` (PHP's ``parent::m()``, C#'s ``base.m()``) in the bases, ``Foo.m()`` in the type Foo,
 ``mod.m()`` in an imported project module (through a package's re-exports and ``from m import *``; Rust's
 ``super::m()`` by name).
@@ -26,7 +27,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable
 
-from .languages import DECLARED_TYPES, EXTENSIONS
+from .languages import DECLARED_TYPES, EXTENSIONS, IMPLICIT_THIS_CALLS
 from .refs import (ENTERED, EXPRESSION, HOLDS, IDENT_RE, RETURNED, SELF_RECEIVERS, STAR, class_name, declared_type,
                    kotlin_property, last_ident, result_type)
 
@@ -229,6 +230,14 @@ class Resolver:
                 return hit
         if kind == "calls" and receiver:
             return self._method(name, receiver, from_path, imports, source)
+        if kind == "calls" and EXTENSIONS.get(posixpath.splitext(from_path)[1]) in IMPLICIT_THIS_CALLS:
+            owner = owner_of(source)  # `reload()` in a method is `this.reload()`: the class's, then an outer one's
+            while owner:
+                hit = self._in_hierarchy(owner, name, from_path)
+                # `new Foo()` in Foo names the class, as it does anywhere else, not its constructor
+                if hit is not None and name != owner_of(hit["qualname"]).rpartition(".")[2]:
+                    return hit
+                owner = owner_of(owner)
         want = CLASSY if kind in ("extends", "implements") else CALLABLE
 
         def pick(cands: list[dict]) -> dict | None:

@@ -42,6 +42,8 @@ SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function; Rack
                "pkg/module.py:88) or id.")
 #: symbol kinds a namespaced name may end in (``_namespaced``)
 _TYPES = frozenset({"class", "interface", "struct", "enum", "trait", "object", "record", "type", "namespace"})
+#: the fields of a symbol in a symbol_graph answer
+_SHOWN = ("id", "name", "qualname", "kind", "path", "start_line", "signature")
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
 
@@ -103,7 +105,8 @@ class SymbolsMixin:
             n, q = r["name"].lower(), r["qualname"].lower()
             return (0 if r["id"] in at else 1 if needle in (n, q) else
                     2 if n.startswith(needle) or q.startswith(needle) else 3 if needle in n or needle in q else 4,
-                    at.get(r["id"], 0), is_test_path(r["path"]), len(r["qualname"]), r["path"], r["start_line"])
+                    at.get(r["id"], 0), is_test_path(r["path"]), name not in (r["name"], r["qualname"]),
+                    len(r["qualname"]), r["path"], r["start_line"])
 
         return sorted(rows, key=order)[:limit]
 
@@ -134,12 +137,14 @@ class SymbolsMixin:
 
     def _named(self, name: str, project: str | None) -> list[dict]:
         """Symbols whose name or qualified name is ``name`` (case-insensitive): code before tests, then a
-        whole qualified name before a member's name, then shorter qualified names."""
+        whole qualified name before a member's name, the name's own case first (Go's ``gauge.Set`` before
+        ``Gauge.Set``), then shorter qualified names."""
         needle = name.lower()
         rows = self._symbol_rows(project, None, None, f"(lower(name) = {sql_quote(needle)} OR "
                                  f"lower(qualname) = {sql_quote(needle)})")
         return sorted(rows, key=lambda r: (is_test_path(r["path"]), r["qualname"].lower() != needle,
-                                           len(r["qualname"]), r["project"], r["path"], r["start_line"]))
+                                           name not in (r["qualname"], r["name"]), len(r["qualname"]),
+                                           r["project"], r["path"], r["start_line"]))
 
     def _file_modules(self, path: str, project: str | None) -> list[str]:
         """The modules of the indexed files a path names (``transaction.py``, ``db/transaction.py``, an absolute
@@ -432,11 +437,21 @@ class SymbolsMixin:
         with self._graph_lock:
             found = self.code_graph.related(starts, depth=depth, direction=direction, types=kinds.split("|"),
                                             limit=limit)
+            # a call through a method this one overrides or implements may reach it: listed after the direct
+            # ones, with the method it went through (`Saver.Save` for `Disk.Save`)
+            bases = self._overridden(start) if relation == "callers" else []
+            seen = {*starts, *(f["id"] for f in found)}
+            for base in bases:
+                for f in self.code_graph.related(base, depth=depth, direction="in", types=["calls"], limit=limit):
+                    if f["id"] not in seen and len(found) < limit:
+                        seen.add(f["id"])
+                        found.append({**f, "through": base})
         ids = [f["id"] for f in found]
-        info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + starts, [
+        info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + starts + bases, [
             "id", "name", "qualname", "kind", "path", "start_line", "signature"]).to_pylist()}
-        results = [{**{k: info[f["id"]][k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
-                    "distance": f["distance"], "edge": f["edge_type"]} for f in found if f["id"] in info]
+        results = [{**{k: info[f["id"]][k] for k in _SHOWN}, "distance": f["distance"], "edge": f["edge_type"],
+                    **({"through": info[f["through"]]["qualname"]} if f.get("through") in info else {})}
+                   for f in found if f["id"] in info]
         unresolved: list[str] = []
         if direction == "out":
             where = (f"{sql_in('source', starts)} AND target = '' AND "
@@ -444,7 +459,7 @@ class SymbolsMixin:
             unresolved = sorted(set(self.lance.query("symbol_edges", where, ["target_name"])
                                     .column("target_name").to_pylist()))
         s = info[start]
-        out = {"symbol": {k: s[k] for k in ("id", "qualname", "kind", "path", "start_line", "signature")},
+        out = {"symbol": {k: s[k] for k in _SHOWN},
                "relation": relation, "results": results, "unresolved": unresolved}
         if through:
             out["inherited_by"] = through
@@ -452,10 +467,25 @@ class SymbolsMixin:
             out["overloads"] = [{k: info[i][k] for k in ("id", "qualname", "start_line", "signature")}
                                 for i in starts[1:] if i in info]
         if others:
-            out["others"] = [{k: o[k] for k in ("id", "qualname", "kind", "project", "path", "start_line")}
+            out["others"] = [{k: o[k] for k in ("id", "name", "qualname", "kind", "project", "path", "start_line")}
                              for o in others[:MAX_OTHERS]]
             out["others_total"] = len(others)
         return out
+
+    def _overridden(self, method_id: str) -> list[str]:
+        """The methods of the same name in the bases of the types that hold a method, nearest first: those it
+        overrides or implements. Call with the graph lock held."""
+        g = self.code_graph
+        name = _member_name(str(g.attrs(method_id).get("name", "")))
+        seen = {u for u, *_ in g.neighbors(method_id, "in", ["contains"])}
+        frontier, out = sorted(seen), []
+        while frontier:
+            frontier = [b for t in frontier for b, *_ in g.neighbors(t, "out", ["extends", "implements"])]
+            frontier = [b for b in dict.fromkeys(frontier) if b not in seen]
+            seen.update(frontier)
+            out += [m for t in frontier for m, *_ in g.neighbors(t, "out", ["contains"])
+                    if _member_name(str(g.attrs(m).get("name", ""))) == name and m != method_id]
+        return list(dict.fromkeys(out))
 
     def _overloads(self, symbol_id: str) -> list[str]:
         """The other definitions of a symbol's qualified name in its scope (``@overload`` stubs and the

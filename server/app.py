@@ -412,7 +412,9 @@ def build_server(state: ServerState) -> MCPServer:
         Overloads of one name in one scope are asked as one (listed under ``overloads``). A name several
         symbols share answers for one and lists the rest under ``others``: ask again by qualname or id.
         Class.method finds a method inherited from a base (``inherited_by`` names the class asked),
-        module.function the function a module defines, and pkg.module.Class.method what that path leads to."""
+        module.function the function a module defines, and pkg.module.Class.method what that path leads to.
+        Callers of a method are followed by those of the methods it overrides or implements, each with
+        ``through`` naming that method: a call through an interface or base class may reach it."""
         return state.engine().symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
 
     @mcp.tool(annotations=READ)

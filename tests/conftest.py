@@ -24,6 +24,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 from memory_graph.text import words  # noqa: E402
 from codebase.chunker import parse_file  # noqa: E402
 from codebase.languages import detect_language  # noqa: E402
+from codebase.methods import method_edges  # noqa: E402
 from codebase.resolve import resolve_edges  # noqa: E402
 
 
@@ -127,13 +128,14 @@ def run(tmp_path):
 
 
 def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False,
-             package: str = "", paths: bool = False, kind: str = "calls") -> set:
+             package: str = "", paths: bool = False, kind: str = "calls", ids: bool = False) -> set:
     """(source qualname, target qualname or "?name") of every call (or ``kind``) edge of a small project;
-    ``paths``: the target as "path:qualname" (namesakes in two files told apart); ``language`` "auto": each
-    file's from its name."""
+    ``paths``: the target as "path:qualname" (namesakes in two files told apart), ``ids`` the source too;
+    ``language`` "auto": each file's from its name."""
     symbols, refs = [], {}
     for path, text in files.items():
-        parsed = parse_file(path, textwrap.dedent(text), detect_language(path) if language == "auto" else language)
+        text = textwrap.dedent(text)
+        parsed = parse_file(path, text, detect_language(path, text[:4096].encode()) if language == "auto" else language)
         for s in parsed.symbols:
             symbols.append({"id": f"{path}:{s.qualname}", "path": path, "name": s.name, "qualname": s.qualname,
                             "kind": s.kind, "parent": s.parent, "start_line": s.start_line,
@@ -141,7 +143,9 @@ def edges_of(files: dict[str, str], language: str = "python", strip_receivers: b
         rows = [[r.source, r.kind, r.name, r.line, r.receiver, *([r.typed] if r.typed else [])]
                 for r in parsed.refs]
         refs[path] = {"refs": [r[:4] for r in rows] if strip_receivers else rows, "imports": parsed.imports}
-    qual = {s["id"]: s["qualname"] for s in symbols}
-    target = {s["id"]: s["id"] if paths else s["qualname"] for s in symbols}
+    all_edges = resolve_edges("demo", symbols, refs, package)
+    all_edges += method_edges("demo", symbols, all_edges)
+    qual = {s["id"]: s["id"] if ids else s["qualname"] for s in symbols}
+    target = {s["id"]: s["id"] if paths or ids else s["qualname"] for s in symbols}
     return {(qual[e["source"]], target[e["target"]] if e["target"] else "?" + e["target_name"])
-            for e in resolve_edges("demo", symbols, refs, package) if e["kind"] == kind}
+            for e in all_edges if e["kind"] == kind}
