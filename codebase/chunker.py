@@ -46,8 +46,10 @@ log = logging.getLogger("memory_graph.codebase")
 #: record the declared types of variables, fields and Go's receivers, and `s.store.save()` the class and
 #: attribute, and a call on a call's result the inner call (`Store@open()`); Java's fields, Kotlin's properties
 #: and Go's struct fields are attributes, Go's interface methods members, and a Go method of an unexported type
-#: is that type's. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "17"
+#: is that type's; 18 = C# calls record declared types too (and `using A.B;` binds no name), a file-scoped
+#: `namespace A.B;` holds the declarations after it, and Java's catch parameters and `var x = make()` are
+#: typed. A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "18"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 
@@ -139,6 +141,9 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 end = min(node.end_point[0], nlines - 1)
                 defs.append((made, start, end))
                 in_func = not is_classy(out.symbols[made].kind)
+                if node.type == "file_scoped_namespace_declaration":  # C#'s `namespace A.B;` holds what follows
+                    stack = [(n, made if n.parent == node.parent and n.start_byte > node.start_byte else s, f)
+                             for n, s, f in stack]
         elif language == "ruby" and node.type in ("call", "super") and ruby_directive(
                 node, out, out.symbols[scope], is_classy(out.symbols[scope].kind) and not in_func):
             pass  # include, require, super: a base type, an import, a call of the base's method

@@ -166,9 +166,9 @@ SPECS: dict[str, LangSpec] = {
 SPECS["tsx"] = SPECS["typescript"]
 #: languages whose declarations state each variable's type (``codebase.refs.declared_types``): a call on a
 #: variable of a type the project does not define is a library's, never guessed from the method's name
-DECLARED_TYPES = frozenset({"java", "kotlin", "go"})
+DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp"})
 #: languages where a method names its class's fields without ``this.``
-IMPLICIT_THIS = frozenset({"java", "kotlin"})
+IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp"})
 #: languages where a method calls its class's methods (its bases', an outer class's) without ``this.``
 IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp"})
 

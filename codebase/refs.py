@@ -268,6 +268,8 @@ def imports_of(node, out: Any) -> None:
                 out.imports[ident] = module
         if node.type == "export_statement" and re.match(r"export\s*\*\s*$", clause):  # `export * from "./b"`
             out.imports[STAR + module] = module
+    elif node.type == "using_directive":  # C#: `using A.B;` opens a namespace: it binds no name
+        pass
     else:
         last = last_ident(module)
         if last:
@@ -393,7 +395,10 @@ def local_type(node) -> tuple[str, str] | None:
 #: are their ``variable_declarator`` (LOCAL_TYPE_NODES), whose declaration holds the type
 DECLARED_NODES = frozenset({"formal_parameter", "enhanced_for_statement", "parameter", "class_parameter",
                             "property_declaration", "parameter_declaration", "var_spec", "field_declaration",
-                            "short_var_declaration"})
+                            "short_var_declaration", "catch_formal_parameter", "foreach_statement",
+                            "catch_declaration"})
+#: a call whose result a Java or C# variable declared ``var`` holds
+_INVOCATIONS = frozenset({"method_invocation", "invocation_expression"})
 _KOTLIN_TYPES = ("user_type", "nullable_type")
 
 
@@ -422,13 +427,26 @@ def declared_types(node) -> list[tuple[str, str]]:
             return []
         return [(_text(name), typ) for name, value in zip(left.named_children, right.named_children)
                 if name.type == "identifier" and (typ := _go_value_type(value))]
-    if node.type == "variable_declarator":  # Java: `Foo a = ..., b;`, the type on the declaration
+    if node.type == "variable_declarator":  # Java, C#: `Foo a = ..., b;`, the type on the declaration
         name = node.child_by_field_name("name")
         names = [_text(name)] if name is not None and name.type == "identifier" else []
         typ = declared_type(_text(node.parent.child_by_field_name("type")))
-        value = node.child_by_field_name("value")
+        value = node.child_by_field_name("value") or (node.named_children[-1] if len(node.named_children) > 1
+                                                       else None)  # C#'s value has no field name
         if not typ and value is not None and value.type == "object_creation_expression":
             typ = class_name(declared_type(_text(value.child_by_field_name("type"))))
+        elif not typ and value is not None and value.type in _INVOCATIONS:  # `var s = open()`: what open returns
+            function = _text(value.child_by_field_name("function")) or ".".join(
+                _text(part) for part in (value.child_by_field_name("object"), value.child_by_field_name("name"))
+                if part is not None)
+            typ = function + RETURNED if _DOTTED.fullmatch(function) and len(function) <= 200 else ""
+    elif node.type == "catch_formal_parameter":  # Java: `catch (IOException e)`; `A | B e` names no one type
+        names = [_text(node.child_by_field_name("name"))]
+        typ = declared_type(_text(next((c for c in node.named_children if c.type == "catch_type"), None)))
+    elif node.type == "foreach_statement":  # C#: `foreach (Store s in all)`
+        left = node.child_by_field_name("left")
+        names = [_text(left)] if left is not None and left.type == "identifier" else []
+        typ = declared_type(_text(node.child_by_field_name("type")))
     elif node.child_by_field_name("type") is not None or node.type == "var_spec":  # parameters, vars, fields
         names = [_text(c) for i, c in enumerate(node.children)
                  if node.field_name_for_child(i) == "name" and c.type in ("identifier", "field_identifier")]
@@ -456,7 +474,7 @@ def result_type(signature: str, path: str, name: str = "") -> str:
     (*Server, error)``, ``func (f *Factory) Make() *Server``, ``func Open() (s *Server, err error)`` give
     ``*Server``; Kotlin's ``fun make(id: Int): Server?`` gives ``Server?``; Java's ``public static @Nullable
     Server make(int id)`` (``name``: make) gives ``Server``."""
-    if path.endswith(".java"):
+    if path.endswith((".java", ".cs")):
         at = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
         head = signature[:at.start()] if at else ""
         while (plain := re.sub(r"<[^<>]*>", "", head)) != head:  # `<T extends Foo> List<T>`
@@ -481,6 +499,13 @@ def result_type(signature: str, path: str, name: str = "") -> str:
             return ""
     first = rest.strip().lstrip("(").split(",")[0].strip().removesuffix(")").split()
     return first[-1] if first else ""  # a named result `(s *Server, err error)` too
+
+
+def extension_of(signature: str) -> str:
+    """The type a C# extension method extends (``static BorrowedReference Borrow(this in NewReference r)``:
+    ``NewReference``), or ""."""
+    m = re.search(r"\(\s*this\s+(?:(?:in|ref|readonly|scoped)\s+)*([\w.]+)", signature)
+    return m.group(1).rsplit(".", 1)[-1] if m else ""
 
 
 def kotlin_property(accessor: str) -> str:

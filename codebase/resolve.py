@@ -28,8 +28,9 @@ from functools import lru_cache
 from typing import Iterable
 
 from .languages import DECLARED_TYPES, EXTENSIONS, IMPLICIT_THIS_CALLS
+from .likeness import resembles
 from .refs import (ENTERED, EXPRESSION, HOLDS, IDENT_RE, RETURNED, SELF_RECEIVERS, STAR, class_name, declared_type,
-                   kotlin_property, last_ident, result_type)
+                   extension_of, kotlin_property, last_ident, result_type)
 
 CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
                     "module", "namespace"})
@@ -60,40 +61,6 @@ def owner_of(qualname: str) -> str:
     """The type_key of the type a member belongs to ("" for a top-level name)."""
     head, dot, _ = type_key(qualname).rpartition(".")
     return head if dot else ""
-
-
-@lru_cache(maxsize=65_536)
-def resembles(receiver: str, type_name: str) -> bool:
-    """Whether a variable's name suggests this type: a camel-case or snake_case tail of the one is a tail of
-    the other (``runner`` and CliRunner, ``currentQuery`` and Query), or abbreviates one keeping its first
-    letter (``ctx`` and Context); a name of one or two letters is the type's initials (Go's receivers: ``c``
-    and Command, ``fs`` and FlagSet; networkx's ``G`` and Graph)."""
-    type_name = type_name.rsplit(".", 1)[-1]
-    receiver = receiver.rstrip("0123456789") or receiver  # G1, G2: two graphs
-    ours, theirs = _tails(receiver), _tails(type_name)
-    if not ours or not theirs:
-        return False
-    if ours & theirs:
-        return True
-    r = receiver.lower().replace("_", "")
-    if len(r) <= 2:
-        return r == "".join(w[0] for w in _words(type_name)).lower()
-    return any(r[0] == t[0] and _subsequence(r, t) for t in theirs)
-
-
-def _words(name: str) -> list[str]:
-    return re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)
-
-
-@lru_cache(maxsize=65_536)
-def _tails(name: str) -> frozenset[str]:
-    words = _words(name)
-    return frozenset("".join(words[i:]).lower() for i in range(len(words)))
-
-
-def _subsequence(short: str, long: str) -> bool:
-    it = iter(long)
-    return all(ch in it for ch in short)
 
 
 def _strip_ext(path: str) -> str:
@@ -244,6 +211,7 @@ class Resolver:
             if kind in ("extends", "implements"):  # `class Request < Base::Request`: never the class itself
                 cands = [c for c in cands if c["qualname"] != source]
             good = [c for c in cands if c["kind"] in want]
+            good.sort(key=lambda c: c["kind"] == "namespace")  # C#'s class Store before its namespace Store
             return (good or cands or [None])[0]
 
         hit = pick(self.by_file_name.get((from_path, name), []))
@@ -328,7 +296,18 @@ class Resolver:
         in a function, a builtin, a function without a class in its annotation), so that the receiver's name
         decides."""
         known, typ = self._class_of(cls, from_path, imports, source)
-        return known, self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"]) if typ is not None else None
+        # C#'s extension methods, of a project type or a library's: `static R Borrow(this NewReference r)`
+        if typ is None:
+            return known, self._extension(name, {cls.rsplit(".", 1)[-1]}) if known and from_path.endswith(".cs") \
+                else None
+        hit = self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"])
+        if hit is None and typ["path"].endswith(".cs"):
+            hit = self._extension(name, {t.rsplit(".", 1)[-1] for t in self._ancestors(type_key(typ["qualname"]))})
+        return known, hit
+
+    def _extension(self, name: str, types: set[str]) -> dict | None:
+        """A C# extension method ``name`` of one of ``types`` (their last names), or None."""
+        return next((s for s in self.by_name.get(name, []) if extension_of(s.get("signature", "")) in types), None)
 
     def _class_of(self, cls: str, from_path: str, imports: dict[str, str],
                   source: str = "") -> tuple[bool, dict | None]:
@@ -411,7 +390,7 @@ class Resolver:
             return (cls, path) if cls else None
         if hit["kind"] not in ("function", "method"):
             return None
-        if hit["path"].endswith((".go", ".kt", ".kts", ".java")):
+        if hit["path"].endswith((".go", ".kt", ".kts", ".java", ".cs")):
             cls = declared_type(result_type(hit.get("signature", ""), hit["path"], hit["name"]))
             return (cls, hit["path"]) if cls else None
         if "->" not in hit.get("signature", ""):
@@ -455,6 +434,13 @@ class Resolver:
             if len(owners) == 1:
                 return next((c for c in group if c["path"] == from_path), group[0])
         return None
+
+    def _ancestors(self, typ: str) -> list[str]:
+        """A type and its bases in the project, nearest first."""
+        out = [typ]
+        for t in out:
+            out += [b for b in self.bases.get(t, []) if b not in out][:32 - len(out)]
+        return out
 
     def _descendants(self, typ: str) -> set[str]:
         """Every type that has ``typ`` among its bases, at any depth."""

@@ -354,3 +354,105 @@ def test_an_import_of_a_class_in_a_package_folder_leads_to_the_file_defining_it(
              "store/Store.kt": "package store\nclass Store\nclass Cache { fun save() {} }\n",
              "app/App.kt": "package app\nimport store.Cache\nfun run(c: Cache) { c.save() }\n"}
     assert ("", "store/Store.kt:") in edges_of(files, "kotlin", paths=True, kind="imports")
+
+
+CSHARP = {
+    "src/Store/Store.cs": """
+        namespace Acme.Store;
+
+        public class Store {
+            public void Save(string key) {}
+            public static Store Open() => new Store();
+        }
+
+        public class Cache {
+            public void Save(string key) {}
+            public void Evict() {}
+            public bool IsBlank() => false;
+        }
+        """,
+    "src/Model/Records.cs": """
+        namespace Acme.Model {
+            public class Records { public void Load() {} }
+        }
+        """,
+    "src/Store/Extensions.cs": """
+        namespace Acme.Store {
+            public static class StoreExtensions {
+                public static void Flush(this Store store) {}
+                public static bool IsBlank(this string text) => text.Length == 0;
+            }
+        }
+        """,
+    "src/App/Svc.cs": """
+        using System.Collections.Generic;
+        using Acme.Store;
+        using Acme.Records;
+
+        namespace Acme.App {
+            public class Svc {
+                private readonly Store _store = new Store();
+                private List<string> _names = new List<string>();
+                public Cache Cache { get; set; }
+
+                public void Run(Store other, Cache backup) {
+                    var local = new Store();
+                    var opened = Store.Open();
+                    Store typed = Store.Open();
+                    local.Save("a"); other.Save("b"); _store.Save("c"); opened.Save("d"); typed.Save("e");
+                    Records r = null;
+                    r.Load();
+                    Cache.Evict(); backup.Save("g");
+                    _names.Remove("h");
+                    string text = "x";
+                    local.Flush(); text.IsBlank();
+                }
+
+                List<Cache> All() => null;
+
+                void Loop() { foreach (Cache x in All()) { x.Save("f"); } }
+            }
+        }
+        """,
+}
+
+
+def test_csharp_calls_go_to_declared_types_and_extension_methods():
+    edges = edges_of(CSHARP, "csharp")
+    # a field, a parameter, `var x = new T()`, `var x = T.Open()`, a declared local, a property
+    assert {("App.Svc.Run", "Store.Store.Save"), ("App.Svc.Run", "Store.Cache.Save"),
+            ("App.Svc.Run", "Store.Cache.Evict")} <= edges
+    saves = {t for s, t in edges_of(CSHARP, "csharp", paths=True) if s == "App.Svc.Run" and t.endswith("Save")}
+    assert saves == {"src/Store/Store.cs:Store.Store.Save", "src/Store/Store.cs:Store.Cache.Save"}
+    assert ("App.Svc.Loop", "Store.Cache.Save") in edges  # a foreach variable
+    # `using Acme.Records;` opens a namespace: the name Records is still the project's class
+    assert ("App.Svc.Run", "Model.Records.Load") in edges
+    # an extension method, of a project class or of a library's (string)
+    assert {("App.Svc.Run", "Store.StoreExtensions.Flush"), ("App.Svc.Run", "Store.StoreExtensions.IsBlank")} <= edges
+    assert ("App.Svc.Run", "?Remove") in edges  # a List's, never guessed
+    # `namespace Acme.Store;` holds the classes after it, as a block does
+    assert _symbols("src/Store/Store.cs", CSHARP["src/Store/Store.cs"], "csharp")["Store.Cache.Evict"][0] == "method"
+
+
+def test_java_catch_parameters_and_var_of_a_call_are_typed():
+    files = {
+        **JAVA,
+        "src/com/acme/app/Errors.java": """
+            package com.acme.app;
+            import com.acme.store.Store;
+            public class Errors {
+              static Store open() { return new Store(); }
+              void run() {
+                var s = open();
+                s.save("a");
+                try { s.save("b"); } catch (StoreError e) { e.remove("c"); } catch (IOException | StoreError e) {}
+              }
+            }
+            """,
+        "src/com/acme/app/StoreError.java": """
+            package com.acme.app;
+            public class StoreError extends Exception { public void remove(String key) {} }
+            """,
+    }
+    edges = edges_of(files, "java")
+    assert {("Errors.run", "Store.save"), ("Errors.run", "StoreError.remove")} <= edges

@@ -12,7 +12,8 @@ from conftest import edges_of
 
 from codebase.chunker import parse_file
 from codebase.refs import EXPRESSION, class_name, receiver_key
-from codebase.resolve import owner_of, resembles, type_key
+from codebase.likeness import resembles
+from codebase.resolve import owner_of, type_key
 
 PY = {
     "pkg/__init__.py": "from .decorators import command\n",
