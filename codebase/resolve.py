@@ -25,7 +25,7 @@ import posixpath
 import re
 from collections import defaultdict
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .languages import DECLARED_TYPES, EXTENSIONS, IMPLICIT_THIS_CALLS
 from .likeness import resembles
@@ -435,12 +435,15 @@ class Resolver:
                 return next((c for c in group if c["path"] == from_path), group[0])
         return None
 
-    def _ancestors(self, typ: str) -> list[str]:
-        """A type and its bases in the project, nearest first."""
-        out = [typ]
-        for t in out:
-            out += [b for b in self.bases.get(t, []) if b not in out][:32 - len(out)]
-        return out
+    def _ancestors(self, typ: str) -> Iterator[str]:
+        """A type, then its bases in the project, nearest first (breadth first, at most 32 types)."""
+        queue, seen = [typ], {typ}
+        for t in queue:
+            yield t
+            for base in self.bases.get(t, []):
+                if base not in seen and len(seen) < 32:
+                    seen.add(base)
+                    queue.append(base)
 
     def _descendants(self, typ: str) -> set[str]:
         """Every type that has ``typ`` among its bases, at any depth."""
@@ -502,18 +505,12 @@ class Resolver:
         ``getTitle()`` and ``setTitle()`` with no such method, the Kotlin property ``title`` they reach."""
         prop = kotlin_property(name)
         for wanted in (name, prop) if prop else (name,):
-            queue, seen = [owner], {owner}
-            while queue and len(seen) <= 32:
-                typ = queue.pop(0)
+            for typ in self._ancestors(owner):
                 found = self.members.get((typ, wanted), []) if not (skip_first and typ == owner) else []
                 if wanted != name:
                     found = [s for s in found if s["kind"] == "attribute" and s["path"].endswith((".kt", ".kts"))]
                 if found:
                     return next((s for s in found if s["path"] == near_path), found[0])
-                for base in self.bases.get(typ, []):
-                    if base not in seen:
-                        seen.add(base)
-                        queue.append(base)
         return None
 
 
