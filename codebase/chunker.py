@@ -19,9 +19,9 @@ from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, f
                     macro_calls)
 from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
                         keyword)
-from .refs import (DECLARED_NODES, EXPRESSION, HOLDS, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, callee,
-                   declared_type, declared_types, heritage, imports_of, last_ident, local_type, receiver_call,
-                   ruby_directive, rust_mod_declaration)
+from .refs import (DECLARED_NODES, EXPRESSION, HOLDS, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, aliased,
+                   callee, declared_type, declared_types, heritage, imports_of, last_ident, local_type,
+                   parameter_property, receiver_call, ruby_directive, rust_mod_declaration)
 
 __all__ = ["CHUNKER_VERSION", "Chunk", "ParsedFile", "Symbol", "estimate_tokens", "parse_file", "window"]
 
@@ -48,8 +48,11 @@ log = logging.getLogger("memory_graph.codebase")
 #: and Go's struct fields are attributes, Go's interface methods members, and a Go method of an unexported type
 #: is that type's; 18 = C# calls record declared types too (and `using A.B;` binds no name), a file-scoped
 #: `namespace A.B;` holds the declarations after it, and Java's catch parameters and `var x = make()` are
-#: typed. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "18"
+#: typed; 19 = TypeScript's annotations are read as the language's types (`Map<K, V>`, `string`, `Store[]` are a
+#: library's), private `#fields` and constructor parameter properties hold their types, and a variable assigned
+#: another (`self.store = store`) holds what that one does. A re-cut file re-embeds only the chunks whose text
+#: changed.
+CHUNKER_VERSION = "19"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 
@@ -102,6 +105,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     owner: list[int] = [-1] * nlines          # index into out.symbols of the innermost definition per line
     defs: list[tuple[int, int, int]] = []     # (symbol index, first line, last line), 0-based lines
     classes: dict[int, dict[str, str]] = {}   # per symbol index: variable -> the class it holds (local_type)
+    ranks: dict[tuple[int, str], int] = {}    # how surely each of those is known (_typed)
     calls: list[tuple[Ref, int]] = []         # each call with the index of the symbol it is made in
     call_at: dict[tuple[int, int], Ref] = {}  # each call by its bytes
     chained: list[tuple[Ref, tuple[int, int]]] = []  # a call on a call's result, with the bytes of the inner call
@@ -112,13 +116,14 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         node, scope, in_func = stack.pop()
         sym_here = scope
         kind = spec.definitions.get(node.type)
-        for var, cls in _typed(node, language):
+        for var, cls, rank in _typed(node, language, classes.get(scope, {})):
             holder = _attribute_owner(out, parents, scope, var)  # `self.store = Store()`: the class's
-            known = classes.setdefault(scope if holder is None else holder, {})
+            at = scope if holder is None else holder
             key = var.split(".", 1)[-1]
-            # a class named outright outweighs what some call returns (`self.name = val.capitalize()`)
-            if not cls.endswith(RETURNED) or known.get(key, RETURNED).endswith(RETURNED):
-                known[key] = cls
+            # a class named outright outweighs what some call returns (`self.name = val.capitalize()`), which
+            # outweighs what another variable holds (`node = obj` where `obj: Any`, then `node = traverse(obj)`)
+            if rank >= ranks.get((at, key), 0):
+                classes.setdefault(at, {})[key], ranks[at, key] = cls, rank
         binding = None if in_func else _binding_kind(node, spec, out.symbols[scope].kind)
         if binding and not _in_loop(node) and not _in_lambda(node) and \
                 (bound := _make_variable(node, binding, out, scope)):
@@ -211,12 +216,20 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     return sorted(chunks, key=lambda c: (c.start_line, c.end_line))
 
 
-def _typed(node, language: str) -> list[tuple[str, str]]:
-    """(variable, class) of each variable ``node`` gives a known class (``local_type``, ``declared_types``)."""
+def _typed(node, language: str, known: dict[str, str]) -> list[tuple[str, str, int]]:
+    """(variable, class, rank) of each variable ``node`` gives a known class (``local_type``,
+    ``declared_types``); rank 3 for a class named outright, 2 for what a function returns (RETURNED), 1 for
+    what another variable of the scope holds (``known``: variable -> class)."""
     if language in DECLARED_TYPES:
-        return declared_types(node) if node.type in DECLARED_NODES or node.type == "variable_declarator" else []
-    typed = local_type(node) if node.type in LOCAL_TYPE_NODES else None
-    return [typed] if typed else []
+        found = declared_types(node) if node.type in DECLARED_NODES or node.type == "variable_declarator" else []
+    else:
+        typed = local_type(node) if node.type in LOCAL_TYPE_NODES else None
+        found = [typed] if typed else []
+        if typed is None and (alias := aliased(node)) is not None and (held := known.get(alias[1], "")):
+            return [(alias[0], held, 1)]  # `self.store = store`, where the parameter `store: Store`
+        if typed is not None and (prop := parameter_property(node)):
+            found.append((prop, typed[1]))  # TypeScript's `constructor(private store: Store)`
+    return [(var, cls, 2 if cls.endswith(RETURNED) else 3) for var, cls in found]
 
 
 def _attribute_owner(out: ParsedFile, parents: dict[int, int], scope: int, name: str) -> int | None:

@@ -167,6 +167,9 @@ SPECS["tsx"] = SPECS["typescript"]
 #: languages whose declarations state each variable's type (``codebase.refs.declared_types``): a call on a
 #: variable of a type the project does not define is a library's, never guessed from the method's name
 DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp"})
+#: languages whose written types are the language's (TypeScript's annotations too, ``codebase.refs.local_type``):
+#: a variable annotated with a type the project does not define holds a library's
+STATIC_TYPES = DECLARED_TYPES | {"typescript", "tsx"}
 #: languages where a method names its class's fields without ``this.``
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp"})
 #: languages where a method calls its class's methods (its bases', an outer class's) without ``this.``

@@ -158,6 +158,7 @@ def receiver_key(text: str, language: str = "") -> str:
     if re.fullmatch(r"super\s*(\(.*\))?", t, re.S):
         # Rust's super::f() names the parent module, not a base type: kept apart, it resolves as a path
         return "super::" if text.rstrip().endswith("::") else "super"
+    t = re.sub(r"(\.\s*)#(?=[A-Za-z_$])", r"\1", t)  # `this.#client` is the class's attribute `client`
     if _DOTTED.fullmatch(t):
         return ".".join(i.lstrip("$") for i in IDENT_RE.findall(t))
     if t[-1] in ")]}\"'`":
@@ -371,10 +372,15 @@ def local_type(node) -> tuple[str, str] | None:
         name = next((c for c in node.named_children if c.type == "identifier"), None)
     if name is None:
         return None
-    var = name.text.decode("utf-8", errors="replace")
-    if name.type not in ("identifier", "property_identifier") and not _SELF_ATTRIBUTE.fullmatch(var):
+    var = re.sub(r"^((?:this\.)?)#", r"\1", name.text.decode("utf-8", errors="replace"))  # `#store`: `store`
+    if name.type not in ("identifier", "property_identifier", "private_property_identifier") and \
+            not _SELF_ATTRIBUTE.fullmatch(var):
         return None
     typ = node.child_by_field_name("type")
+    if typ is not None and typ.type == "type_annotation":  # TypeScript's: the language's type, `Map<K, V>` a Map
+        written = _text(typ).lstrip(":").strip()
+        found = declared_type(written) or ("Array" if written.endswith("]") else "")  # `Store[]`, `[A, B]`
+        return (var, found) if found else None
     if typ is not None:
         found = class_name(typ.text.decode("utf-8", errors="replace").lstrip(":"))
         return (var, found) if found else None
@@ -383,11 +389,34 @@ def local_type(node) -> tuple[str, str] | None:
         return None
     if value.type == "new_expression":
         found = class_name(_text(value.child_by_field_name("constructor")))
-    elif value.type == "call":
+    elif value.type in ("call", "call_expression"):
         found = _made_by(value.child_by_field_name("function"))
     else:
         return None
     return (var, found) if found else None
+
+
+def aliased(node) -> tuple[str, str] | None:
+    """(variable, name) where a node assigns one name's value to another (``self.store = store``, ``const s =
+    store``, TypeScript's ``this.#store = store``): the variable holds what the name holds."""
+    if node.type not in LOCAL_TYPE_NODES:
+        return None
+    name = node.child_by_field_name("name") or node.child_by_field_name("left")
+    value = node.child_by_field_name("right") or node.child_by_field_name("value")
+    if name is None or value is None or value.type != "identifier":
+        return None
+    var = re.sub(r"^((?:this\.)?)#", r"\1", _text(name))
+    return (var, _text(value)) if IDENT_RE.fullmatch(var) or _SELF_ATTRIBUTE.fullmatch(var) else None
+
+
+def parameter_property(node) -> str:
+    """The attribute a TypeScript constructor parameter declares (``private readonly store: Store`` declares
+    ``this.store``), or ""."""
+    if node.type not in ("required_parameter", "optional_parameter") or not any(
+            c.type in ("accessibility_modifier", "readonly", "override_modifier") for c in node.children):
+        return ""
+    name = node.child_by_field_name("pattern")
+    return "this." + _text(name) if name is not None and name.type == "identifier" else ""
 
 
 #: nodes of Java, Kotlin and Go that give a variable a declared type: a parameter (Go's method receiver
@@ -410,6 +439,8 @@ def declared_type(text: str) -> str:
     t = re.sub(r"@[\w.]+(?:\([^()]*\))?", "", text)
     while (untyped := re.sub(r"<[^<>]*>", "", t)) != t:
         t = untyped
+    # TypeScript's `Store | undefined`, `null | Store`: the type a value has when there is one
+    t = re.sub(r"^\s*(?:(?:null|undefined)\s*\|\s*)+|(?:\s*\|\s*(?:null|undefined))+\s*$", "", t)
     t = t.strip().lstrip("*&").rstrip("?!").strip()
     return t if _DOTTED.fullmatch(t) and "::" not in t and "->" not in t and t != "var" else ""
 
@@ -533,5 +564,5 @@ def _text(node) -> str:
 def _made_by(callee_node, prefix: str = "") -> str:
     """What a call's value holds as Ref.typed: the class it constructs (``Store()``), else the function whose
     annotation will say (``open_store()``, marked RETURNED, after ``prefix``), else ""."""
-    text = _text(callee_node)
+    text = re.sub(r"\.#(?=[A-Za-z_$])", ".", _text(callee_node))  # `this.#client.open()`
     return class_name(text) or (prefix + text + RETURNED if _FUNCTION_NAME.fullmatch(text) else "")

@@ -27,7 +27,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-from .languages import DECLARED_TYPES, EXTENSIONS, IMPLICIT_THIS_CALLS
+from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS, STATIC_TYPES
 from .likeness import resembles
 from .refs import (ENTERED, EXPRESSION, HOLDS, IDENT_RE, RETURNED, SELF_RECEIVERS, STAR, class_name, declared_type,
                    extension_of, kotlin_property, last_ident, result_type)
@@ -95,8 +95,8 @@ class Resolver:
                 self.module_of[s["path"]] = s
                 stem = _strip_ext(s["path"])
                 self.by_stem[stem].append(s["path"])
-                if stem.endswith(("/__init__", "/index", "/mod")):
-                    self.by_stem[stem.rsplit("/", 1)[0]].append(s["path"])
+                if ("/" + stem).endswith(("/__init__", "/index", "/mod")):  # `from '..'`: the root's is ""
+                    self.by_stem[stem.rpartition("/")[0]].append(s["path"])
                 continue
             if s["kind"] != "attribute":  # a class attribute is reached through its class, never by bare name
                 self.by_file_name[(s["path"], s["name"])].append(s)
@@ -313,7 +313,7 @@ class Resolver:
                   source: str = "") -> tuple[bool, dict | None]:
         """The project type ``cls`` names in ``from_path`` (see ``_of_class``): (True, its symbol), (True, None)
         for a library's, (False, None) when unknown."""
-        declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in DECLARED_TYPES
+        declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in STATIC_TYPES
         if cls.endswith(RETURNED):
             returned = self._returned(cls, from_path, imports, source)
             if returned is None:  # in Java, Kotlin and Go, what a function the project lacks returns is a library's
@@ -322,7 +322,7 @@ class Resolver:
                 return declared and not ours, None
             cls, from_path = returned
             imports = self.file_imports.get(from_path, {})
-            declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in DECLARED_TYPES
+            declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in STATIC_TYPES
         root, _, rest = cls.partition(".")
         last = cls.rsplit(".", 1)[-1]
         if rest and root not in imports and declared:  # Java's com.acme.Store or Outer.Inner, not imported
@@ -390,7 +390,7 @@ class Resolver:
             return (cls, path) if cls else None
         if hit["kind"] not in ("function", "method"):
             return None
-        if hit["path"].endswith((".go", ".kt", ".kts", ".java", ".cs")):
+        if hit["path"].endswith((".go", ".kt", ".kts", ".java", ".cs", ".ts", ".tsx", ".mts", ".cts")):
             cls = declared_type(result_type(hit.get("signature", ""), hit["path"], hit["name"]))
             return (cls, hit["path"]) if cls else None
         if "->" not in hit.get("signature", ""):

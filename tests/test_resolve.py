@@ -383,7 +383,10 @@ def test_a_class_name_is_read_from_simple_annotations_only(text, expected):
 
 
 def test_calls_record_the_class_a_typescript_variable_holds():
-    src = "function f(a: Store, b?: Cache | null, c: string) {\n  const x = new ns.Foo();\n  let y: Bar = g();\n" \
-          "  a.s(); b.l(); c.trim(); x.m(); y.n(); z.o();\n}\n"
+    # TypeScript's annotations are the language's types: `string` and `Map<K, V>` are a library's (the resolver
+    # leaves their calls unresolved), `Cache | null` is a Cache where there is one
+    src = "function f(a: Store, b?: Cache | null, c: string, d: Map<string, Store>) {\n  const x = new ns.Foo();\n" \
+          "  let y: Bar = g();\n  a.s(); b.l(); c.trim(); d.get(); x.m(); y.n(); z.o();\n}\n"
     typed = {r.name: r.typed for r in parse_file("a.ts", src, "typescript").refs if r.kind == "calls"}
-    assert typed == {"Foo": "", "g": "", "s": "Store", "l": "Cache", "trim": "", "m": "ns.Foo", "n": "Bar", "o": ""}
+    assert typed == {"Foo": "", "g": "", "s": "Store", "l": "Cache", "trim": "string", "get": "Map", "m": "ns.Foo",
+                     "n": "Bar", "o": ""}
