@@ -50,7 +50,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: `namespace A.B;` holds the declarations after it, and Java's catch parameters and `var x = make()` are
 #: typed; 19 = TypeScript's annotations are read as the language's types (`Map<K, V>`, `string`, `Store[]` are a
 #: library's), private `#fields` and constructor parameter properties hold their types, and a variable assigned
-#: another (`self.store = store`) holds what that one does. A re-cut file re-embeds only the chunks whose text
+#: another (`self.store = store`) holds what that one does; a TypeScript interface's members and an abstract
+#: class's abstract methods are symbols (in its chunk). A re-cut file re-embeds only the chunks whose text
 #: changed.
 CHUNKER_VERSION = "19"
 
@@ -438,6 +439,8 @@ def _binding_kind(node, spec: LangSpec, scope_kind: str) -> str | None:
     a constant) or one in a class body (an attribute), else None."""
     if scope_kind in _MODULE_SCOPES:
         return spec.variables.get(node.type)
+    if node.type == "method_signature" and scope_kind != "interface":
+        return None  # TypeScript's overload signatures in a class: the method is the definition after them
     return spec.attributes.get(node.type) if scope_kind in _MEMBER_OF else None
 
 

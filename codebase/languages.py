@@ -103,7 +103,10 @@ SPECS: dict[str, LangSpec] = {
         {"call_expression": "function", "new_expression": "constructor"},
         frozenset({"import_statement"}),
         {"extends_clause": "extends", "implements_clause": "implements", "extends_type_clause": "extends"}, {},
-        {"variable_declarator": "variable"}, {"public_field_definition": "attribute"}),
+        {"variable_declarator": "variable"},
+        # an interface's and an abstract class's members are symbols in its chunk, as a class's fields are
+        {"public_field_definition": "attribute", "property_signature": "attribute", "method_signature": "method",
+         "abstract_method_signature": "method"}),
     "go": LangSpec(
         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type",
          "method_elem": "method", "method_spec": "method"},

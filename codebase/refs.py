@@ -330,7 +330,7 @@ def rust_mod_declaration(node, out: Any, path: str) -> None:
 #: nodes that may give a variable a class: a typed parameter, an annotated or constructed variable
 LOCAL_TYPE_NODES = frozenset({"typed_parameter", "typed_default_parameter", "assignment", "variable_declarator",
                               "required_parameter", "optional_parameter", "assignment_expression",
-                              "public_field_definition", "as_pattern"})
+                              "public_field_definition", "property_signature", "as_pattern"})
 _SELF_ATTRIBUTE = re.compile(r"(?:self|this)\.[A-Za-z_$][\w$]*")
 _CLASS_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*[a-z][\w$]*")
 _FUNCTION_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*[a-z_][\w$]*")

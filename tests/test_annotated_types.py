@@ -3,8 +3,12 @@ types, a library's types) and through what another variable holds (``self.store 
 
 from __future__ import annotations
 
+import textwrap
+
 from conftest import edges_of
 
+from codebase import index_project
+from codebase.chunker import parse_file
 from codebase.refs import declared_type
 
 CACHES = {
@@ -158,3 +162,70 @@ def test_declared_type_drops_typescript_null_and_undefined_from_a_union():
     assert declared_type("Store | null | undefined") == "Store"
     assert declared_type("Store | Cache") == ""
     assert declared_type("Map<string, Store>") == "Map"
+
+
+OBSERVERS = {
+    "types.ts": """
+        export interface Observer<T> {
+          next: (value: T) => void;
+          error(err: unknown): void;
+          readonly closed?: boolean;
+        }
+        export interface Options {
+          observer: Observer<number>;
+          sink: Store;
+        }
+        export interface Store {
+          save(): void;
+        }
+        """,
+    "subject.ts": """
+        import { Observer, Options } from './types'
+
+        export abstract class Subject implements Observer<number> {
+          abstract error(err: unknown): void;
+          next(value: number) { this.error(value) }
+          relay(o: Observer<number>, options: Options) {
+            o.next(1)
+            o.error(2)
+            options.sink.save()
+          }
+        }
+
+        export class Overloaded {
+          run(a: string): void;
+          run(a: number): void;
+          run(a: unknown) {}
+          save() {}
+        }
+        """,
+}
+
+
+def test_typescript_interface_members_are_symbols_that_typed_calls_reach():
+    symbols = {s.qualname: s.kind for s in parse_file("types.ts", textwrap.dedent(OBSERVERS["types.ts"]),
+                                                      "typescript").symbols}
+    assert {q: k for q, k in symbols.items() if q.startswith("Observer.")} == {
+        "Observer.next": "attribute", "Observer.error": "method", "Observer.closed": "attribute"}
+    subject = {s.qualname: (s.kind, s.start_line) for s in parse_file(
+        "subject.ts", textwrap.dedent(OBSERVERS["subject.ts"]), "typescript").symbols}
+    assert subject["Subject.error"][0] == "method"  # an abstract method
+    # an overload signature is no symbol of its own: the method is the definition after them
+    assert [q for q in subject if q.startswith("Overloaded.run")] == ["Overloaded.run"]
+    assert subject["Overloaded.run"][1] == 17
+    edges = edges_of(OBSERVERS, "typescript")
+    assert {("Subject.relay", "Observer.next"), ("Subject.relay", "Observer.error"),
+            ("Subject.next", "Subject.error"), ("Subject.relay", "Store.save")} <= edges
+
+
+def test_callers_of_a_typescript_method_list_those_through_its_interface(engine, tmp_path):
+    root = tmp_path / "obs"
+    for rel, text in OBSERVERS.items():
+        root.mkdir(exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text))
+    index_project(engine, root, project="obs")
+    callers = engine.symbol_graph("Subject.next", "callers", project="obs")["results"]
+    assert [(r["qualname"], r.get("through")) for r in callers] == [("Subject.relay", "Observer.next")]
+    chunks = engine.lance.query("code_chunks", "project = 'obs' AND path = 'types.ts'", ["name"]).to_pylist()
+    # the members stay in their interface's chunk
+    assert sorted(c["name"] for c in chunks) == ["Observer", "Options", "Store"]
