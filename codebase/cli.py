@@ -155,9 +155,9 @@ def symbols(name: str = typer.Argument(..., help=(
     _json(rows) if as_json else _print_symbols(rows, f"symbols matching {name!r}")
 
 
-def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as_json: bool) -> None:
+def _relation(symbol: str, relation: str, depth: int, project: Optional[str], limit: int, as_json: bool) -> None:
     with engine() as eng:
-        res = eng.symbol_graph(symbol, relation, depth=depth, project=project)
+        res = eng.symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
     if as_json:
         _json(res)
         return
@@ -168,6 +168,8 @@ def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as
     if res.get("overloads"):  # asked as one: calls cannot tell them apart
         title += " with its overloads at lines " + ", ".join(str(o["start_line"]) for o in res["overloads"])
     _print_symbols(res["results"], title)
+    if res.get("truncated"):
+        out.print(Text(f"more than {limit}: raise --limit to see them", style="yellow"))
     if res["unresolved"]:
         out.print("outside the project: " + ", ".join(res["unresolved"]))
     if res.get("others"):  # the name is ambiguous: say so, or an empty answer reads as "nothing calls it"
@@ -177,21 +179,28 @@ def _relation(symbol: str, relation: str, depth: int, project: Optional[str], as
             + (f" and {more} more" if more else ""), style="yellow"), soft_wrap=True)
 
 
+LIMIT_HELP = "Most symbols to list (the answer says when there are more)."
+
+
 @app.command()
 def callers(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
             depth: int = typer.Option(1, min=1, max=3, help="Hops to follow."),
-            project: Optional[str] = typer.Option(None, "--project", "-p"), as_json: bool = JsonOpt) -> None:
+            project: Optional[str] = typer.Option(None, "--project", "-p"),
+            limit: int = typer.Option(100, "--limit", "-n", min=1, max=1000, help=LIMIT_HELP),
+            as_json: bool = JsonOpt) -> None:
     """Who calls this symbol; then, marked "through", who calls a method it overrides or implements (a call
     through an interface or base class may reach it)."""
-    _relation(symbol, "callers", depth, project, as_json)
+    _relation(symbol, "callers", depth, project, limit, as_json)
 
 
 @app.command()
 def callees(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
             depth: int = typer.Option(1, min=1, max=3, help="Hops to follow."),
-            project: Optional[str] = typer.Option(None, "--project", "-p"), as_json: bool = JsonOpt) -> None:
+            project: Optional[str] = typer.Option(None, "--project", "-p"),
+            limit: int = typer.Option(100, "--limit", "-n", min=1, max=1000, help=LIMIT_HELP),
+            as_json: bool = JsonOpt) -> None:
     """What this symbol calls (names outside the project are listed apart)."""
-    _relation(symbol, "callees", depth, project, as_json)
+    _relation(symbol, "callees", depth, project, limit, as_json)
 
 
 @app.command("symbol-graph")
@@ -200,10 +209,11 @@ def symbol_graph(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
                      "What to list: " + ", ".join(SYMBOL_RELATIONS) + ".")),
                  depth: int = typer.Option(1, min=1, max=3, help="Hops to follow."),
                  project: Optional[str] = typer.Option(None, "--project", "-p"),
+                 limit: int = typer.Option(100, "--limit", "-n", min=1, max=1000, help=LIMIT_HELP),
                  as_json: bool = JsonOpt) -> None:
     """A symbol's neighbours of one relation: callers, callees, imports, imported_by, subclasses,
     superclasses, members (of a class or module) or container (what defines it)."""
-    _relation(symbol, relation, depth, project, as_json)
+    _relation(symbol, relation, depth, project, limit, as_json)
 
 
 @app.command()

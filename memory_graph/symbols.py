@@ -422,6 +422,7 @@ class SymbolsMixin:
         Unresolved names (library calls, external bases) are listed separately for callees and superclasses.
         A name that several symbols share answers for the first (code before tests, then a whole qualified
         name, then the shortest) and lists the rest under ``others``, to ask again by qualified name or id.
+        ``truncated`` is set when there are more than ``limit`` results.
         """
         if relation not in SYMBOL_RELATIONS:
             raise ValidationError(f"relation={relation!r} is not one of {', '.join(SYMBOL_RELATIONS)}")
@@ -435,17 +436,20 @@ class SymbolsMixin:
         others = [o for o in others if o["id"] not in starts]
         kinds, direction = SYMBOL_RELATIONS[relation]
         with self._graph_lock:
+            # one past the limit tells that there are more
             found = self.code_graph.related(starts, depth=depth, direction=direction, types=kinds.split("|"),
-                                            limit=limit)
+                                            limit=limit + 1)
             # a call through a method this one overrides or implements may reach it: listed after the direct
             # ones, with the method it went through (`Saver.Save` for `Disk.Save`)
             bases = self._overridden(start) if relation == "callers" else []
             seen = {*starts, *(f["id"] for f in found)}
             for base in bases:
-                for f in self.code_graph.related(base, depth=depth, direction="in", types=["calls"], limit=limit):
-                    if f["id"] not in seen and len(found) < limit:
+                for f in self.code_graph.related(base, depth=depth, direction="in", types=["calls"],
+                                                 limit=limit + 1):
+                    if f["id"] not in seen and len(found) <= limit:
                         seen.add(f["id"])
                         found.append({**f, "through": base})
+        truncated, found = len(found) > limit, found[:limit]
         ids = [f["id"] for f in found]
         info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + starts + bases, [
             "id", "name", "qualname", "kind", "path", "start_line", "signature"]).to_pylist()}
@@ -461,6 +465,8 @@ class SymbolsMixin:
         s = info[start]
         out = {"symbol": {k: s[k] for k in _SHOWN},
                "relation": relation, "results": results, "unresolved": unresolved}
+        if truncated:
+            out["truncated"] = True
         if through:
             out["inherited_by"] = through
         if len(starts) > 1:

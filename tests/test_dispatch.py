@@ -179,6 +179,13 @@ def test_callers_of_a_method_list_those_through_what_it_implements_after_its_own
         ("Both", None), ("Direct", None)]
     assert [(r["qualname"], r["through"]) for r in callers["results"][2:]] == [("Backup", "Saver.Save")]
     assert {r["name"] for r in callers["results"]} == {"Both", "Direct", "Backup"}
+    assert "truncated" not in callers
+    # a limit keeps the direct callers first and says there are more
+    two = engine.symbol_graph("Disk.Save", "callers", project="demo", limit=2)
+    assert [r["qualname"] for r in two["results"]] == [r["qualname"] for r in callers["results"][:2]]
+    assert two["truncated"] is True
+    assert "truncated" not in engine.symbol_graph("Disk.Save", "callers", project="demo", limit=3)
+    assert engine.symbol_graph("Saver", "subclasses", project="demo", limit=3)["truncated"] is True
     callees = engine.symbol_graph("Disk.Save", "callees", project="demo")["results"]
     assert [r["qualname"] for r in callees] == ["Disk.flush"]  # calls go one way: no "through" here
     # the interface's own callers are its own: nothing it implements
@@ -224,6 +231,9 @@ def test_symbol_graph_command_lists_any_relation(run, tmp_path):
     run("index", str(tmp_path / "demo"), "--project", "demo")
     table = run("callers", "Disk.Save").stdout
     assert "function Direct\n" in table and "function Backup  (through Saver.Save)\n" in table
+    assert "raise --limit" not in table
+    short = run("callers", "Disk.Save", "-n", "2").stdout
+    assert "Backup" not in short and "more than 2: raise --limit to see them" in short
     subclasses = json.loads(run("symbol-graph", "Saver", "-r", "subclasses", "--json").stdout)
     assert {r["qualname"] for r in subclasses["results"]} == {"Bucket", "Disk", "ReadSaver", "Wrapped"}
     container = run("symbol-graph", "Disk.Save", "--relation", "container").stdout
