@@ -32,8 +32,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: a file's recorded hash names the chunker that cut it: one whose chunks would differ is indexed again
 _DIGEST_PREFIX = f"c{CHUNKER_VERSION}:"
 #: a project's edges are made again when its files or this change: 2, methods defined outside their type's body
-#: are its members and Go types implement interfaces (codebase.methods)
-EDGES_VERSION = 2
+#: are its members and Go types implement interfaces (codebase.methods); 3, TypeScript's declared types, a root
+#: index file and `@/` imports (codebase.resolve)
+EDGES_VERSION = 3
 
 #: progress(phase, done, total, info): phase is "wait" (for another process's run of the project), "scan",
 #: "index", "resolve" or "density"; info carries chunk counts.

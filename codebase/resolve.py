@@ -120,6 +120,8 @@ class Resolver:
 
     def _module_files(self, module: str, from_path: str) -> list[str]:
         m = module.strip()
+        if m.startswith(("@/", "~/")):  # a bundler's alias of the source folder (tsconfig's `"@/*": ["./src/*"]`)
+            m = m[2:]
         if self.package and (m == self.package or m.startswith(self.package + ".")):
             # the project is the package itself (networkx indexed at networkx/): `import networkx.utils`
             inner = m[len(self.package) + 1:]

@@ -229,3 +229,18 @@ def test_callers_of_a_typescript_method_list_those_through_its_interface(engine,
     chunks = engine.lance.query("code_chunks", "project = 'obs' AND path = 'types.ts'", ["name"]).to_pylist()
     # the members stay in their interface's chunk
     assert sorted(c["name"] for c in chunks) == ["Observer", "Options", "Store"]
+
+
+def test_an_import_through_a_bundlers_source_alias_reaches_the_project_file():
+    files = {
+        "src/lib/utils.ts": "export function cn() {}\nexport class Store { save() {} }\n",
+        "src/components/utils.ts": "export function cn() {}\nexport class Store { save() {} }\n",
+        "src/app/page.tsx": "import { cn, Store } from '@/lib/utils'\nimport * as c from '~/components/utils'\n"
+                            "export function Page() { cn(); const s = new Store(); s.save(); c.cn() }\n",
+    }
+    # `@/` and `~/` are the source folder (Next.js's and Vite's `"@/*": ["./src/*"]`, Remix's `~/`), never a package
+    assert edges_of(files, language="auto", paths=True) == {
+        ("Page", "src/lib/utils.ts:cn"), ("Page", "src/lib/utils.ts:Store"), ("Page", "src/lib/utils.ts:Store.save"),
+        ("Page", "src/components/utils.ts:cn")}
+    assert edges_of(files, language="auto", kind="imports", paths=True) == {
+        ("", "src/lib/utils.ts:"), ("", "src/components/utils.ts:")}
