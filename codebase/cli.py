@@ -218,15 +218,17 @@ def symbol_graph(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
 
 @app.command()
 def projects(as_json: bool = JsonOpt) -> None:
-    """Indexed projects with their files, chunks, symbols and edges."""
+    """Indexed projects with their files, chunks, symbols and edges (and how many of those name something outside
+    the project: library calls, external bases)."""
     with engine() as eng:
         rows = eng.code_projects()
     if as_json:
         _json(rows)
         return
-    t = Table("project", "root", "files", "chunks", "symbols", "edges")
+    t = Table("project", "root", "files", "chunks", "symbols", "edges", "unresolved")
     for p in rows:
-        t.add_row(p["project"], p["root"], str(p["files"]), str(p["chunks"]), str(p["symbols"]), str(p["edges"]))
+        t.add_row(p["project"], p["root"], str(p["files"]), str(p["chunks"]), str(p["symbols"]), str(p["edges"]),
+                  str(p.get("unresolved_edges", "")))
     out.print(t)
 
 

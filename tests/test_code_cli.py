@@ -38,6 +38,9 @@ def test_index_search_symbols_callers_callees(run, repo):
     assert "also named 'area'" in shared and "Square.area" in shared
     projects = json.loads(run("projects", "--json").stdout)
     assert projects[0]["project"] == "demo" and projects[0]["files"] == 18
+    table = run("projects").stdout
+    row = next(line for line in table.splitlines() if line.startswith("│ demo "))
+    assert "unresolved" in table and row.rstrip(" │").endswith(f"│ {projects[0]['unresolved_edges']}")
     assert json.loads(run("delete-project", "demo", "--json").stdout)["code_chunks"] > 0
 
 
