@@ -158,7 +158,7 @@ def receiver_key(text: str, language: str = "") -> str:
     if re.fullmatch(r"super\s*(\(.*\))?", t, re.S):
         # Rust's super::f() names the parent module, not a base type: kept apart, it resolves as a path
         return "super::" if text.rstrip().endswith("::") else "super"
-    t = re.sub(r"(\.\s*)#(?=[A-Za-z_$])", r"\1", t)  # `this.#client` is the class's attribute `client`
+    t = _unmark(t)  # `this.#client` is the class's attribute `client`
     if _DOTTED.fullmatch(t):
         return ".".join(i.lstrip("$") for i in IDENT_RE.findall(t))
     if t[-1] in ")]}\"'`":
@@ -372,7 +372,7 @@ def local_type(node) -> tuple[str, str] | None:
         name = next((c for c in node.named_children if c.type == "identifier"), None)
     if name is None:
         return None
-    var = re.sub(r"^((?:this\.)?)#", r"\1", name.text.decode("utf-8", errors="replace"))  # `#store`: `store`
+    var = _unmark(name.text.decode("utf-8", errors="replace"))
     if name.type not in ("identifier", "property_identifier", "private_property_identifier") and \
             not _SELF_ATTRIBUTE.fullmatch(var):
         return None
@@ -405,7 +405,7 @@ def aliased(node) -> tuple[str, str] | None:
     value = node.child_by_field_name("right") or node.child_by_field_name("value")
     if name is None or value is None or value.type != "identifier":
         return None
-    var = re.sub(r"^((?:this\.)?)#", r"\1", _text(name))
+    var = _unmark(_text(name))
     return (var, _text(value)) if IDENT_RE.fullmatch(var) or _SELF_ATTRIBUTE.fullmatch(var) else None
 
 
@@ -503,8 +503,9 @@ _KOTLIN_RESULT = re.compile(r"\)\s*:\s*([^=]+?)\s*(?:=.*)?$")
 def result_type(signature: str, path: str, name: str = "") -> str:
     """The (first) result type of a Go, Kotlin or Java function's signature: ``func NewServer(o Options)
     (*Server, error)``, ``func (f *Factory) Make() *Server``, ``func Open() (s *Server, err error)`` give
-    ``*Server``; Kotlin's ``fun make(id: Int): Server?`` gives ``Server?``; Java's ``public static @Nullable
-    Server make(int id)`` (``name``: make) gives ``Server``."""
+    ``*Server``; Kotlin's ``fun make(id: Int): Server?`` gives ``Server?`` (TypeScript's ``make(id: number):
+    Server`` ``Server``); Java's ``public static @Nullable Server make(int id)`` (``name``: make) gives
+    ``Server``."""
     if path.endswith((".java", ".cs")):
         at = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
         head = signature[:at.start()] if at else ""
@@ -561,8 +562,17 @@ def _text(node) -> str:
     return node.text.decode("utf-8", errors="replace") if node is not None else ""
 
 
+_PRIVATE_MARK = re.compile(r"(^|\.\s*)#(?=[A-Za-z_$])")
+
+
+def _unmark(text: str) -> str:
+    """A name without JavaScript's private mark (``#store``, ``this.#store``): classes keep what their private
+    fields hold under the plain name (a class cannot have both)."""
+    return _PRIVATE_MARK.sub(r"\1", text)
+
+
 def _made_by(callee_node, prefix: str = "") -> str:
     """What a call's value holds as Ref.typed: the class it constructs (``Store()``), else the function whose
     annotation will say (``open_store()``, marked RETURNED, after ``prefix``), else ""."""
-    text = re.sub(r"\.#(?=[A-Za-z_$])", ".", _text(callee_node))  # `this.#client.open()`
+    text = _unmark(_text(callee_node))  # `this.#client.open()`
     return class_name(text) or (prefix + text + RETURNED if _FUNCTION_NAME.fullmatch(text) else "")

@@ -386,13 +386,13 @@ class Resolver:
     def _result_of(self, hit: dict, entered: bool = False) -> tuple[str, str] | None:
         """(class, path of the function) that a project function's declared result names: Python's ``-> Store``
         (under ``with``, what an ``Iterator[Store]`` yields), Java's ``Store open()``, Kotlin's ``fun open():
-        Store``, Go's ``func Open() (*Store, error)``."""
+        Store``, TypeScript's ``open(): Store``, Go's ``func Open() (*Store, error)``."""
         if hit["kind"] == "attribute":  # a Kotlin property through its Java accessor: what the class assigns it
             cls, path = self._held(type_key(owner_of(hit["qualname"])), hit["name"])
             return (cls, path) if cls else None
         if hit["kind"] not in ("function", "method"):
             return None
-        if hit["path"].endswith((".go", ".kt", ".kts", ".java", ".cs", ".ts", ".tsx", ".mts", ".cts")):
+        if EXTENSIONS.get(posixpath.splitext(hit["path"])[1]) in STATIC_TYPES:
             cls = declared_type(result_type(hit.get("signature", ""), hit["path"], hit["name"]))
             return (cls, hit["path"]) if cls else None
         if "->" not in hit.get("signature", ""):
