@@ -88,13 +88,19 @@ def fail_adds_to(eng: Engine, monkeypatch, table: str) -> None:
     monkeypatch.setattr(eng.lance, "add", add)
 
 
+def write_files(root, files: dict[str, str]):
+    """Write these files (path -> text, dedented) under ``root``; returns ``root``."""
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(textwrap.dedent(text))
+    return root
+
+
 def git_repo(root, files: dict[str, str]):
     """A git work tree at ``root`` holding these files (path -> text); nothing committed."""
     import subprocess
 
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
+    write_files(root, files)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     return root
 

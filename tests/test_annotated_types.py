@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from conftest import edges_of
+from conftest import edges_of, write_files
 
 from codebase import index_project
 from codebase.chunker import parse_file
@@ -219,11 +219,7 @@ def test_typescript_interface_members_are_symbols_that_typed_calls_reach():
 
 
 def test_callers_of_a_typescript_method_list_those_through_its_interface(engine, tmp_path):
-    root = tmp_path / "obs"
-    for rel, text in OBSERVERS.items():
-        root.mkdir(exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text))
-    index_project(engine, root, project="obs")
+    index_project(engine, write_files(tmp_path / "obs", OBSERVERS), project="obs")
     callers = engine.symbol_graph("Subject.next", "callers", project="obs")["results"]
     assert [(r["qualname"], r.get("through")) for r in callers] == [("Subject.relay", "Observer.next")]
     chunks = engine.lance.query("code_chunks", "project = 'obs' AND path = 'types.ts'", ["name"]).to_pylist()

@@ -5,9 +5,8 @@ the callers of a method include, marked, those of the methods it overrides or im
 from __future__ import annotations
 
 import json
-import textwrap
 
-from conftest import edges_of
+from conftest import edges_of, write_files
 
 from codebase import index_project
 
@@ -164,14 +163,8 @@ def test_a_bare_call_in_a_java_method_is_its_class_or_an_outer_class_method():
     assert not {t for s, t in calls if t.startswith(("Impl.", "Helper.", "Other."))}
 
 
-def _write(root, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text))
-
-
 def test_callers_of_a_method_list_those_through_what_it_implements_after_its_own(engine, tmp_path):
-    _write(tmp_path / "demo", {**GO, "go.mod": "module example.com/demo\n"})
+    write_files(tmp_path / "demo", {**GO, "go.mod": "module example.com/demo\n"})
     index_project(engine, tmp_path / "demo", project="demo")
     callers = engine.symbol_graph("Disk.Save", "callers", project="demo")
     # listed once, as a direct caller, when it calls both ways; nothing through Saver's (or Named's) other methods
@@ -207,7 +200,7 @@ def test_callers_of_a_method_list_those_through_what_it_implements_after_its_own
 
 
 def test_a_name_asked_in_its_own_case_answers_for_the_symbol_of_that_case(engine, tmp_path):
-    _write(tmp_path / "metrics", {"gauge.go": """
+    write_files(tmp_path / "metrics", {"gauge.go": """
         package metrics
 
         type Gauge interface{ Set(v float64) }
@@ -227,7 +220,7 @@ def test_a_name_asked_in_its_own_case_answers_for_the_symbol_of_that_case(engine
 
 
 def test_symbol_graph_command_lists_any_relation(run, tmp_path):
-    _write(tmp_path / "demo", {**GO, "go.mod": "module example.com/demo\n"})
+    write_files(tmp_path / "demo", {**GO, "go.mod": "module example.com/demo\n"})
     run("index", str(tmp_path / "demo"), "--project", "demo")
     table = run("callers", "Disk.Save").stdout
     assert "function Direct\n" in table and "function Backup  (through Saver.Save)\n" in table
