@@ -19,9 +19,10 @@ from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, f
                     macro_calls)
 from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
                         keyword)
-from .refs import (DECLARED_NODES, EXPRESSION, HOLDS, LOCAL_TYPE_NODES, RETURNED, SELF_RECEIVERS, Ref, aliased,
-                   callee, declared_type, declared_types, heritage, imports_of, last_ident, local_type,
-                   parameter_property, receiver_call, ruby_directive, rust_mod_declaration)
+from .refs import (EXPRESSION, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident, receiver_call,
+                   ruby_directive, rust_mod_declaration)
+from .typed import (DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,
+                    local_type, parameter_property)
 
 __all__ = ["CHUNKER_VERSION", "Chunk", "ParsedFile", "Symbol", "estimate_tokens", "parse_file", "window"]
 

@@ -29,8 +29,9 @@ from typing import Iterable, Iterator
 
 from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS, STATIC_TYPES
 from .likeness import resembles
-from .refs import (ENTERED, EXPRESSION, HOLDS, IDENT_RE, RETURNED, SELF_RECEIVERS, STAR, class_name, declared_type,
-                   extension_of, kotlin_property, last_ident, result_type)
+from .refs import EXPRESSION, SELF_RECEIVERS, STAR, last_ident
+from .typed import (ENTERED, HOLDS, IDENT_RE, RETURNED, class_name, declared_type, extension_of, kotlin_property,
+                    result_type)
 
 CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
                     "module", "namespace"})

@@ -9,7 +9,7 @@ from conftest import edges_of, write_files
 
 from codebase import index_project
 from codebase.chunker import parse_file
-from codebase.refs import declared_type
+from codebase.typed import declared_type
 
 CACHES = {
     "queryCache.ts": """

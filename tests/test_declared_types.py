@@ -8,7 +8,7 @@ import textwrap
 from conftest import edges_of
 
 from codebase.chunker import parse_file
-from codebase.refs import declared_type, result_type
+from codebase.typed import declared_type, result_type
 
 
 def _symbols(path: str, text: str, language: str) -> dict[str, tuple[str, str]]:

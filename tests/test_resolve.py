@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from conftest import edges_of
 
 from codebase.chunker import parse_file
-from codebase.refs import EXPRESSION, class_name, receiver_key
+from codebase.refs import EXPRESSION, receiver_key
+from codebase.typed import class_name
 from codebase.likeness import resembles
 from codebase.resolve import owner_of, type_key
 

@@ -1,0 +1,263 @@
+"""What a variable holds, read from a parse: the class a Python or TypeScript annotation or constructor names
+(``local_type``), a Java, Kotlin, Go or C# declared type (``declared_types``), what another variable holds
+(``aliased``), a function's declared result (``result_type``), all recorded as ``Ref.typed``.
+
+``codebase.resolve`` follows them to the classes a call's receiver is an instance of.
+"""
+
+from __future__ import annotations
+
+import re
+
+IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
+DOTTED = re.compile(r"[A-Za-z_$][\w$]*(\s*(?:\.|::|->|\?\.)\s*[A-Za-z_$][\w$]*)*")
+_PRIVATE_MARK = re.compile(r"(^|\.\s*)#(?=[A-Za-z_$])")
+
+
+def node_text(node) -> str:
+    """A tree-sitter node's source text ("" for no node)."""
+    return node.text.decode("utf-8", errors="replace") if node is not None else ""
+
+
+def unmark(text: str) -> str:
+    """A name without JavaScript's private mark (``#store``, ``this.#store``): classes keep what their private
+    fields hold under the plain name (a class cannot have both)."""
+    return _PRIVATE_MARK.sub(r"\1", text)
+
+
+#: nodes that may give a variable a class: a typed parameter, an annotated or constructed variable
+LOCAL_TYPE_NODES = frozenset({"typed_parameter", "typed_default_parameter", "assignment", "variable_declarator",
+                              "required_parameter", "optional_parameter", "assignment_expression",
+                              "public_field_definition", "property_signature", "as_pattern"})
+_SELF_ATTRIBUTE = re.compile(r"(?:self|this)\.[A-Za-z_$][\w$]*")
+_CLASS_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*[a-z][\w$]*")
+_FUNCTION_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*[a-z_][\w$]*")
+#: marks a Ref.typed that is what a function returns (``eng = engine()`` gives ``engine()``) or yields to a
+#: ``with`` (``with engine() as eng`` gives ``with engine()``): the resolver reads the function's annotation
+RETURNED, ENTERED = "()", "with "
+#: joins a class and one of its attributes in a Ref.typed (``Server@store`` for ``s.store.save()``): the call is
+#: on what the class's attribute holds, which the resolver reads from the ``holds`` refs of any file
+HOLDS = "@"
+
+
+def class_name(text: str) -> str:
+    """The class a type annotation names (``Store``, ``'Store'``, ``Store | None``, ``Optional[Store]``,
+    ``models.Store``), or "" for anything else: a builtin, a union, a generic, a constant-like name."""
+    t = text.strip().strip("'\"").strip()
+    t = re.sub(r"^Optional\[(.*)\]$", r"\1", t).strip()
+    parts = [p.strip() for p in t.split("|") if p.strip() not in ("None", "null", "undefined")]
+    return parts[0] if len(parts) == 1 and _CLASS_NAME.fullmatch(parts[0]) else ""
+
+
+def local_type(node) -> tuple[str, str] | None:
+    """(variable, class) that a node binds: a parameter annotated with a class (``store: Store``,
+    TypeScript's ``store: Store``), a variable or field annotated with one, or one assigned a new instance
+    (``store = Store()``, ``self.store = Store()``, ``this.store = new Store()``, ``with Store() as store``);
+    for one assigned what a function returns (``store = open_store()``, ``with open_store() as store``), the
+    function marked with RETURNED or ENTERED; None otherwise. Calls on the variable are then resolved in that
+    class (``store.save()``) before what its name resembles (``Ref.typed``)."""
+    if node.type == "as_pattern":
+        target = node.child_by_field_name("alias")
+        name = target.named_children[0] if target is not None and target.named_children else None
+        value = node.named_children[0] if node.named_children else None
+        if name is None or name.type != "identifier" or value is None or value.type != "call":
+            return None
+        found = _made_by(value.child_by_field_name("function"), ENTERED)
+        return (name.text.decode("utf-8", errors="replace"), found) if found else None
+    name = node.child_by_field_name("name") or node.child_by_field_name("left") or \
+        node.child_by_field_name("pattern")
+    if name is None and node.type == "typed_parameter":
+        name = next((c for c in node.named_children if c.type == "identifier"), None)
+    if name is None:
+        return None
+    var = unmark(name.text.decode("utf-8", errors="replace"))
+    if name.type not in ("identifier", "property_identifier", "private_property_identifier") and \
+            not _SELF_ATTRIBUTE.fullmatch(var):
+        return None
+    typ = node.child_by_field_name("type")
+    if typ is not None and typ.type == "type_annotation":  # TypeScript's: the language's type, `Map<K, V>` a Map
+        written = node_text(typ).lstrip(":").strip()
+        found = declared_type(written) or ("Array" if written.endswith("]") else "")  # `Store[]`, `[A, B]`
+        return (var, found) if found else None
+    if typ is not None:
+        found = class_name(typ.text.decode("utf-8", errors="replace").lstrip(":"))
+        return (var, found) if found else None
+    value = node.child_by_field_name("right") or node.child_by_field_name("value")
+    if value is None:
+        return None
+    if value.type == "new_expression":
+        found = class_name(node_text(value.child_by_field_name("constructor")))
+    elif value.type in ("call", "call_expression"):
+        found = _made_by(value.child_by_field_name("function"))
+    else:
+        return None
+    return (var, found) if found else None
+
+
+def aliased(node) -> tuple[str, str] | None:
+    """(variable, name) where a node assigns one name's value to another (``self.store = store``, ``const s =
+    store``, TypeScript's ``this.#store = store``): the variable holds what the name holds."""
+    if node.type not in LOCAL_TYPE_NODES:
+        return None
+    name = node.child_by_field_name("name") or node.child_by_field_name("left")
+    value = node.child_by_field_name("right") or node.child_by_field_name("value")
+    if name is None or value is None or value.type != "identifier":
+        return None
+    var = unmark(node_text(name))
+    return (var, node_text(value)) if IDENT_RE.fullmatch(var) or _SELF_ATTRIBUTE.fullmatch(var) else None
+
+
+def parameter_property(node) -> str:
+    """The attribute a TypeScript constructor parameter declares (``private readonly store: Store`` declares
+    ``this.store``), or ""."""
+    if node.type not in ("required_parameter", "optional_parameter") or not any(
+            c.type in ("accessibility_modifier", "readonly", "override_modifier") for c in node.children):
+        return ""
+    name = node.child_by_field_name("pattern")
+    return "this." + node_text(name) if name is not None and name.type == "identifier" else ""
+
+
+#: nodes of Java, Kotlin and Go that give a variable a declared type: a parameter (Go's method receiver
+#: too), a Kotlin property, a Go ``var`` or struct field, a Java for-each variable; Java's fields and locals
+#: are their ``variable_declarator`` (LOCAL_TYPE_NODES), whose declaration holds the type
+DECLARED_NODES = frozenset({"formal_parameter", "enhanced_for_statement", "parameter", "class_parameter",
+                            "property_declaration", "parameter_declaration", "var_spec", "field_declaration",
+                            "short_var_declaration", "catch_formal_parameter", "foreach_statement",
+                            "catch_declaration"})
+#: a call whose result a Java or C# variable declared ``var`` holds
+_INVOCATIONS = frozenset({"method_invocation", "invocation_expression"})
+_KOTLIN_TYPES = ("user_type", "nullable_type")
+
+
+def declared_type(text: str) -> str:
+    """The type a Java, Kotlin or Go declaration names, without its annotations, type arguments, Go's pointer
+    and Kotlin's nullable marks (``@Nullable List<Foo>`` gives ``List``, ``*pkg.Server`` gives ``pkg.Server``,
+    ``ReadableMap?`` gives ``ReadableMap``), or "" for anything but a (dotted) name: an array, a map, a
+    function type, Java's ``var``."""
+    t = re.sub(r"@[\w.]+(?:\([^()]*\))?", "", text)
+    while (untyped := re.sub(r"<[^<>]*>", "", t)) != t:
+        t = untyped
+    # TypeScript's `Store | undefined`, `null | Store`: the type a value has when there is one
+    t = re.sub(r"^\s*(?:(?:null|undefined)\s*\|\s*)+|(?:\s*\|\s*(?:null|undefined))+\s*$", "", t)
+    t = t.strip().lstrip("*&").rstrip("?!").strip()
+    return t if DOTTED.fullmatch(t) and "::" not in t and "->" not in t and t != "var" else ""
+
+
+def declared_types(node) -> list[tuple[str, str]]:
+    """(variable, type) of each variable a Java, Kotlin or Go declaration binds: the type written
+    (``ReadableMap args``, ``args: ReadableMap?``, ``s *Server``, ``a, b Store``), else the class a Java or
+    Kotlin variable is assigned a new instance of (``var f = new Foo()``, ``val f = Foo()``). Unlike Python's
+    annotations, these are the language's types: a type the project does not define is a library's."""
+    names: list[str] = []
+    typ: str = ""
+    if node.type == "short_var_declaration":  # Go: `s := &Server{}`, `s, err := NewServer()`
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or not left.named_children or not right.named_children:
+            return []
+        return [(node_text(name), typ) for name, value in zip(left.named_children, right.named_children)
+                if name.type == "identifier" and (typ := _go_value_type(value))]
+    if node.type == "variable_declarator":  # Java, C#: `Foo a = ..., b;`, the type on the declaration
+        name = node.child_by_field_name("name")
+        names = [node_text(name)] if name is not None and name.type == "identifier" else []
+        typ = declared_type(node_text(node.parent.child_by_field_name("type")))
+        value = node.child_by_field_name("value") or (node.named_children[-1] if len(node.named_children) > 1
+                                                       else None)  # C#'s value has no field name
+        if not typ and value is not None and value.type == "object_creation_expression":
+            typ = class_name(declared_type(node_text(value.child_by_field_name("type"))))
+        elif not typ and value is not None and value.type in _INVOCATIONS:  # `var s = open()`: what open returns
+            function = node_text(value.child_by_field_name("function")) or ".".join(
+                node_text(part) for part in (value.child_by_field_name("object"), value.child_by_field_name("name"))
+                if part is not None)
+            typ = function + RETURNED if DOTTED.fullmatch(function) and len(function) <= 200 else ""
+    elif node.type == "catch_formal_parameter":  # Java: `catch (IOException e)`; `A | B e` names no one type
+        names = [node_text(node.child_by_field_name("name"))]
+        typ = declared_type(node_text(next((c for c in node.named_children if c.type == "catch_type"), None)))
+    elif node.type == "foreach_statement":  # C#: `foreach (Store s in all)`
+        left = node.child_by_field_name("left")
+        names = [node_text(left)] if left is not None and left.type == "identifier" else []
+        typ = declared_type(node_text(node.child_by_field_name("type")))
+    elif node.child_by_field_name("type") is not None or node.type == "var_spec":  # parameters, vars, fields
+        names = [node_text(c) for i, c in enumerate(node.children)
+                 if node.field_name_for_child(i) == "name" and c.type in ("identifier", "field_identifier")]
+        typ = declared_type(node_text(node.child_by_field_name("type")))
+        values = node.child_by_field_name("value")
+        if not typ and values is not None and values.named_children:  # Go: `var reg = NewRegistry()`
+            names, typ = names[:1], _go_value_type(values.named_children[0])
+    elif node.type in ("parameter", "class_parameter", "property_declaration"):  # Kotlin: no field names
+        decl = next((c for c in node.named_children if c.type == "variable_declaration"), node)
+        names = [node_text(c) for c in decl.named_children if c.type == "simple_identifier"][:1]
+        typ = next((declared_type(node_text(c)) for c in decl.named_children if c.type in _KOTLIN_TYPES), "")
+        value = next((c for c in node.named_children if c.type == "call_expression"), None)
+        if not typ and node.type == "property_declaration" and value is not None and value.named_children:
+            function = node_text(value.named_children[0])  # `val f = Foo()`, or `val m = hashMapOf()`: its result
+            typ = class_name(function) or (function + RETURNED if DOTTED.fullmatch(function) else "")
+    return [(n, typ) for n in names if typ] if names else []
+
+
+#: the result type of a Kotlin function's signature: `fun make(id: Int): Store?`
+_KOTLIN_RESULT = re.compile(r"\)\s*:\s*([^=]+?)\s*(?:=.*)?$")
+
+
+def result_type(signature: str, path: str, name: str = "") -> str:
+    """The (first) result type of a Go, Kotlin or Java function's signature: ``func NewServer(o Options)
+    (*Server, error)``, ``func (f *Factory) Make() *Server``, ``func Open() (s *Server, err error)`` give
+    ``*Server``; Kotlin's ``fun make(id: Int): Server?`` gives ``Server?`` (TypeScript's ``make(id: number):
+    Server`` ``Server``); Java's ``public static @Nullable Server make(int id)`` (``name``: make) gives
+    ``Server``."""
+    if path.endswith((".java", ".cs")):
+        at = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
+        head = signature[:at.start()] if at else ""
+        while (plain := re.sub(r"<[^<>]*>", "", head)) != head:  # `<T extends Foo> List<T>`
+            head = plain
+        words = head.split()
+        return words[-1] if words else ""
+    if not path.endswith(".go"):
+        found = _KOTLIN_RESULT.search(signature)
+        return found.group(1) if found else ""
+    rest = signature.removeprefix("func").lstrip()
+    groups = 2 if rest.startswith("(") else 1  # a method's receiver, then its parameters
+    for _ in range(groups):
+        start, depth = rest.find("("), 0
+        if start < 0:
+            return ""
+        for i in range(start, len(rest)):
+            depth += {"(": 1, ")": -1}.get(rest[i], 0)
+            if depth == 0:
+                rest = rest[i + 1:]
+                break
+        else:
+            return ""
+    first = rest.strip().lstrip("(").split(",")[0].strip().removesuffix(")").split()
+    return first[-1] if first else ""  # a named result `(s *Server, err error)` too
+
+
+def extension_of(signature: str) -> str:
+    """The type a C# extension method extends (``static BorrowedReference Borrow(this in NewReference r)``:
+    ``NewReference``), or ""."""
+    m = re.search(r"\(\s*this\s+(?:(?:in|ref|readonly|scoped)\s+)*([\w.]+)", signature)
+    return m.group(1).rsplit(".", 1)[-1] if m else ""
+
+
+def kotlin_property(accessor: str) -> str:
+    """The Kotlin property a Java accessor's name reaches (``getTitle``, ``setTitle``: ``title``), or ""
+    (``isShown()`` reaches ``isShown`` by its own name)."""
+    m = re.fullmatch(r"(?:get|set)([A-Z])(\w*)", accessor)
+    return m.group(1).lower() + m.group(2) if m else ""
+
+
+def _go_value_type(value) -> str:
+    """What a Go value holds as Ref.typed: the type of a composite literal (``Server{}``, ``&pkg.Server{}``),
+    or the function a call is of, marked RETURNED (``NewServer()``: its result type decides), else ""."""
+    if value.type == "unary_expression" and value.named_children:
+        value = value.named_children[-1]
+    if value.type == "composite_literal":
+        return declared_type(node_text(value.child_by_field_name("type")))
+    function = node_text(value.child_by_field_name("function")) if value.type == "call_expression" else ""
+    return function + RETURNED if DOTTED.fullmatch(function) and len(function) <= 200 else ""
+
+
+def _made_by(callee_node, prefix: str = "") -> str:
+    """What a call's value holds as Ref.typed: the class it constructs (``Store()``), else the function whose
+    annotation will say (``open_store()``, marked RETURNED, after ``prefix``), else ""."""
+    text = unmark(node_text(callee_node))  # `this.#client.open()`
+    return class_name(text) or (prefix + text + RETURNED if _FUNCTION_NAME.fullmatch(text) else "")
