@@ -21,8 +21,8 @@ from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAM
                         keyword)
 from .refs import (EXPRESSION, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident, receiver_call,
                    ruby_directive, rust_mod_declaration)
-from .typed import (DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,
-                    local_type, parameter_property)
+from .typed import (AWAITED, DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,
+                    held_through, local_type, parameter_property)
 
 __all__ = ["CHUNKER_VERSION", "Chunk", "ParsedFile", "Symbol", "estimate_tokens", "parse_file", "window"]
 
@@ -52,9 +52,10 @@ log = logging.getLogger("memory_graph.codebase")
 #: typed; 19 = TypeScript's annotations are read as the language's types (`Map<K, V>`, `string`, `Store[]` are a
 #: library's), private `#fields` and constructor parameter properties hold their types, and a variable assigned
 #: another (`self.store = store`) holds what that one does; a TypeScript interface's members and an abstract
-#: class's abstract methods are symbols (in its chunk). A re-cut file re-embeds only the chunks whose text
-#: changed.
-CHUNKER_VERSION = "19"
+#: class's abstract methods are symbols (in its chunk); 20 = an awaited call's result is typed (`u = await
+#: repo.get()`, `(await repo.get()).x()`), C#'s chains are, and a variable assigned a method's result holds it
+#: through its receiver's class (`Repo@=get()`). A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "20"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 
@@ -110,8 +111,21 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     ranks: dict[tuple[int, str], int] = {}    # how surely each of those is known (_typed)
     calls: list[tuple[Ref, int]] = []         # each call with the index of the symbol it is made in
     call_at: dict[tuple[int, int], Ref] = {}  # each call by its bytes
-    chained: list[tuple[Ref, tuple[int, int]]] = []  # a call on a call's result, with the bytes of the inner call
+    chained: list[tuple[Ref, tuple[int, int], str]] = []  # a call on a call's result: the inner call's bytes, mark
     parents: dict[int, int] = {}              # symbol index -> the index of the symbol it is defined in
+
+    def held(receiver: str, scope: int) -> str:
+        """The class a receiver holds in a scope: a variable's, or an attribute's of the enclosing class."""
+        owner_cls = _attribute_owner(out, parents, scope, receiver)
+        key = receiver.split(".", 1)[-1] if owner_cls is not None else receiver
+        found = classes.get(scope if owner_cls is None else owner_cls, {}).get(key, "")
+        outer = parents.get(scope)
+        while not found and language in IMPLICIT_THIS and owner_cls is None and outer is not None:
+            found = classes.get(outer, {}).get(key, "") if is_classy(out.symbols[outer].kind) else ""
+            outer = parents.get(outer)  # `mStore.save()` in a method, or in a lambda's class: a field
+        # a name a function does not bind is the module's (`registry = Registry()` at the top of the file)
+        return found or (classes.get(0, {}).get(receiver, "") if owner_cls is None and "." not in receiver else "")
+
     # iterative walk: (node, index of the enclosing symbol, inside a function body?)
     stack = [(root, 0, False)]
     while stack:
@@ -119,6 +133,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         sym_here = scope
         kind = spec.definitions.get(node.type)
         for var, cls, rank in _typed(node, language, classes.get(scope, {})):
+            cls = held_through(cls, lambda receiver: held(receiver, scope))  # `u = repo.get()`, repo: Repo
             holder = _attribute_owner(out, parents, scope, var)  # `self.store = Store()`: the class's
             at = scope if holder is None else holder
             key = var.split(".", 1)[-1]
@@ -161,39 +176,27 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                                     receiver))
                 calls.append((out.refs[-1], scope))
                 call_at[(node.start_byte, node.end_byte)] = out.refs[-1]
-                inner = receiver_call(node, spec.calls[node.type], spec.calls) if receiver == EXPRESSION else None
+                inner, awaited = receiver_call(node, spec.calls[node.type], spec.calls) if receiver == EXPRESSION \
+                    else (None, False)
                 if inner is not None:  # `a.open().save()`: typed by what `open` returns, once `a` is typed
-                    chained.append((out.refs[-1], (inner.start_byte, inner.end_byte)))
+                    chained.append((out.refs[-1], (inner.start_byte, inner.end_byte), AWAITED if awaited else ""))
         elif node.type in spec.imports or (node.type == "export_statement" and
                                            node.child_by_field_name("source") is not None):
             imports_of(node, out)
         for child in reversed(node.named_children):
             stack.append((child, sym_here, in_func))
 
-    def held(receiver: str, scope: int) -> str:
-        """The class a receiver holds in a scope: a variable's, or an attribute's of the enclosing class."""
-        owner_cls = _attribute_owner(out, parents, scope, receiver)
-        key = receiver.split(".", 1)[-1] if owner_cls is not None else receiver
-        found = classes.get(scope if owner_cls is None else owner_cls, {}).get(key, "")
-        outer = parents.get(scope)
-        while not found and language in IMPLICIT_THIS and owner_cls is None and outer is not None:
-            found = classes.get(outer, {}).get(key, "") if is_classy(out.symbols[outer].kind) else ""
-            outer = parents.get(outer)  # `mStore.save()` in a method, or in a lambda's class: a field
-        # a name a function does not bind is the module's (`registry = Registry()` at the top of the file)
-        return found or (classes.get(0, {}).get(receiver, "") if owner_cls is None and "." not in receiver else "")
-
-
     for ref, scope in calls:  # after the walk: a method may use what __init__, defined below it, assigns
         ref.typed = held(ref.receiver, scope)
         root, _, attr = ref.receiver.rpartition(".")
         if not ref.typed and root and root not in SELF_RECEIVERS and (cls := held(root, scope)):
             ref.typed = cls + HOLDS + attr  # `s.store.Save()`: the resolver reads what the class's `store` holds
-    for ref, inner_at in reversed(chained):  # an inner call is recorded after the call made on its result
+    for ref, inner_at, mark in reversed(chained):  # an inner call is recorded after the call made on its result
         inner = call_at.get(inner_at)
         if inner is not None and not ref.typed and inner.typed:
-            ref.typed = inner.typed + HOLDS + inner.name + RETURNED
+            ref.typed = inner.typed + HOLDS + mark + inner.name + RETURNED
         elif inner is not None and not ref.typed and inner.receiver != EXPRESSION:
-            ref.typed = (inner.receiver + "." if inner.receiver else "") + inner.name + RETURNED
+            ref.typed = mark + (inner.receiver + "." if inner.receiver else "") + inner.name + RETURNED
     for idx, attrs in classes.items():  # what subclasses, in other files too, find on `self.store`
         if is_classy(out.symbols[idx].kind):
             out.refs.extend(Ref(out.symbols[idx].qualname, "holds", attr, out.symbols[idx].start_line, "", cls)

@@ -133,16 +133,22 @@ def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     return name.lstrip("$"), receiver_key(before, language)
 
 
-def receiver_call(node, field_name: str, call_types) -> Any:
-    """The call whose result a method is called on (``a.b()`` in ``a.b().c()``), or None."""
+def receiver_call(node, field_name: str, call_types) -> tuple[Any, bool]:
+    """The call whose result a method is called on (``a.b()`` in ``a.b().c()``, ``(await a.b()).c()``, Rust's
+    ``a.b().await.c()``) or None, and whether that result is awaited."""
     recv = next((r for f in _RECEIVER_FIELDS if (r := node.child_by_field_name(f)) is not None), None)
     target = node.child_by_field_name(field_name) if field_name else None
     if target is None and node.named_children:
         target = node.named_children[0]
     if recv is None and target is not None:  # Python's attribute, JavaScript's member, Go's selector, Rust's field
-        recv = next((r for f in ("object", "operand", "value") if (r := target.child_by_field_name(f)) is not None),
+        recv = next((r for f in ("object", "operand", "value", "expression")  # C#'s is `expression`
+                     if (r := target.child_by_field_name(f)) is not None),
                     target.named_children[0] if target.type == "navigation_expression" else None)  # Kotlin
-    return recv if recv is not None and recv.type in call_types else None
+    awaited = False
+    while recv is not None and recv.type in ("parenthesized_expression", "await", "await_expression") and \
+            recv.named_children:
+        awaited, recv = awaited or recv.type != "parenthesized_expression", recv.named_children[0]
+    return (recv, awaited) if recv is not None and recv.type in call_types else (None, False)
 
 
 def receiver_key(text: str, language: str = "") -> str:

@@ -30,8 +30,8 @@ from typing import Iterable, Iterator
 from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS, STATIC_TYPES
 from .likeness import resembles
 from .refs import EXPRESSION, SELF_RECEIVERS, STAR, last_ident
-from .typed import (ENTERED, HOLDS, IDENT_RE, RETURNED, class_name, declared_type, extension_of, kotlin_property,
-                    result_type)
+from .typed import (ASSIGNED, AWAITED, ENTERED, HOLDS, IDENT_RE, RETURNED, awaited_type, class_name, declared_type,
+                    extension_of, kotlin_property, result_type)
 
 CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
                     "module", "namespace"})
@@ -319,10 +319,8 @@ class Resolver:
         declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in STATIC_TYPES
         if cls.endswith(RETURNED):
             returned = self._returned(cls, from_path, imports, source)
-            if returned is None:  # in Java, Kotlin and Go, what a function the project lacks returns is a library's
-                fname = cls.removesuffix(RETURNED).rpartition(".")[2]
-                ours = fname in self.by_name or {fname, kotlin_property(fname)} & self.attributes
-                return declared and not ours, None
+            if returned is None:
+                return self._library_result(cls, from_path), None
             cls, from_path = returned
             imports = self.file_imports.get(from_path, {})
             declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in STATIC_TYPES
@@ -357,54 +355,71 @@ class Resolver:
         """(class, path of the function) that a project function's return annotation names (``-> Store``),
         for a variable assigned its result; under ``with``, what an ``Iterator[Store]`` or
         ``ContextManager[Store]`` yields (a ``@contextmanager``)."""
-        function = call.removeprefix(ENTERED).removesuffix(RETURNED)
+        function = call.removeprefix(ENTERED).removeprefix(AWAITED).removesuffix(RETURNED)
         receiver, _, fname = function.rpartition(".")
         hit = self.resolve(fname, "calls", from_path, imports, receiver, source)
-        return self._result_of(hit, entered=call.startswith(ENTERED)) if hit is not None else None
+        return self._result_of(hit, entered=call.startswith(ENTERED), awaited=call.startswith(AWAITED)) \
+            if hit is not None else None
 
     def _follow(self, typed: str, from_path: str, imports: dict[str, str], source: str) -> tuple[str, str]:
         """(class, file naming it) where a chained Ref.typed leads (``Server@store``, ``Store@open()@cursor()``):
         each step is an attribute the class before it assigns, or a method whose declared result it is. A
-        class the project does not define ends the chain (what a library's method returns is the library's);
-        ("", "") when a step cannot be followed."""
+        class the project does not define ends the chain (what a library's method returns is the library's in
+        a language that declares types; for a variable's ASSIGNED step, see ``_library_result``); ("", "") when
+        a step cannot be followed."""
         cls, *steps = typed.split(HOLDS)
         path = from_path
-        for step in steps:
+        for raw in steps:
             known, typ = self._class_of(cls, path, imports if path == from_path else self.file_imports.get(path, {}),
                                         source)
-            if typ is None:
-                return (cls, path) if known else ("", "")
+            step = raw.removeprefix(ASSIGNED)
+            if typ is None:  # what a library's method returns is a library's where types are declared
+                library = not step.endswith(RETURNED) or (self._library_result(step, path) if raw != step else
+                                                          EXTENSIONS.get(posixpath.splitext(path)[1]) in STATIC_TYPES)
+                return (cls, path) if known and library else ("", "")
             owner = type_key(typ["qualname"])
             if step.endswith(RETURNED):
-                method = self._in_hierarchy(owner, step.removesuffix(RETURNED), typ["path"])
-                cls, path = (self._result_of(method) if method is not None else None) or ("", "")
+                name = step.removeprefix(AWAITED).removeprefix(ENTERED).removesuffix(RETURNED)
+                method = self._in_hierarchy(owner, name, typ["path"])
+                cls, path = (self._result_of(method, entered=step.startswith(ENTERED), awaited=step.startswith(
+                    AWAITED)) if method is not None else None) or ("", "")
             else:
                 cls, path = self._held(owner, step)
             if not cls:
                 return "", ""
         return cls, path
 
-    def _result_of(self, hit: dict, entered: bool = False) -> tuple[str, str] | None:
+    def _library_result(self, call: str, from_path: str) -> bool:
+        """Whether what a call marked RETURNED that reaches no project function gives is surely a library's: in
+        Java, Kotlin, Go, C# or TypeScript, when no project symbol has the function's name."""
+        fname = call.removesuffix(RETURNED).rpartition(".")[2].split()[-1]  # not `with `, `await `
+        ours = fname in self.by_name or {fname, kotlin_property(fname)} & self.attributes
+        return EXTENSIONS.get(posixpath.splitext(from_path)[1]) in STATIC_TYPES and not ours
+
+    def _result_of(self, hit: dict, entered: bool = False, awaited: bool = False) -> tuple[str, str] | None:
         """(class, path of the function) that a project function's declared result names: Python's ``-> Store``
         (under ``with``, what an ``Iterator[Store]`` yields), Java's ``Store open()``, Kotlin's ``fun open():
-        Store``, TypeScript's ``open(): Store``, Go's ``func Open() (*Store, error)``."""
+        Store``, TypeScript's ``open(): Store``, Go's ``func Open() (*Store, error)``; ``awaited``: what awaiting
+        it gives (``Promise<Store>``, ``Task<Store>`` give Store; an ``async def``'s ``-> Store`` is that)."""
         if hit["kind"] == "attribute":  # a Kotlin property through its Java accessor: what the class assigns it
             cls, path = self._held(type_key(owner_of(hit["qualname"])), hit["name"])
             return (cls, path) if cls else None
         if hit["kind"] not in ("function", "method"):
             return None
         if EXTENSIONS.get(posixpath.splitext(hit["path"])[1]) in STATIC_TYPES:
-            cls = declared_type(result_type(hit.get("signature", ""), hit["path"], hit["name"]))
+            written = result_type(hit.get("signature", ""), hit["path"], hit["name"])
+            cls = declared_type(awaited_type(written) if awaited else written)
             return (cls, hit["path"]) if cls else None
-        if "->" not in hit.get("signature", ""):
-            return None
+        if "->" not in hit.get("signature", "") or (hit["signature"].startswith("async ") and not awaited
+                                                    and not entered):
+            return None  # not awaited, an `async def` gives a coroutine, not what its annotation names
         ret = hit["signature"].rsplit("->", 1)[1].strip().rstrip(":").strip()
         if entered:
             m = _YIELDED.fullmatch(ret)
             if m is None and _YIELDED.fullmatch(ret + "[_]"):
                 return None  # a bare `-> Iterator` says nothing of what it yields
             ret = m.group(1) if m else ret
-        cls = class_name(ret)
+        cls = class_name(awaited_type(ret) if awaited else ret)
         return (cls, hit["path"]) if cls else None
 
     def _module_files_of(self, bound: str, module: str, from_path: str) -> list[str]:

@@ -35,9 +35,17 @@ _FUNCTION_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*[a-z_][\w$]*")
 #: marks a Ref.typed that is what a function returns (``eng = engine()`` gives ``engine()``) or yields to a
 #: ``with`` (``with engine() as eng`` gives ``with engine()``): the resolver reads the function's annotation
 RETURNED, ENTERED = "()", "with "
+#: marks, before RETURNED, a function's result that is awaited (``u = await repo.get()`` gives ``await repo.get()``):
+#: the resolver unwraps the ``Promise<User>``, ``Task<User>`` or ``Awaitable[User]`` the function declares
+AWAITED = "await "
+_AWAITS = frozenset({"await", "await_expression"})
 #: joins a class and one of its attributes in a Ref.typed (``Server@store`` for ``s.store.save()``): the call is
 #: on what the class's attribute holds, which the resolver reads from the ``holds`` refs of any file
 HOLDS = "@"
+#: marks a step that a variable's assignment made (``value = lookup.get(k)`` gives ``Map@=get()``, held_through),
+#: not a chain written out (``lookup.get(k).save()``): from a library's class it stays as unknown as the variable
+#: was before its receiver's class was known, unless the project has no symbol of the step's name
+ASSIGNED = "="
 
 
 def class_name(text: str) -> str:
@@ -83,12 +91,14 @@ def local_type(node) -> tuple[str, str] | None:
         found = class_name(typ.text.decode("utf-8", errors="replace").lstrip(":"))
         return (var, found) if found else None
     value = node.child_by_field_name("right") or node.child_by_field_name("value")
+    awaited = value is not None and value.type in _AWAITS and bool(value.named_children)
+    value = value.named_children[0] if awaited else value
     if value is None:
         return None
     if value.type == "new_expression":
         found = class_name(node_text(value.child_by_field_name("constructor")))
     elif value.type in ("call", "call_expression"):
-        found = _made_by(value.child_by_field_name("function"))
+        found = _made_by(value.child_by_field_name("function"), AWAITED if awaited else "")
     else:
         return None
     return (var, found) if found else None
@@ -143,6 +153,24 @@ def declared_type(text: str) -> str:
     return t if DOTTED.fullmatch(t) and "::" not in t and "->" not in t and t != "var" else ""
 
 
+_AWAITABLE = re.compile(r"(?:[\w.]+\.)?(?:Promise|PromiseLike|Task|ValueTask|Awaitable|Coroutine|Future)"
+                        r"\s*[<\[](.*)[>\]]")
+
+
+def awaited_type(text: str) -> str:
+    """The type awaiting a value of a declared type gives: the last type argument of TypeScript's
+    ``Promise<User>``, C#'s ``Task<User>``, Python's ``Awaitable[User]`` or ``Coroutine[Any, Any, User]``
+    (``User``); any other type is itself (awaiting a plain value gives the value)."""
+    m = _AWAITABLE.fullmatch(text.strip())
+    if m is None:
+        return text
+    depth, last = 0, 0
+    for i, ch in enumerate(m.group(1)):
+        depth += {"<": 1, "[": 1, "(": 1, ">": -1, "]": -1, ")": -1}.get(ch, 0)
+        last = i + 1 if ch == "," and depth == 0 else last
+    return m.group(1)[last:].strip()
+
+
 def declared_types(node) -> list[tuple[str, str]]:
     """(variable, type) of each variable a Java, Kotlin or Go declaration binds: the type written
     (``ReadableMap args``, ``args: ReadableMap?``, ``s *Server``, ``a, b Store``), else the class a Java or
@@ -162,13 +190,15 @@ def declared_types(node) -> list[tuple[str, str]]:
         typ = declared_type(node_text(node.parent.child_by_field_name("type")))
         value = node.child_by_field_name("value") or (node.named_children[-1] if len(node.named_children) > 1
                                                        else None)  # C#'s value has no field name
+        mark = AWAITED if value is not None and value.type in _AWAITS and value.named_children else ""
+        value = value.named_children[0] if mark else value
         if not typ and value is not None and value.type == "object_creation_expression":
             typ = class_name(declared_type(node_text(value.child_by_field_name("type"))))
         elif not typ and value is not None and value.type in _INVOCATIONS:  # `var s = open()`: what open returns
             function = node_text(value.child_by_field_name("function")) or ".".join(
                 node_text(part) for part in (value.child_by_field_name("object"), value.child_by_field_name("name"))
                 if part is not None)
-            typ = function + RETURNED if DOTTED.fullmatch(function) and len(function) <= 200 else ""
+            typ = mark + function + RETURNED if DOTTED.fullmatch(function) and len(function) <= 200 else ""
     elif node.type == "catch_formal_parameter":  # Java: `catch (IOException e)`; `A | B e` names no one type
         names = [node_text(node.child_by_field_name("name"))]
         typ = declared_type(node_text(next((c for c in node.named_children if c.type == "catch_type"), None)))
@@ -203,14 +233,15 @@ def result_type(signature: str, path: str, name: str = "") -> str:
     (*Server, error)``, ``func (f *Factory) Make() *Server``, ``func Open() (s *Server, err error)`` give
     ``*Server``; Kotlin's ``fun make(id: Int): Server?`` gives ``Server?`` (TypeScript's ``make(id: number):
     Server`` ``Server``); Java's ``public static @Nullable Server make(int id)`` (``name``: make) gives
-    ``Server``."""
+    ``Server``, C#'s ``async Task<User> Get()`` ``Task<User>``."""
     if path.endswith((".java", ".cs")):
         at = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
-        head = signature[:at.start()] if at else ""
-        while (plain := re.sub(r"<[^<>]*>", "", head)) != head:  # `<T extends Foo> List<T>`
-            head = plain
-        words = head.split()
-        return words[-1] if words else ""
+        words, depth = [""], 0
+        for ch in signature[:at.start()] if at else "":  # words outside <...>: `<T extends Foo> List<T>`
+            depth += {"<": 1, ">": -1}.get(ch, 0)
+            words += [""] if ch.isspace() and depth == 0 else []
+            words[-1] += "" if ch.isspace() and depth == 0 else ch
+        return next((w for w in reversed(words) if w), "")
     if not path.endswith(".go"):
         found = _KOTLIN_RESULT.search(signature)
         return found.group(1) if found else ""
@@ -254,6 +285,19 @@ def _go_value_type(value) -> str:
         return declared_type(node_text(value.child_by_field_name("type")))
     function = node_text(value.child_by_field_name("function")) if value.type == "call_expression" else ""
     return function + RETURNED if DOTTED.fullmatch(function) and len(function) <= 200 else ""
+
+
+def held_through(typed: str, held_by) -> str:
+    """A function's result marked RETURNED as a step from the class its receiver holds (``repo.get()``, where
+    ``held_by("repo")`` gives Repo, gives ``Repo@=get()``; ``await repo.get()`` ``Repo@=await get()``), so that
+    the resolver reads Repo's ``get`` rather than a ``get`` named like ``repo``; else ``typed`` itself. Only
+    through a class named outright: a chain through what some call returns stops where that call is unknown,
+    while the receiver's name may still find ``get``."""
+    mark = next((m for m in (AWAITED, ENTERED) if typed.startswith(m)), "")
+    receiver, _, name = typed.removeprefix(mark).removesuffix(RETURNED).rpartition(".")
+    cls = held_by(receiver) if receiver and typed.endswith(RETURNED) and HOLDS not in typed else ""
+    return cls + HOLDS + ASSIGNED + mark + name + RETURNED if cls and not cls.endswith(RETURNED) and \
+        HOLDS not in cls else typed
 
 
 def _made_by(callee_node, prefix: str = "") -> str:

@@ -1,5 +1,6 @@
 """Calls resolved through TypeScript's type annotations (private fields, constructor parameter properties, result
-types, a library's types) and through what another variable holds (``self.store = store``), no stores involved."""
+types, a library's types), through what another variable holds (``self.store = store``) and through what awaiting
+a call gives (``await repo.get()``); no stores involved."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from conftest import edges_of, write_files
 
 from codebase import index_project
 from codebase.chunker import parse_file
-from codebase.typed import declared_type
+from codebase.typed import awaited_type, declared_type, result_type
 
 CACHES = {
     "queryCache.ts": """
@@ -240,3 +241,200 @@ def test_an_import_through_a_bundlers_source_alias_reaches_the_project_file():
         ("Page", "src/components/utils.ts:cn")}
     assert edges_of(files, language="auto", kind="imports", paths=True) == {
         ("", "src/lib/utils.ts:"), ("", "src/components/utils.ts:")}
+
+
+ASYNC_PY = {
+    "app/models.py": """
+        from contextlib import asynccontextmanager
+        from typing import AsyncIterator, Awaitable
+
+        class User:
+            def rename(self): ...
+            def close(self): ...
+
+        class Account:
+            def rename(self): ...
+            def close(self): ...
+
+        class Conn:
+            def execute(self): ...
+
+        class Cursor:
+            def execute(self): ...
+
+        class Repo:
+            async def get(self, i) -> User: ...
+            def find(self, i) -> User: ...
+            def later(self) -> Awaitable[User]: ...
+            @asynccontextmanager
+            async def connect(self) -> AsyncIterator[Conn]: ...
+
+        class Store:
+            def find(self, i) -> Account: ...
+            async def get(self, i) -> Account: ...
+            def load(self) -> User: ...
+
+        async def open_repo() -> Repo: ...
+        """,
+    "app/service.py": """
+        import click
+        from app.models import Repo, Store, open_repo
+        from somewhere import make_repo
+
+        async def awaited(repo: Repo):
+            account = await repo.get(1)
+            account.rename()
+
+        async def chained():
+            r = await open_repo()
+            account = await r.get(2)
+            account.rename()
+
+        async def parenthesised(repo: Repo):
+            (await repo.get(3)).rename()
+
+        async def declared_awaitable(repo: Repo):
+            account = await repo.later()
+            account.rename()
+
+        async def not_awaited(repo: Repo):
+            account = repo.get(4)
+            account.close()
+
+        async def entered(repo: Repo):
+            async with repo.connect() as c:
+                c.execute()
+
+        def through_the_receivers_type(store: Repo):
+            account = store.find(5)
+            account.rename()
+
+        async def awaited_through_the_receivers_type(store: Repo):
+            account = await store.get(6)
+            account.rename()
+
+        def through_a_library_result():
+            repo = make_repo()
+            account = repo.find(7)
+            account.rename()
+
+        def chain_on_a_library_result(ctx: click.Context):
+            ctx.ensure_object(Store).load()
+        """,
+}
+
+
+def test_python_awaited_calls_hold_what_the_async_function_is_annotated_with():
+    edges = edges_of(ASYNC_PY)
+    # `account` resembles Account; what `await repo.get()` gives is the User `async def get() -> User` names
+    for source in ("awaited", "chained", "parenthesised", "declared_awaitable"):
+        assert (source, "User.rename") in edges, source
+        assert (source, "Account.rename") not in edges, source
+    # not awaited, an async def gives a coroutine: no User's method is called on it
+    assert ("not_awaited", "User.close") not in edges
+    assert ("entered", "Conn.execute") in edges  # `async with`: what the AsyncIterator yields
+    # `store: Repo`, so `store.find()` is Repo.find, whose User is what `account` holds (not Store.find's Account)
+    for source in ("through_the_receivers_type", "awaited_through_the_receivers_type"):
+        assert (source, "User.rename") in edges, source
+        assert (source, "Account.rename") not in edges, source
+    # `repo` holds what a library's function returns: its `find` is still the one of the type its name resembles
+    assert ("through_a_library_result", "User.rename") in edges
+    # in Python, what a library's method returns is unknown (not the library's): `load` is found by its name
+    assert ("chain_on_a_library_result", "Store.load") in edges
+
+
+ASYNC_TS = {
+    "repo.ts": """
+        export class User { rename() {} }
+        export class Account { rename() {} }
+        export class Subscription { unsubscribe() {} }
+        export class Repo {
+          async get(i: number): Promise<User> { return new User() }
+          async all(): Promise<Map<string, User>> { return new Map() }
+        }
+        export async function openRepo(): Promise<Repo> { return new Repo() }
+        """,
+    "service.ts": """
+        import { Repo, openRepo } from './repo'
+        export async function awaited(repo: Repo) {
+          const account = await repo.get(1)
+          account.rename()
+        }
+        export async function chained() {
+          const r = await openRepo()
+          const account = await r.get(2)
+          account.rename()
+        }
+        export async function parenthesised(repo: Repo) {
+          (await repo.get(3)).rename()
+        }
+        export async function notAwaited(repo: Repo) {
+          const account = repo.get(4)
+          account.then()
+        }
+        export async function libraryResult(repo: Repo) {
+          const accounts = await repo.all()
+          accounts.get('a')
+        }
+        export function assignedFromALibrary(lookup: Map<string, Subscription>) {
+          const subscription = lookup.get('a')
+          subscription.unsubscribe()
+        }
+        export function chainedOnALibrary(lookup: Map<string, Subscription>) {
+          lookup.get('b').unsubscribe()
+        }
+        """,
+}
+
+
+def test_typescript_awaited_calls_hold_the_promised_type():
+    edges = edges_of(ASYNC_TS, language="auto")
+    for source in ("awaited", "chained", "parenthesised"):
+        assert (source, "User.rename") in edges, source
+        assert (source, "Account.rename") not in edges, source
+    assert ("notAwaited", "?then") in edges  # a Promise's then: the library's
+    assert ("libraryResult", "?get") in edges  # a Map's get, not Repo.get
+    assert ("libraryResult", "Repo.get") not in edges
+    # a variable assigned a Map's `get` (a name the project defines too) is as unknown as before its Map was
+    # known, so its name still finds Subscription; a chain written out on a library's result stays unresolved
+    assert ("assignedFromALibrary", "Subscription.unsubscribe") in edges
+    assert ("chainedOnALibrary", "?unsubscribe") in edges
+
+
+def test_csharp_awaited_calls_hold_the_tasks_result():
+    files = {
+        "Repo.cs": """
+            using System.Threading.Tasks;
+            public class User { public void Rename() {} }
+            public class Account { public void Rename() {} }
+            public class Repo {
+                public async Task<User> GetAsync(int id) { return new User(); }
+            }
+            public class Service {
+                public async Task Run(Repo repo) {
+                    var account = await repo.GetAsync(1);
+                    account.Rename();
+                }
+                public async Task Chain(Repo repo) {
+                    (await repo.GetAsync(2)).Rename();
+                }
+            }
+            """,
+    }
+    edges = edges_of(files, language="auto")
+    for source in ("Service.Run", "Service.Chain"):
+        assert (source, "User.Rename") in edges, source
+        assert (source, "Account.Rename") not in edges, source
+
+
+def test_awaited_type_unwraps_promises_tasks_and_awaitables():
+    assert awaited_type("Promise<User>") == "User"
+    assert awaited_type("Task<Dictionary<string, User>>") == "Dictionary<string, User>"
+    assert awaited_type("typing.Coroutine[Any, Any, User]") == "User"
+    assert awaited_type("Awaitable[Optional[User]]") == "Optional[User]"
+    assert awaited_type("User") == "User"  # awaiting a plain value gives it
+    assert awaited_type("PromiseCache<User>") == "PromiseCache<User>"
+    # C#'s and Java's result types keep their type arguments, which awaiting unwraps
+    assert result_type("public async Task<Dictionary<string, User>> GetAsync(int i)", "R.cs", "GetAsync") == \
+        "Task<Dictionary<string, User>>"
+    assert result_type("public static <T extends Foo> List<T> make(int id)", "R.java", "make") == "List<T>"
