@@ -22,7 +22,7 @@ from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAM
 from .refs import (EXPRESSION, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident, receiver_call,
                    ruby_directive, rust_mod_declaration)
 from .typed import (AWAITED, DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,
-                    held_through, local_type, parameter_property)
+                    held_through, local_type, parameter_property, rust_types)
 
 __all__ = ["CHUNKER_VERSION", "Chunk", "ParsedFile", "Symbol", "estimate_tokens", "parse_file", "window"]
 
@@ -54,8 +54,10 @@ log = logging.getLogger("memory_graph.codebase")
 #: another (`self.store = store`) holds what that one does; a TypeScript interface's members and an abstract
 #: class's abstract methods are symbols (in its chunk); 20 = an awaited call's result is typed (`u = await
 #: repo.get()`, `(await repo.get()).x()`), C#'s chains are, and a variable assigned a method's result holds it
-#: through its receiver's class (`Repo@=get()`). A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "20"
+#: through its receiver's class (`Repo@=get()`); 21 = Rust's parameters, `let`s and struct fields record their
+#: declared types (`?`, `.unwrap()`, `.await` unwrap a function's result), `impl Deref` names its Target as a
+#: base. A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "21"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 
@@ -134,6 +136,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         kind = spec.definitions.get(node.type)
         for var, cls, rank in _typed(node, language, classes.get(scope, {})):
             cls = held_through(cls, lambda receiver: held(receiver, scope))  # `u = repo.get()`, repo: Repo
+            cls = _own_type(out, parents, scope) if cls == "Self" else cls  # Rust's `s: &Self`
             holder = _attribute_owner(out, parents, scope, var)  # `self.store = Store()`: the class's
             at = scope if holder is None else holder
             key = var.split(".", 1)[-1]
@@ -225,7 +228,9 @@ def _typed(node, language: str, known: dict[str, str]) -> list[tuple[str, str, i
     """(variable, class, rank) of each variable ``node`` gives a known class (``local_type``,
     ``declared_types``); rank 3 for a class named outright, 2 for what a function returns (RETURNED), 1 for
     what another variable of the scope holds (``known``: variable -> class)."""
-    if language in DECLARED_TYPES:
+    if language == "rust":
+        found = rust_types(node)
+    elif language in DECLARED_TYPES:
         found = declared_types(node) if node.type in DECLARED_NODES or node.type == "variable_declarator" else []
     else:
         typed = local_type(node) if node.type in LOCAL_TYPE_NODES else None
@@ -235,6 +240,13 @@ def _typed(node, language: str, known: dict[str, str]) -> list[tuple[str, str, i
         if typed is not None and (prop := parameter_property(node)):
             found.append((prop, typed[1]))  # TypeScript's `constructor(private store: Store)`
     return [(var, cls, 2 if cls.endswith(RETURNED) else 3) for var, cls in found]
+
+
+def _own_type(out: ParsedFile, parents: dict[int, int], scope: int) -> str:
+    """The name of the type whose body (a Rust ``impl``) holds ``scope``, without type parameters, or ""."""
+    while scope and not is_classy(out.symbols[scope].kind):
+        scope = parents.get(scope, 0)
+    return re.sub(r"<.*", "", out.symbols[scope].name) if scope else ""
 
 
 def _attribute_owner(out: ParsedFile, parents: dict[int, int], scope: int, name: str) -> int | None:

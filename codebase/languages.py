@@ -169,7 +169,7 @@ SPECS: dict[str, LangSpec] = {
 SPECS["tsx"] = SPECS["typescript"]
 #: languages whose declarations state each variable's type (``codebase.refs.declared_types``): a call on a
 #: variable of a type the project does not define is a library's, never guessed from the method's name
-DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp"})
+DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp", "rust"})
 #: languages whose written types are the language's (TypeScript's annotations too, ``codebase.refs.local_type``):
 #: a variable annotated with a type the project does not define holds a library's
 STATIC_TYPES = DECLARED_TYPES | {"typescript", "tsx"}

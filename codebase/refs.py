@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .languages import BODY_TYPES, NAME_TYPES, LangSpec
-from .typed import DOTTED, IDENT_RE, declared_type, node_text, unmark
+from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_type, unmark
 
 _QUALIFIED = frozenset({"attribute", "member_expression", "scoped_identifier", "scoped_type_identifier",
                         "qualified_name", "qualified_identifier", "dotted_name", "navigation_expression",
@@ -76,7 +76,12 @@ def heritage(node, spec: LangSpec, language: str) -> list[tuple[str, str]]:
             if language == "csharp" and re.match(r"I[A-Z]", name):
                 r = "implements"
             found.append((r, name))
-    return found
+    if language == "rust" and last_ident(node_text(node.child_by_field_name("trait"))) in ("Deref", "DerefMut"):
+        body = node.child_by_field_name("body")
+        found.extend(("extends", target) for item in (body.named_children if body is not None else [])
+                     if item.type == "type_item" and node_text(item.child_by_field_name("name")) == "Target"
+                     and (target := rust_type(node_text(item.child_by_field_name("type")))))
+    return found  # a method call sees through Rust's Deref (`impl Deref for Ptr { type Target = Stream }`)
 
 
 def _go_embedded(node) -> list[str]:
@@ -145,7 +150,8 @@ def receiver_call(node, field_name: str, call_types) -> tuple[Any, bool]:
                      if (r := target.child_by_field_name(f)) is not None),
                     target.named_children[0] if target.type == "navigation_expression" else None)  # Kotlin
     awaited = False
-    while recv is not None and recv.type in ("parenthesized_expression", "await", "await_expression") and \
+    while recv is not None and recv.type in ("parenthesized_expression", "await", "await_expression",
+                                             "try_expression") and \
             recv.named_children:
         awaited, recv = awaited or recv.type != "parenthesized_expression", recv.named_children[0]
     return (recv, awaited) if recv is not None and recv.type in call_types else (None, False)
@@ -166,7 +172,7 @@ def receiver_key(text: str, language: str = "") -> str:
     t = unmark(t)  # `this.#client` is the class's attribute `client`
     if DOTTED.fullmatch(t):
         return ".".join(i.lstrip("$") for i in IDENT_RE.findall(t))
-    if t[-1] in ")]}\"'`":
+    if t[-1] in ")]}\"'`" or t.endswith(".await"):  # Rust's `f().await.g()`
         return EXPRESSION
     return last_ident(t).lstrip("$") or EXPRESSION
 

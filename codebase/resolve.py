@@ -6,9 +6,9 @@ a bare ``m()`` in Java, Kotlin, C# and C++, then in an outer class's),
 ``mod.m()`` in an imported project module (through a package's re-exports and ``from m import *``; Rust's
 ``super::m()`` by name).
 On a variable known to hold a class (annotated with it, assigned a new instance, or assigned what a function
-annotated to return it returns; in Java, Kotlin and Go, declared with it), or on an attribute of such a variable
+annotated to return it returns; in Java, Kotlin, Go, C# and Rust, declared with it), or on an attribute of such a variable
 that its class assigns a class (``s.store.save()``): in that class and its bases, or nowhere when the class is a
-library's (in Java, Kotlin and Go, any type the project does not define: ``List``, a type parameter). On any
+library's (in Java, Kotlin, Go, C# and Rust, any type the project does not define: ``List``, a type parameter). On any
 other receiver: in the type named like it, else in the one type defining m whose name the receiver's resembles
 (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context, ``G.add_edge`` -> Graph), else in the one type
 defining m at all; where several types define m and one is a base of all the others, the base's. A call that
@@ -24,21 +24,17 @@ import hashlib
 import posixpath
 import re
 from collections import defaultdict
-from functools import lru_cache
 from typing import Iterable, Iterator
 
-from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS, STATIC_TYPES
+from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS
 from .likeness import resembles
+from .receivers import CLASSY, ReceiverTypes, owner_of, project_path, type_key
 from .refs import EXPRESSION, SELF_RECEIVERS, STAR, last_ident
-from .typed import (ASSIGNED, AWAITED, ENTERED, HOLDS, IDENT_RE, RETURNED, awaited_type, class_name, declared_type,
-                    extension_of, kotlin_property, result_type)
+from .typed import HOLDS, IDENT_RE, kotlin_property
 
-CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
-                    "module", "namespace"})
+__all__ = ["Resolver", "edge_id", "owner_of", "resolve_edges", "type_key"]
+
 CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object"})
-#: what a generator-based context manager's annotation says it yields: Iterator[Store] -> Store
-_YIELDED = re.compile(r"(?:[\w.]+\.)?(?:Iterator|Generator|AsyncIterator|AsyncGenerator|ContextManager|"
-                      r"AbstractContextManager|AbstractAsyncContextManager)\[\s*([^,\[\]]+?)\s*(?:,.*)?\]")
 
 
 def edge_id(project: str, source: str, kind: str, name: str, target: str) -> str:
@@ -46,30 +42,12 @@ def edge_id(project: str, source: str, kind: str, name: str, target: str) -> str
     return "edge_" + hashlib.sha1(raw).hexdigest()[:24]
 
 
-@lru_cache(maxsize=65_536)
-def type_key(qualname: str) -> str:
-    """A type's qualname as its members name it: no generic arguments or overload marks, and a Rust impl
-    block (``impl Display for Wrapper<T>``) as the type it is for (``Wrapper``)."""
-    q = re.sub(r"^impl\b.*?\bfor\s+|^impl\s+", "", qualname)
-    prev = ""
-    while prev != q:  # innermost arguments first: Foo<Vec<u8>>
-        prev, q = q, re.sub(r"<[^<>]*>", "", q)
-    return q.replace("'", "").strip()
-
-
-@lru_cache(maxsize=65_536)
-def owner_of(qualname: str) -> str:
-    """The type_key of the type a member belongs to ("" for a top-level name)."""
-    head, dot, _ = type_key(qualname).rpartition(".")
-    return head if dot else ""
-
-
 def _strip_ext(path: str) -> str:
     base, ext = posixpath.splitext(path)
     return base if ext else path
 
 
-class Resolver:
+class Resolver(ReceiverTypes):
     """Indexes a project's symbols once, then resolves names from any of its files."""
 
     def __init__(self, symbols: Iterable[dict], package: str = "") -> None:
@@ -113,8 +91,10 @@ class Resolver:
 
     def module_files(self, module: str, from_path: str) -> list[str]:
         """Project files a module string names ('app.config', './format', 'stdio.h', 'pkg/mathutil')."""
-        # only a relative module depends on where it is imported from
-        key = (module, posixpath.dirname(from_path) if module.strip().startswith(".") else "")
+        # only a relative module depends on where it is imported from (Rust's `super::` on the file itself)
+        m = module.strip()
+        key = (module, posixpath.dirname(from_path) if m.startswith(".") else
+               from_path if m.startswith(("self::", "super::")) else "")
         if key not in self._module_cache:
             self._module_cache[key] = self._module_files(module, from_path)
         return self._module_cache[key]
@@ -153,10 +133,17 @@ class Resolver:
             keys = [key, _strip_ext(key)]
         elif "/" in m or m.endswith((".h", ".hpp", ".hh")):
             keys = [m, _strip_ext(m)]
-        elif m.startswith(("crate::", "self::", "super::")):  # Rust: a module, or an item in one
+        elif m.startswith(("self::", "super::")):  # Rust: from the file's module (`a/b.rs`, `a/b/mod.rs`: a::b)
+            parts, stem = m.split("::"), _strip_ext(from_path)
+            mod = posixpath.dirname(stem) if posixpath.basename(stem) in ("mod", "lib", "main") else stem
+            while parts and parts[0] in ("self", "super"):
+                mod = posixpath.dirname(mod) if parts.pop(0) == "super" else mod
+            keys = [posixpath.join(mod, *parts[:i]) for i in range(len(parts), -1, -1)]
+            keys += [posixpath.join(mod, "lib"), posixpath.join(mod, "main")]  # up to the crate root
+        elif m.startswith("crate::"):  # Rust: a module, or an item in one
             parts = [p for p in m.split("::")[1:] if p not in ("self", "super")]
             keys = ["/".join(parts[:i]) for i in range(len(parts), 0, -1)]
-            keys += ["lib", "main"] if m.startswith("crate::") else []  # `use crate::Error`: the crate root's
+            keys += ["lib", "main"]  # `use crate::Error`: the crate root's
         else:
             keys = [m.replace(".", "/").replace("::", "/"), m.replace("::", "/")]
         found: list[str] = []
@@ -243,7 +230,7 @@ class Resolver:
             return self._by_receiver_name(name, receiver, from_path)
         root, _, rest = receiver.partition(".")
         if root in imports and not self._module_files_of(root, imports[root], from_path) \
-                and (not root[:1].isupper() or root not in self.by_name) and not _project_path(imports[root]):
+                and (not root[:1].isupper() or root not in self.by_name) and not project_path(imports[root]):
             return None  # a library module's function (os.path.join), a library class's (Build.MODEL.contains)
         last = rest.rsplit(".", 1)[-1] if rest else root  # self.runner.invoke(): a method of what runners are
         if last == EXPRESSION or not IDENT_RE.fullmatch(last) or last in SELF_RECEIVERS:
@@ -267,160 +254,6 @@ class Resolver:
                 top = self._functions(name)
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path)
-
-    def _inherited_attribute(self, receiver: str, source: str) -> tuple[str, str]:
-        """(class, file) that the calling method's class, or its nearest base that does, assigns to
-        ``self.attr`` (the receiver), or ("", "")."""
-        first, _, attr = receiver.partition(".")
-        owner = owner_of(source)
-        if first not in SELF_RECEIVERS or not attr or "." in attr or not owner:
-            return "", ""
-        return self._held(owner, attr)
-
-    def _held(self, owner: str, attr: str) -> tuple[str, str]:
-        """(class, file) assigned to the attribute ``attr`` of type ``owner`` or of its nearest base that
-        assigns it, or ("", "")."""
-        queue, seen = [owner], set()
-        while queue and len(seen) <= 32:
-            typ = queue.pop(0)
-            if typ in seen:
-                continue
-            seen.add(typ)
-            if attr in self.held.get(typ, {}):
-                return self.held[typ][attr]
-            queue.extend(self.bases.get(typ, []))
-        return "", ""
-
-    def _of_class(self, name: str, cls: str, from_path: str, imports: dict[str, str],
-                  source: str = "") -> tuple[bool, dict | None]:
-        """A method called on an instance of ``cls`` (``Store``, ``models.Store``, or what a function returns:
-        ``open_store()``): (True, the member of the project class or its nearest base) or (True, None) for a
-        class imported from outside the project; (False, None) when ``cls`` is unknown here (a class defined
-        in a function, a builtin, a function without a class in its annotation), so that the receiver's name
-        decides."""
-        known, typ = self._class_of(cls, from_path, imports, source)
-        # C#'s extension methods, of a project type or a library's: `static R Borrow(this NewReference r)`
-        if typ is None:
-            return known, self._extension(name, {cls.rsplit(".", 1)[-1]}) if known and from_path.endswith(".cs") \
-                else None
-        hit = self._in_hierarchy(type_key(typ["qualname"]), name, typ["path"])
-        if hit is None and typ["path"].endswith(".cs"):
-            hit = self._extension(name, {t.rsplit(".", 1)[-1] for t in self._ancestors(type_key(typ["qualname"]))})
-        return known, hit
-
-    def _extension(self, name: str, types: set[str]) -> dict | None:
-        """A C# extension method ``name`` of one of ``types`` (their last names), or None."""
-        return next((s for s in self.by_name.get(name, []) if extension_of(s.get("signature", "")) in types), None)
-
-    def _class_of(self, cls: str, from_path: str, imports: dict[str, str],
-                  source: str = "") -> tuple[bool, dict | None]:
-        """The project type ``cls`` names in ``from_path`` (see ``_of_class``): (True, its symbol), (True, None)
-        for a library's, (False, None) when unknown."""
-        declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in STATIC_TYPES
-        if cls.endswith(RETURNED):
-            returned = self._returned(cls, from_path, imports, source)
-            if returned is None:
-                return self._library_result(cls, from_path), None
-            cls, from_path = returned
-            imports = self.file_imports.get(from_path, {})
-            declared = EXTENSIONS.get(posixpath.splitext(from_path)[1]) in STATIC_TYPES
-        root, _, rest = cls.partition(".")
-        last = cls.rsplit(".", 1)[-1]
-        if rest and root not in imports and declared:  # Java's com.acme.Store or Outer.Inner, not imported
-            files = self.module_files(cls, from_path)
-            if files:
-                typ = self._in_module(last, files)
-            else:
-                typ = self.resolve(last, "extends", from_path, imports)
-                typ = typ if typ is not None and ("." + typ["qualname"]).endswith("." + cls) else None
-        elif rest:
-            if root not in imports:
-                return False, None
-            files = self._module_files_of(root, imports[root], from_path)
-            typ = self._in_module(last, files) if files else None
-            # an imported class's nested one: `Delegate.Builder`
-            typ = typ or next((t for f in files if (t := self.by_file_qual.get((f, cls))) is not None), None)
-            if not files and not _project_path(imports[root]):
-                return True, None
-        else:
-            typ = self.resolve(last, "extends", from_path, imports)
-            if typ is None and last in imports and not self.module_files(imports[last], from_path) and \
-                    not _project_path(imports[last]):
-                return True, None
-        if typ is None or typ["kind"] not in CLASSY or typ["name"] != last:
-            return declared, None  # a declared type the project does not define: java.lang's, a type parameter
-        return True, typ
-
-    def _returned(self, call: str, from_path: str, imports: dict[str, str], source: str) -> tuple[str, str] | None:
-        """(class, path of the function) that a project function's return annotation names (``-> Store``),
-        for a variable assigned its result; under ``with``, what an ``Iterator[Store]`` or
-        ``ContextManager[Store]`` yields (a ``@contextmanager``)."""
-        function = call.removeprefix(ENTERED).removeprefix(AWAITED).removesuffix(RETURNED)
-        receiver, _, fname = function.rpartition(".")
-        hit = self.resolve(fname, "calls", from_path, imports, receiver, source)
-        return self._result_of(hit, entered=call.startswith(ENTERED), awaited=call.startswith(AWAITED)) \
-            if hit is not None else None
-
-    def _follow(self, typed: str, from_path: str, imports: dict[str, str], source: str) -> tuple[str, str]:
-        """(class, file naming it) where a chained Ref.typed leads (``Server@store``, ``Store@open()@cursor()``):
-        each step is an attribute the class before it assigns, or a method whose declared result it is. A
-        class the project does not define ends the chain (what a library's method returns is the library's in
-        a language that declares types; for a variable's ASSIGNED step, see ``_library_result``); ("", "") when
-        a step cannot be followed."""
-        cls, *steps = typed.split(HOLDS)
-        path = from_path
-        for raw in steps:
-            known, typ = self._class_of(cls, path, imports if path == from_path else self.file_imports.get(path, {}),
-                                        source)
-            step = raw.removeprefix(ASSIGNED)
-            if typ is None:  # what a library's method returns is a library's where types are declared
-                library = not step.endswith(RETURNED) or (self._library_result(step, path) if raw != step else
-                                                          EXTENSIONS.get(posixpath.splitext(path)[1]) in STATIC_TYPES)
-                return (cls, path) if known and library else ("", "")
-            owner = type_key(typ["qualname"])
-            if step.endswith(RETURNED):
-                name = step.removeprefix(AWAITED).removeprefix(ENTERED).removesuffix(RETURNED)
-                method = self._in_hierarchy(owner, name, typ["path"])
-                cls, path = (self._result_of(method, entered=step.startswith(ENTERED), awaited=step.startswith(
-                    AWAITED)) if method is not None else None) or ("", "")
-            else:
-                cls, path = self._held(owner, step)
-            if not cls:
-                return "", ""
-        return cls, path
-
-    def _library_result(self, call: str, from_path: str) -> bool:
-        """Whether what a call marked RETURNED that reaches no project function gives is surely a library's: in
-        Java, Kotlin, Go, C# or TypeScript, when no project symbol has the function's name."""
-        fname = call.removesuffix(RETURNED).rpartition(".")[2].split()[-1]  # not `with `, `await `
-        ours = fname in self.by_name or {fname, kotlin_property(fname)} & self.attributes
-        return EXTENSIONS.get(posixpath.splitext(from_path)[1]) in STATIC_TYPES and not ours
-
-    def _result_of(self, hit: dict, entered: bool = False, awaited: bool = False) -> tuple[str, str] | None:
-        """(class, path of the function) that a project function's declared result names: Python's ``-> Store``
-        (under ``with``, what an ``Iterator[Store]`` yields), Java's ``Store open()``, Kotlin's ``fun open():
-        Store``, TypeScript's ``open(): Store``, Go's ``func Open() (*Store, error)``; ``awaited``: what awaiting
-        it gives (``Promise<Store>``, ``Task<Store>`` give Store; an ``async def``'s ``-> Store`` is that)."""
-        if hit["kind"] == "attribute":  # a Kotlin property through its Java accessor: what the class assigns it
-            cls, path = self._held(type_key(owner_of(hit["qualname"])), hit["name"])
-            return (cls, path) if cls else None
-        if hit["kind"] not in ("function", "method"):
-            return None
-        if EXTENSIONS.get(posixpath.splitext(hit["path"])[1]) in STATIC_TYPES:
-            written = result_type(hit.get("signature", ""), hit["path"], hit["name"])
-            cls = declared_type(awaited_type(written) if awaited else written)
-            return (cls, hit["path"]) if cls else None
-        if "->" not in hit.get("signature", "") or (hit["signature"].startswith("async ") and not awaited
-                                                    and not entered):
-            return None  # not awaited, an `async def` gives a coroutine, not what its annotation names
-        ret = hit["signature"].rsplit("->", 1)[1].strip().rstrip(":").strip()
-        if entered:
-            m = _YIELDED.fullmatch(ret)
-            if m is None and _YIELDED.fullmatch(ret + "[_]"):
-                return None  # a bare `-> Iterator` says nothing of what it yields
-            ret = m.group(1) if m else ret
-        cls = class_name(awaited_type(ret) if awaited else ret)
-        return (cls, hit["path"]) if cls else None
 
     def _module_files_of(self, bound: str, module: str, from_path: str) -> list[str]:
         """The project files of the module an import bound to ``bound`` (``from . import types`` binds the
@@ -530,12 +363,6 @@ class Resolver:
                 if found:
                     return next((s for s in found if s["path"] == near_path), found[0])
         return None
-
-
-def _project_path(module: str) -> bool:
-    """Whether a module string the project's files do not show may still be the project's own: a path
-    (Go's module paths) or a Rust path from the crate."""
-    return "/" in module or module.startswith(("crate::", "self::", "super::"))
 
 
 def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], package: str = "") -> list[dict]:

@@ -171,6 +171,74 @@ def awaited_type(text: str) -> str:
     return m.group(1)[last:].strip()
 
 
+#: Rust's references and the smart pointers a method call sees through (``&mut Store``, ``Box<Store>``), and a
+#: trait object's or opaque type's trait (``dyn Handler``, ``impl Handler``)
+_RUST_THROUGH = re.compile(r"^\s*(?:&\s*(?:'\w+\s+)?(?:mut\s+)?|(?:dyn|impl|mut)\s+|"
+                           r"(?:[\w:]+::)?(?:Box|Arc|Rc)\s*<(.*)>\s*$)", re.S)
+RUST_NODES = frozenset({"parameter", "let_declaration", "field_declaration"})
+_UNWRAPS = frozenset({"unwrap", "expect", "unwrap_or_default"})
+
+
+def rust_type(text: str) -> str:
+    """The type a Rust declaration names, through references, ``Box``/``Arc``/``Rc`` and ``dyn``/``impl``, the
+    last segment of a path (``&'a mut crate::store::Store`` gives Store, ``Box<dyn Handler>`` Handler,
+    ``Vec<Store>`` Vec, ``Self`` Self), or "" for a tuple, slice, array or function type."""
+    t = text
+    while (m := _RUST_THROUGH.match(t)) is not None:
+        t = m.group(1) if m.group(1) is not None else t[m.end():]
+    while (plain := re.sub(r"<[^<>]*>", "", t)) != t:
+        t = plain
+    return declared_type(t.strip().rsplit("::", 1)[-1])
+
+
+def rust_unwrapped(text: str) -> str:
+    """The type ``?``, ``.unwrap()`` or ``.expect()`` takes out of a Rust ``Result<T, E>`` or ``Option<T>``
+    (``io::Result<T>`` too): T; any other type is itself."""
+    m = re.fullmatch(r"\s*(?:[\w:]+::)?(?:Result|Option)\s*<(.*)>\s*", text, re.S)
+    if m is None:
+        return text
+    depth = 0
+    for i, ch in enumerate(m.group(1)):
+        depth += {"<": 1, "(": 1, "[": 1, ">": -1, ")": -1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            return m.group(1)[:i].strip()
+    return m.group(1).strip()
+
+
+def rust_types(node) -> list[tuple[str, str]]:
+    """(variable, type) a Rust parameter, ``let`` or struct field binds: the type written (``store: &Store``,
+    ``let s: Store``), else what the value is (``Store { .. }``; ``Store::open(p)?``, ``repo.get().await``,
+    ``make().unwrap()``: the function, marked RETURNED and, where unwrapped or awaited, AWAITED)."""
+    if node.type not in RUST_NODES:
+        return []
+    name = node.child_by_field_name("pattern") or node.child_by_field_name("name")
+    if name is not None and name.type == "mut_pattern" and name.named_children:
+        name = name.named_children[-1]
+    if name is None or name.type not in ("identifier", "field_identifier"):
+        return []
+    typ = node.child_by_field_name("type")
+    if typ is not None:
+        found = rust_type(node_text(typ))  # a type parameter (`incoming: I`) is no type the project or std has
+        return [(node_text(name), found)] if found and not re.fullmatch(r"[A-Z][A-Z0-9]?", found) else []
+    value, mark = node.child_by_field_name("value"), ""
+    while value is not None and value.named_children and (value.type in ("try_expression", "await_expression") or (
+            value.type == "call_expression" and node_text(value.child_by_field_name("function")).rsplit(".", 1)[-1]
+            in _UNWRAPS and node_text(value.child_by_field_name("function")).count(".") >= 1)):
+        mark = AWAITED  # Rust's `?`, `.await`, `.unwrap()`: what the Result, Option or future holds
+        value = value.named_children[0] if value.type != "call_expression" else \
+            value.child_by_field_name("function").child_by_field_name("value")
+    if value is None:
+        return []
+    if value.type == "struct_expression":
+        found = rust_type(node_text(value.child_by_field_name("name")))
+    elif value.type == "call_expression":
+        function = node_text(value.child_by_field_name("function"))
+        found = mark + function + RETURNED if DOTTED.fullmatch(function) and len(function) <= 200 else ""
+    else:
+        found = ""
+    return [(node_text(name), found)] if found else []
+
+
 def declared_types(node) -> list[tuple[str, str]]:
     """(variable, type) of each variable a Java, Kotlin or Go declaration binds: the type written
     (``ReadableMap args``, ``args: ReadableMap?``, ``s *Server``, ``a, b Store``), else the class a Java or
@@ -234,6 +302,15 @@ def result_type(signature: str, path: str, name: str = "") -> str:
     ``*Server``; Kotlin's ``fun make(id: Int): Server?`` gives ``Server?`` (TypeScript's ``make(id: number):
     Server`` ``Server``); Java's ``public static @Nullable Server make(int id)`` (``name``: make) gives
     ``Server``, C#'s ``async Task<User> Get()`` ``Task<User>``."""
+    if path.endswith(".rs"):  # `fn open(p: &Path) -> io::Result<Self> where ...`
+        angle = depth = 0  # the parameters are the first (...) outside <...>: `fn f<F: Fn(u8) -> u8>(f: F)`
+        for i, ch in enumerate(signature):
+            angle += {"<": 1, ">": -1}.get(ch, 0) if not depth and signature[i - 1:i + 1] != "->" else 0
+            depth += {"(": 1, ")": -1}.get(ch, 0) if not angle else 0
+            if ch == ")" and not depth and not angle:
+                rest = signature[i + 1:].strip()
+                return re.split(r"\swhere\s", rest[2:], maxsplit=1)[0].strip() if rest.startswith("->") else ""
+        return ""
     if path.endswith((".java", ".cs")):
         at = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
         words, depth = [""], 0
