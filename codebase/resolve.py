@@ -4,15 +4,15 @@ A method call is resolved through what it is called on: ``self.m()`` in the encl
 a bare ``m()`` in Java, Kotlin, C# and C++, then in an outer class's),
 ``super().m()`` (PHP's ``parent::m()``, C#'s ``base.m()``) in the bases, ``Foo.m()`` in the type Foo,
 ``mod.m()`` in an imported project module (through a package's re-exports and ``from m import *``; Rust's
-``super::m()`` by name).
+``super::m()`` from the file's module).
 On a variable known to hold a class (annotated with it, assigned a new instance, or assigned what a function
-annotated to return it returns; in Java, Kotlin, Go, C# and Rust, declared with it), or on an attribute of such a variable
-that its class assigns a class (``s.store.save()``): in that class and its bases, or nowhere when the class is a
-library's (in Java, Kotlin, Go, C# and Rust, any type the project does not define: ``List``, a type parameter). On any
-other receiver: in the type named like it, else in the one type defining m whose name the receiver's resembles
-(``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context, ``G.add_edge`` -> Graph), else in the one type
-defining m at all; where several types define m and one is a base of all the others, the base's. A call that
-stays ambiguous is left unresolved rather than guessed.
+annotated to return it returns; in Java, Kotlin, Go, C# and Rust, declared with it), or on an attribute of such a
+variable that its class assigns a class (``s.store.save()``): in that class and its bases, or nowhere when the
+class is a library's (in Java, Kotlin, Go, C# and Rust, any type the project does not define: ``List``, a type
+parameter). On any other receiver: in the type named like it, else in the one type defining m whose name the
+receiver's resembles (``runner.invoke`` -> CliRunner, ``ctx.invoke`` -> Context, ``G.add_edge`` -> Graph), else in
+the one type defining m at all; where several types define m and one is a base of all the others, the base's. A
+call that stays ambiguous is left unresolved rather than guessed.
 
 What cannot be resolved (a library call, a builtin, an external base class) is kept as an edge with an empty
 target and the name, so `callees` can still say what a function calls.
