@@ -162,13 +162,17 @@ def awaited_type(text: str) -> str:
     ``Promise<User>``, C#'s ``Task<User>``, Python's ``Awaitable[User]`` or ``Coroutine[Any, Any, User]``
     (``User``); any other type is itself (awaiting a plain value gives the value)."""
     m = _AWAITABLE.fullmatch(text.strip())
-    if m is None:
-        return text
-    depth, last = 0, 0
-    for i, ch in enumerate(m.group(1)):
+    return _type_arguments(m.group(1))[-1] if m is not None else text
+
+
+def _type_arguments(text: str) -> list[str]:
+    """A type's arguments, split at the commas outside brackets (``Dictionary<K, V>, E`` gives two)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
         depth += {"<": 1, "[": 1, "(": 1, ">": -1, "]": -1, ")": -1}.get(ch, 0)
-        last = i + 1 if ch == "," and depth == 0 else last
-    return m.group(1)[last:].strip()
+        if ch == "," and depth == 0:
+            parts, start = parts + [text[start:i].strip()], i + 1
+    return parts + [text[start:].strip()]
 
 
 #: Rust's references and the smart pointers a method call sees through (``&mut Store``, ``Box<Store>``), and a
@@ -195,14 +199,7 @@ def rust_unwrapped(text: str) -> str:
     """The type ``?``, ``.unwrap()`` or ``.expect()`` takes out of a Rust ``Result<T, E>`` or ``Option<T>``
     (``io::Result<T>`` too): T; any other type is itself."""
     m = re.fullmatch(r"\s*(?:[\w:]+::)?(?:Result|Option)\s*<(.*)>\s*", text, re.S)
-    if m is None:
-        return text
-    depth = 0
-    for i, ch in enumerate(m.group(1)):
-        depth += {"<": 1, "(": 1, "[": 1, ">": -1, ")": -1, "]": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            return m.group(1)[:i].strip()
-    return m.group(1).strip()
+    return _type_arguments(m.group(1))[0] if m is not None else text
 
 
 def rust_types(node) -> list[tuple[str, str]]:
