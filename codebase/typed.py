@@ -218,12 +218,8 @@ def rust_types(node) -> list[tuple[str, str]]:
         found = rust_type(node_text(typ))  # a type parameter (`incoming: I`) is no type the project or std has
         return [(node_text(name), found)] if found and not re.fullmatch(r"[A-Z][A-Z0-9]?", found) else []
     value, mark = node.child_by_field_name("value"), ""
-    while value is not None and value.named_children and (value.type in ("try_expression", "await_expression") or (
-            value.type == "call_expression" and node_text(value.child_by_field_name("function")).rsplit(".", 1)[-1]
-            in _UNWRAPS and node_text(value.child_by_field_name("function")).count(".") >= 1)):
-        mark = AWAITED  # Rust's `?`, `.await`, `.unwrap()`: what the Result, Option or future holds
-        value = value.named_children[0] if value.type != "call_expression" else \
-            value.child_by_field_name("function").child_by_field_name("value")
+    while value is not None and (inner := _rust_taken_from(value)) is not None:
+        value, mark = inner, AWAITED  # what the Result, Option or future holds
     if value is None:
         return []
     if value.type == "struct_expression":
@@ -234,6 +230,18 @@ def rust_types(node) -> list[tuple[str, str]]:
     else:
         found = ""
     return [(node_text(name), found)] if found else []
+
+
+def _rust_taken_from(value):
+    """The expression Rust's ``?``, ``.await`` or ``.unwrap()`` takes a value out of (``open(p)?`` gives
+    ``open(p)``), or None."""
+    if value.type in ("try_expression", "await_expression"):
+        return value.named_children[0] if value.named_children else None
+    function = value.child_by_field_name("function") if value.type == "call_expression" else None
+    if function is not None and function.type == "field_expression" and \
+            node_text(function.child_by_field_name("field")) in _UNWRAPS:
+        return function.child_by_field_name("value")
+    return None
 
 
 def declared_types(node) -> list[tuple[str, str]]:
