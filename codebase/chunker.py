@@ -56,8 +56,10 @@ log = logging.getLogger("memory_graph.codebase")
 #: repo.get()`, `(await repo.get()).x()`), C#'s chains are, and a variable assigned a method's result holds it
 #: through its receiver's class (`Repo@=get()`); 21 = Rust's parameters, `let`s and struct fields record their
 #: declared types (`?`, `.unwrap()`, `.await` unwrap a function's result), `impl Deref` names its Target as a
-#: base. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "21"
+#: base; 22 = a Rust type parameter holds the trait it is bound by (`<W: io::Write>`, `where W: Sink`), and a
+#: trait's required methods and enum variants are symbols. A re-cut file re-embeds only the chunks
+#: whose text changed.
+CHUNKER_VERSION = "22"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 

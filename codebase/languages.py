@@ -118,7 +118,9 @@ SPECS: dict[str, LangSpec] = {
          "impl_item": "impl", "mod_item": "namespace", "union_item": "struct"},
         frozenset({"impl_item", "trait_item", "mod_item"}), {"call_expression": "function"},
         frozenset({"use_declaration"}), {}, {"function": "fn", "method": "fn", "namespace": "mod"},
-        {"const_item": "constant", "static_item": "variable"}),
+        {"const_item": "constant", "static_item": "variable"},
+        # not struct fields: a getter or builder method often shares its field's name (`fn pos(&self) -> usize`)
+        {"function_signature_item": "method", "enum_variant": "attribute"}),
     "java": LangSpec(
         {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
          "record_declaration": "record", "method_declaration": "method", "constructor_declaration": "method"},

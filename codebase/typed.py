@@ -204,8 +204,9 @@ def rust_unwrapped(text: str) -> str:
 
 def rust_types(node) -> list[tuple[str, str]]:
     """(variable, type) a Rust parameter, ``let`` or struct field binds: the type written (``store: &Store``,
-    ``let s: Store``), else what the value is (``Store { .. }``; ``Store::open(p)?``, ``repo.get().await``,
-    ``make().unwrap()``: the function, marked RETURNED and, where unwrapped or awaited, AWAITED)."""
+    ``let s: Store``; a type parameter's trait bound, ``w: W`` where ``W: Write``), else what the value is
+    (``Store { .. }``; ``Store::open(p)?``, ``repo.get().await``, ``make().unwrap()``: the function, marked
+    RETURNED and, where unwrapped or awaited, AWAITED)."""
     if node.type not in RUST_NODES:
         return []
     name = node.child_by_field_name("pattern") or node.child_by_field_name("name")
@@ -215,8 +216,10 @@ def rust_types(node) -> list[tuple[str, str]]:
         return []
     typ = node.child_by_field_name("type")
     if typ is not None:
-        found = rust_type(node_text(typ))  # a type parameter (`incoming: I`) is no type the project or std has
-        return [(node_text(name), found)] if found and not re.fullmatch(r"[A-Z][A-Z0-9]?", found) else []
+        found = rust_type(node_text(typ))
+        if found and (bound := _rust_bound(node, found)) is not None:
+            found = bound  # a type parameter is what its trait bound says, if anything
+        return [(node_text(name), found)] if found else []
     value, mark = node.child_by_field_name("value"), ""
     while value is not None and (inner := _rust_taken_from(value)) is not None:
         value, mark = inner, AWAITED  # what the Result, Option or future holds
@@ -230,6 +233,41 @@ def rust_types(node) -> list[tuple[str, str]]:
     else:
         found = ""
     return [(node_text(name), found)] if found else []
+
+
+_RUST_GENERIC_OWNERS = frozenset({"function_item", "function_signature_item", "impl_item", "trait_item",
+                                  "struct_item", "enum_item", "union_item"})
+#: bounds that say nothing about the methods a call means (`T: Clone + Handler` is a Handler)
+_RUST_MARKERS = frozenset({"Send", "Sync", "Sized", "Unpin", "Copy", "Clone", "Debug", "Default", "Eq", "PartialEq",
+                           "Hash", "Ord", "PartialOrd"})
+
+
+def _rust_bound(node, parameter: str) -> str | None:
+    """The trait the type parameter ``parameter`` is bound by where ``node`` stands (``<W: io::Write>`` or
+    ``where W: io::Write`` on its function, then on its impl, trait or type, gives Write): the first bound
+    that is no marker like Send or Clone, else the first; "" when unbound, None when ``parameter`` is no
+    type parameter there."""
+    owner = node.parent
+    while owner is not None:
+        if owner.type in _RUST_GENERIC_OWNERS and (bounds := _rust_bounds_of(owner, parameter)) is not None:
+            bounds = [b for b in bounds if b]
+            return next((b for b in bounds if b not in _RUST_MARKERS), bounds[0] if bounds else "")
+        owner = owner.parent
+    return None
+
+
+def _rust_bounds_of(owner, parameter: str) -> list[str] | None:
+    """The traits ``owner``'s type parameters and ``where`` clause bind ``parameter`` by, in order, or None
+    when ``owner`` declares no type parameter of that name."""
+    generics = owner.child_by_field_name("type_parameters")
+    declared = [item for item in (generics.named_children if generics is not None else [])
+                if node_text(item.child_by_field_name("name")) == parameter]
+    if not declared:
+        return None
+    predicates = [p for c in owner.children if c.type == "where_clause" for p in c.named_children
+                  if node_text(p.child_by_field_name("left")) == parameter]
+    return [rust_type(node_text(b)) for item in declared + predicates
+            if (bounds := item.child_by_field_name("bounds")) is not None for b in bounds.named_children]
 
 
 def _rust_taken_from(value):

@@ -335,7 +335,9 @@ def test_find_symbols_orders_exact_before_partial(engine, repo):
     names = [r["qualname"] for r in engine.find_symbols("load")]
     assert names[0] == "JsonLoader.load"
     assert set(names) >= {"load_settings", "JsonLoader", "BaseLoader"}
-    assert [r["qualname"] for r in engine.find_symbols("area", kind="method")] == ["Circle.area", "Square.area"]
+    # a Rust trait's required method (`fn area(&self) -> f64;`) is a symbol too
+    assert [r["qualname"] for r in engine.find_symbols("area", kind="method")] == \
+        ["Area.area", "Circle.area", "Square.area"]
 
 
 def test_delete_project_drops_code_but_not_memories(engine, repo):

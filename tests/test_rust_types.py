@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from conftest import edges_of
 
+from codebase.chunker import parse_file
 from codebase.typed import result_type, rust_type, rust_unwrapped
 
 STORE = {
@@ -150,3 +151,50 @@ def test_a_rust_type_imported_along_a_path_a_macro_hides_is_the_projects_one_typ
     }
     # tree-sitter reads no `use` inside the macro, so `crate::proto::Conn` leads nowhere: still the project's
     assert ("Dispatcher.shut", "Conn.close") in edges_of(files, language="auto")
+
+
+def test_a_rust_type_parameter_is_the_trait_it_is_bound_by():
+    files = {
+        "src/pipe.rs": """
+            use std::io;
+            pub trait Sink { fn put(&mut self); }
+            pub trait Source { fn take(&mut self); }
+            pub struct Buffer;
+            impl Buffer { pub fn put(&mut self) {} pub fn take(&mut self) {} pub fn read_line(&self) {} }
+            pub struct Pipe<W> { out: W }
+            impl<W> Pipe<W> where W: Sink {
+                pub fn flush<R: Clone + Source>(&mut self, input: R, w: &mut W) { input.take(); w.put(); }
+                pub fn spill(&self, sink: impl Sink) { sink.put(); }
+                pub fn loose<Out>(&self, buffer: Out) { buffer.put(); }
+                pub fn stdlib<R>(&self, reader: R) where R: Send + io::BufRead { reader.read_line(); }
+                pub fn short(&self, buffer: &KA) { buffer.put(); }
+            }
+            pub struct KA;
+            impl KA { pub fn put(&self) {} }
+            """,
+    }
+    edges = edges_of(files, language="auto")
+    # `R: Clone + Source` is a Source (Clone says nothing of `take`), `W: Sink` from the impl's where clause
+    assert {("Pipe<W>.flush", "Source.take"), ("Pipe<W>.flush", "Sink.put"), ("Pipe<W>.spill", "Sink.put")} <= edges
+    assert not {("Pipe<W>.flush", "Buffer.take"), ("Pipe<W>.flush", "Buffer.put")} & edges
+    # an unbound parameter says nothing (the name `buffer` decides); a std trait's call is no project method's
+    assert ("Pipe<W>.loose", "Buffer.put") in edges
+    assert ("Pipe<W>.stdlib", "?read_line") in edges
+    assert ("Pipe<W>.short", "KA.put") in edges  # a short name no generics declare is a type
+
+
+def test_rust_trait_signatures_and_enum_variants_are_symbols_and_call_targets():
+    files = {
+        "src/frame.rs": """
+            pub trait Codec { fn encode(&self) -> Vec<u8>; fn name(&self) -> &str { "codec" } }
+            pub enum Frame { Data(Vec<u8>), Ping { ack: bool }, Close }
+            pub struct Data;
+            pub fn wrap(bytes: Vec<u8>, c: &dyn Codec) -> Frame { c.encode(); Frame::Data(bytes) }
+            """,
+    }
+    symbols = {(s.qualname, s.kind) for s in parse_file("src/frame.rs", files["src/frame.rs"], "rust").symbols}
+    assert {("Codec.encode", "method"), ("Codec.name", "method"), ("Frame.Data", "attribute"),
+            ("Frame.Ping", "attribute"), ("Frame.Close", "attribute")} <= symbols
+    assert not {q for q, _ in symbols if q.endswith(".ack")}  # a variant's field is not the enum's
+    edges = edges_of(files, language="auto")
+    assert {("wrap", "Codec.encode"), ("wrap", "Frame.Data")} <= edges  # the variant, not the struct Data
