@@ -181,8 +181,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                                     receiver))
                 calls.append((out.refs[-1], scope))
                 call_at[(node.start_byte, node.end_byte)] = out.refs[-1]
-                inner, awaited = receiver_call(node, spec.calls[node.type], spec.calls) if receiver == EXPRESSION \
-                    else (None, False)
+                inner, awaited = receiver_call(node, spec.calls[node.type], spec.calls, language) \
+                    if receiver == EXPRESSION else (None, False)
                 if inner is not None:  # `a.open().save()`: typed by what `open` returns, once `a` is typed
                     chained.append((out.refs[-1], (inner.start_byte, inner.end_byte), AWAITED if awaited else ""))
         elif node.type in spec.imports or (node.type == "export_statement" and

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .languages import BODY_TYPES, NAME_TYPES, LangSpec
-from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_type, unmark
+from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_taken_from, rust_type, unmark
 
 _QUALIFIED = frozenset({"attribute", "member_expression", "scoped_identifier", "scoped_type_identifier",
                         "qualified_name", "qualified_identifier", "dotted_name", "navigation_expression",
@@ -138,9 +138,10 @@ def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     return name.lstrip("$"), receiver_key(before, language)
 
 
-def receiver_call(node, field_name: str, call_types) -> tuple[Any, bool]:
+def receiver_call(node, field_name: str, call_types, language: str = "") -> tuple[Any, bool]:
     """The call whose result a method is called on (``a.b()`` in ``a.b().c()``, ``(await a.b()).c()``, Rust's
-    ``a.b().await.c()``) or None, and whether that result is awaited."""
+    ``a.b().await.c()``, ``a.b()?.c()`` and ``a.b().unwrap().c()``) or None, and whether that result is awaited
+    (or, in Rust, unwrapped)."""
     recv = next((r for f in _RECEIVER_FIELDS if (r := node.child_by_field_name(f)) is not None), None)
     target = node.child_by_field_name(field_name) if field_name else None
     if target is None and node.named_children:
@@ -150,10 +151,13 @@ def receiver_call(node, field_name: str, call_types) -> tuple[Any, bool]:
                      if (r := target.child_by_field_name(f)) is not None),
                     target.named_children[0] if target.type == "navigation_expression" else None)  # Kotlin
     awaited = False
-    while recv is not None and recv.type in ("parenthesized_expression", "await", "await_expression",
-                                             "try_expression") and \
-            recv.named_children:
-        awaited, recv = awaited or recv.type != "parenthesized_expression", recv.named_children[0]
+    while recv is not None:
+        if recv.type in ("parenthesized_expression", "await", "await_expression") and recv.named_children:
+            awaited, recv = awaited or recv.type != "parenthesized_expression", recv.named_children[0]
+        elif language == "rust" and (inner := rust_taken_from(recv)) is not None:
+            awaited, recv = True, inner
+        else:
+            break
     return (recv, awaited) if recv is not None and recv.type in call_types else (None, False)
 
 

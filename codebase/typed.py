@@ -221,7 +221,7 @@ def rust_types(node) -> list[tuple[str, str]]:
             found = bound  # a type parameter is what its trait bound says, if anything
         return [(node_text(name), found)] if found else []
     value, mark = node.child_by_field_name("value"), ""
-    while value is not None and (inner := _rust_taken_from(value)) is not None:
+    while value is not None and (inner := rust_taken_from(value)) is not None:
         value, mark = inner, AWAITED  # what the Result, Option or future holds
     if value is None:
         return []
@@ -270,7 +270,7 @@ def _rust_bounds_of(owner, parameter: str) -> list[str] | None:
             if (bounds := item.child_by_field_name("bounds")) is not None for b in bounds.named_children]
 
 
-def _rust_taken_from(value):
+def rust_taken_from(value):
     """The expression Rust's ``?``, ``.await`` or ``.unwrap()`` takes a value out of (``open(p)?`` gives
     ``open(p)``), or None."""
     if value.type in ("try_expression", "await_expression"):

@@ -42,6 +42,8 @@ STORE = {
             pub async fn chain(&self) { Store::open("y")?.save(); }
             pub fn unwrapped(&self) { let s = Store::open("y").unwrap(); s.save(); }
             pub fn untried(&self) { let r = Store::open("z"); r.save(); }
+            pub fn unwrap_chain(&self) { Store::open("y").unwrap().save(); }
+            pub fn expect_chain(&self) { Store::open("y").expect("a store").cursor().next(); }
             pub fn library(&self, names: Vec<Store>) { names.save(); }
         }
         pub struct Holder<S> { inner: S }
@@ -53,10 +55,11 @@ STORE = {
 def test_rust_calls_go_through_declared_and_built_types():
     edges = edges_of(STORE, language="auto")
     # Disk defines save and next too: only a known type tells them apart
-    for source in ("field", "param", "boxed", "built", "tried", "annotated", "literal", "chain", "unwrapped"):
+    for source in ("field", "param", "boxed", "built", "tried", "annotated", "literal", "chain", "unwrapped",
+                   "unwrap_chain"):
         assert (f"Server.{source}", "Store.save") in edges, source
         assert (f"Server.{source}", "Disk.save") not in edges, source
-    for source in ("method_result", "awaited"):
+    for source in ("method_result", "awaited", "expect_chain"):
         assert (f"Server.{source}", "Cursor.next") in edges, source
     assert ("Server.selfish", "Server.run") in edges  # `-> Self` in `impl Server`
     # without `?`, `open` gives a Result; a Vec is the standard library's: neither is guessed
