@@ -56,9 +56,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: repo.get()`, `(await repo.get()).x()`), C#'s chains are, and a variable assigned a method's result holds it
 #: through its receiver's class (`Repo@=get()`); 21 = Rust's parameters, `let`s and struct fields record their
 #: declared types (`?`, `.unwrap()`, `.await` unwrap a function's result), `impl Deref` names its Target as a
-#: base; 22 = a Rust type parameter holds the trait it is bound by (`<W: io::Write>`, `where W: Sink`), and a
-#: trait's required methods and enum variants are symbols. A re-cut file re-embeds only the chunks
-#: whose text changed.
+#: base; 22 = a Rust type parameter holds the trait it is bound by (`<W: io::Write>`, `where W: Sink`), a
+#: trait's required methods and enum variants are symbols, a Kotlin interface is of kind interface. A re-cut
+#: file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "22"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -373,6 +373,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     if node.type in ("type_spec",):
         kind = "struct" if any(c.type == "struct_type" for c in node.named_children) else (
             "interface" if any(c.type == "interface_type" for c in node.named_children) else "type")
+    elif language == "kotlin" and kind == "class" and any(c.type == "interface" for c in node.children):
+        kind = "interface"  # Kotlin writes `interface Saver` as a class declaration
     parent = out.symbols[scope]
     if node.type == "method_declaration" and language == "go":
         recv = node.child_by_field_name("receiver")

@@ -199,7 +199,8 @@ def callees(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
             project: Optional[str] = typer.Option(None, "--project", "-p"),
             limit: int = typer.Option(100, "--limit", "-n", min=1, max=1000, help=LIMIT_HELP),
             as_json: bool = JsonOpt) -> None:
-    """What this symbol calls (names outside the project are listed apart)."""
+    """What this symbol calls (names outside the project are listed apart); after an interface's, trait's or
+    abstract method, marked "through" it, the methods that implement it (what such a call may run)."""
     _relation(symbol, "callees", depth, project, limit, as_json)
 
 

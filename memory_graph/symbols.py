@@ -420,6 +420,8 @@ class SymbolsMixin:
         """Callers, callees, imports, subclasses (and more, see SYMBOL_RELATIONS) of a symbol, depth-limited.
 
         Unresolved names (library calls, external bases) are listed separately for callees and superclasses.
+        Callers of a method are followed by those of the methods it overrides or implements, callees that
+        are an interface's or abstract method by the methods implementing them, each with ``through``.
         A name that several symbols share answers for the first (code before tests, then a whole qualified
         name, then the shortest) and lists the rest under ``others``, to ask again by qualified name or id.
         ``truncated`` is set when there are more than ``limit`` results.
@@ -441,7 +443,7 @@ class SymbolsMixin:
                                             limit=limit + 1)
             # a call through a method this one overrides or implements may reach it: listed after the direct
             # ones, with the method it went through (`Saver.Save` for `Disk.Save`)
-            bases = self._overridden(start) if relation == "callers" else []
+            bases = self._kin(start, "out") if relation == "callers" else []
             seen = {*starts, *(f["id"] for f in found)}
             for base in bases:
                 for f in self.code_graph.related(base, depth=depth, direction="in", types=["calls"],
@@ -449,6 +451,18 @@ class SymbolsMixin:
                     if f["id"] not in seen and len(found) <= limit:
                         seen.add(f["id"])
                         found.append({**f, "through": base})
+            if relation == "callees":
+                # a call of an interface's or an abstract method runs one of its implementations: listed after
+                # the direct ones, with the method called (`Disk.Save` through `Saver.Save`); a concrete
+                # method's overrides are not (`super().save()` runs the base's own)
+                called = [f["id"] for f in found if f["distance"] == 1]
+                signatures = {r["id"]: r["signature"] for r in self.lance.by_ids(
+                    "symbols", called, ["id", "signature"]).to_pylist()} if called else {}
+                for c in [c for c in called if self._abstract(c, signatures.get(c, ""))]:
+                    for m in self._kin(c, "in"):
+                        if m not in seen and len(found) <= limit:
+                            seen.add(m)
+                            found.append({"id": m, "distance": 1, "edge_type": "calls", "through": c})
         truncated, found = len(found) > limit, found[:limit]
         ids = [f["id"] for f in found]
         info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + starts + bases, [
@@ -478,15 +492,24 @@ class SymbolsMixin:
             out["others_total"] = len(others)
         return out
 
-    def _overridden(self, method_id: str) -> list[str]:
-        """The methods of the same name in the bases of the types that hold a method, nearest first: those it
-        overrides or implements. Call with the graph lock held."""
+    def _abstract(self, method_id: str, signature: str) -> bool:
+        """Whether a method only declares what its implementations do: a member of an interface or a trait
+        (Rust's, Go's, Java's, C#'s, TypeScript's), or one marked ``abstract`` (Java, C#, TypeScript). Python's
+        ``@abstractmethod`` is not seen. Call with the graph lock held."""
+        g = self.code_graph
+        holders = [g.attrs(u).get("symbol_kind") for u, *_ in g.neighbors(method_id, "in", ["contains"])]
+        return any(k in ("interface", "trait") for k in holders) or re.search(r"\babstract\b", signature) is not None
+
+    def _kin(self, method_id: str, toward: str) -> list[str]:
+        """The methods of the same name in the bases (``toward="out"``: those it overrides or implements) or
+        in the subtypes (``"in"``: those that override or implement it) of the types that hold a method,
+        nearest first. Call with the graph lock held."""
         g = self.code_graph
         name = _member_name(str(g.attrs(method_id).get("name", "")))
         seen = {u for u, *_ in g.neighbors(method_id, "in", ["contains"])}
         frontier, out = sorted(seen), []
         while frontier:
-            frontier = [b for t in frontier for b, *_ in g.neighbors(t, "out", ["extends", "implements"])]
+            frontier = [b for t in frontier for b, *_ in g.neighbors(t, toward, ["extends", "implements"])]
             frontier = [b for b in dict.fromkeys(frontier) if b not in seen]
             seen.update(frontier)
             out += [m for t in frontier for m, *_ in g.neighbors(t, "out", ["contains"])

@@ -414,7 +414,9 @@ def build_server(state: ServerState) -> MCPServer:
         Class.method finds a method inherited from a base (``inherited_by`` names the class asked),
         module.function the function a module defines, and pkg.module.Class.method what that path leads to.
         Callers of a method are followed by those of the methods it overrides or implements, each with
-        ``through`` naming that method: a call through an interface or base class may reach it.
+        ``through`` naming that method: a call through an interface or base class may reach it. Callees
+        that are an interface's or abstract method are followed by the methods implementing them (``through``
+        the one called).
         ``truncated`` is true when there are more than ``limit``."""
         return state.engine().symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
 

@@ -181,6 +181,15 @@ def test_callers_of_a_method_list_those_through_what_it_implements_after_its_own
     assert engine.symbol_graph("Saver", "subclasses", project="demo", limit=3)["truncated"] is True
     callees = engine.symbol_graph("Disk.Save", "callees", project="demo")["results"]
     assert [r["qualname"] for r in callees] == ["Disk.flush"]  # calls go one way: no "through" here
+    # a call of an interface's method lists, after it, the methods that implement it
+    backup = engine.symbol_graph("Backup", "callees", project="demo")["results"]
+    assert [(r["qualname"], r.get("through")) for r in backup[:1]] == [("Saver.Save", None)]
+    assert sorted((r["path"], r["qualname"], r["through"]) for r in backup[1:]) == [
+        ("cloud/bucket.go", "Bucket.Save", "Saver.Save"), ("store/disk_save.go", "Disk.Save", "Saver.Save")]
+    label = engine.symbol_graph("Label", "callees", project="demo")["results"]
+    assert sorted((r["qualname"], r.get("through")) for r in label) == [
+        ("Bucket.Name", "Named.Name"), ("Named.Name", None), ("base.Name", "Named.Name")]
+    assert engine.symbol_graph("Backup", "callees", project="demo", limit=2)["truncated"] is True
     # the interface's own callers are its own: nothing it implements
     assert {r["qualname"] for r in engine.symbol_graph("Saver.Save", "callers", project="demo")["results"]} == {
         "Backup", "Both"}
@@ -233,3 +242,55 @@ def test_symbol_graph_command_lists_any_relation(run, tmp_path):
     assert "module disk_save" in container and "struct Disk" in container  # a module is named by its file
     wrong = run("symbol-graph", "Saver", "-r", "parents", ok=False)
     assert wrong.exit_code == 2 and "is not one of callers" in wrong.output
+
+
+def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_path):
+    write_files(tmp_path / "shop", {
+        "shop/base.py": """
+            import abc
+
+
+            class Store(abc.ABC):
+                def save(self):
+                    self.flush()
+
+                def flush(self):
+                    pass
+
+
+            class Disk(Store):
+                def save(self):
+                    super().save()
+
+
+            class Cloud(Store):
+                def save(self):
+                    pass
+            """,
+        "shop/Api.java": """
+            package shop;
+            public abstract class Api {
+              public abstract void reload();
+              public void refresh() { reload(); }
+            }
+            class Local extends Api { public void reload() {} }
+            """,
+        "shop/sink.kt": """
+            package shop
+            interface Sink { fun put(x: Int) }
+            class Buffer : Sink { override fun put(x: Int) {} }
+            fun feed(s: Sink) { s.put(1) }
+            """,
+    })
+    index_project(engine, tmp_path / "shop", project="shop")
+    # `super().save()` runs Store.save itself: a concrete method's overrides (Cloud.save) are no callees
+    assert [(r["qualname"], r.get("through")) for r in
+            engine.symbol_graph("Disk.save", "callees", project="shop")["results"]] == [("Store.save", None)]
+    # an abstract method's are
+    assert [(r["qualname"], r.get("through")) for r in
+            engine.symbol_graph("Api.refresh", "callees", project="shop")["results"]] == [
+        ("Api.reload", None), ("Local.reload", "Api.reload")]
+    # a Kotlin interface is one (Kotlin writes it as a class declaration)
+    assert [(r["qualname"], r.get("through")) for r in
+            engine.symbol_graph("feed", "callees", project="shop")["results"]] == [
+        ("Sink.put", None), ("Buffer.put", "Sink.put")]
