@@ -57,8 +57,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: through its receiver's class (`Repo@=get()`); 21 = Rust's parameters, `let`s and struct fields record their
 #: declared types (`?`, `.unwrap()`, `.await` unwrap a function's result), `impl Deref` names its Target as a
 #: base; 22 = a Rust type parameter holds the trait it is bound by (`<W: io::Write>`, `where W: Sink`), a
-#: trait's required methods and enum variants are symbols, a Kotlin interface is of kind interface. A re-cut
-#: file re-embeds only the chunks whose text changed.
+#: trait's required methods and enum variants are symbols, a Kotlin interface is of kind interface, a Python
+#: ``@abstractmethod``'s signature says so. A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "22"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -408,6 +408,10 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     while any(s.qualname == qual for s in out.symbols):  # overloads: keep every one
         qual += "'"
     sig = _signature(node)
+    if language == "python" and node.parent is not None and node.parent.type == "decorated_definition" and any(
+            d.text.decode("utf-8", errors="replace").endswith("abstractmethod") for d in node.parent.named_children
+            if d.type == "decorator"):
+        sig = f"@abstractmethod {sig}"  # what its subclasses implement: `callees` lists them
     out.symbols.append(Symbol(short, qual, kind, sig, node.start_point[0] + 1, node.end_point[0] + 1,
                               parent.qualname, member_prefix))
     out.qualnames.add(qual)

@@ -253,14 +253,22 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
             class Store(abc.ABC):
                 def save(self):
                     self.flush()
+                    self.close()
 
                 def flush(self):
                     pass
+
+                @abc.abstractmethod
+                def close(self):
+                    ...
 
 
             class Disk(Store):
                 def save(self):
                     super().save()
+
+                def close(self):
+                    pass
 
 
             class Cloud(Store):
@@ -287,6 +295,9 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
     assert [(r["qualname"], r.get("through")) for r in
             engine.symbol_graph("Disk.save", "callees", project="shop")["results"]] == [("Store.save", None)]
     # an abstract method's are
+    assert sorted((r["qualname"], r.get("through")) for r in
+                  engine.symbol_graph("Store.save", "callees", project="shop")["results"]) == [
+        ("Disk.close", "Store.close"), ("Store.close", None), ("Store.flush", None)]
     assert [(r["qualname"], r.get("through")) for r in
             engine.symbol_graph("Api.refresh", "callees", project="shop")["results"]] == [
         ("Api.reload", None), ("Local.reload", "Api.reload")]
