@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import logging
 import time
@@ -12,7 +13,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, create_model, model_validator
 
 from memory_graph import __version__
 from memory_graph.errors import MemoryGraphError
@@ -453,10 +454,30 @@ def build_server(state: ServerState) -> MCPServer:
 
 
 def _forbid_unknown_arguments(mcp: MCPServer) -> None:
-    """Reject arguments a tool does not declare. The SDK drops them silently, so a misspelt parameter
-    ("qeury") would run the call without it; the schema says so too (additionalProperties: false)."""
+    """Reject arguments a tool does not declare, naming the one meant. The SDK drops them silently, so a
+    misspelt parameter ("qeury") would run the call without it; the schema says so too (additionalProperties:
+    false)."""
     for tool in mcp._tool_manager.list_tools():  # no public hook for this in mcp 2.x
         model = tool.fn_metadata.arg_model
         model.model_config["extra"] = "forbid"
         model.model_rebuild(force=True)
+        known = [f.alias or name for name, f in model.model_fields.items()]
+
+        def check(data: Any, _tool: str = tool.name, _known: list[str] = known) -> Any:
+            unknown = [k for k in data if k not in _known] if isinstance(data, dict) else []
+            if unknown:
+                raise ValueError(_unknown_arguments(_tool, unknown, _known))
+            return data
+
+        tool.fn_metadata.arg_model = create_model(model.__name__, __base__=model,
+                                                  __validators__={"_known": model_validator(mode="before")(check)})
         tool.parameters["additionalProperties"] = False
+
+
+def _unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:
+    """What a call's undeclared arguments were, the declared one each may have meant, and what the tool takes."""
+    said = []
+    for k in unknown:
+        meant = [n for n in known if k in n or n in k] or difflib.get_close_matches(k, known, n=1, cutoff=0.6)
+        said.append(f"'{k}'" + (f" (did you mean '{meant[0]}'?)" if meant else ""))
+    return f"unknown argument {', '.join(said)}; {tool} takes {', '.join(known)}"

@@ -149,6 +149,10 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
             assert "content" in await bad("store_memory", content="")
             assert "importance" in await bad("store_memory", content="x", importance=11)
             assert "memory_type" in await bad("store_memory", content="x", memory_type="no such type!")
+            # an argument the tool does not take is refused, naming the one meant and what it takes
+            wrong = await bad("store_memory", content="x", type="fact")
+            assert "unknown argument 'type' (did you mean 'memory_type'?)" in wrong and "takes content," in wrong
+            assert "'qeury' (did you mean 'query'?)" in await bad("search_memory", qeury="x")
             assert "unknown" in (await bad("get_memories", ids=["mem_nope"])).lower()
             assert "ids" in await bad("get_memories", ids=[])
             assert "ids" in await bad("get_memories", ids="mem_x")
