@@ -16,7 +16,8 @@ _PATH = re.compile(r"(?<![\w/.])(?:\.{0,2}/)?(?:[\w.\-]+/)+[\w.\-]+|\b[\w\-]+\.(
                    r"go|rs|java|kt|rb|php|c|h|cpp|hpp|cs|sh|sql|txt|cfg|ini|lock|html|css)\b")
 _CAMEL = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z]+[A-Za-z0-9]*)\b")
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
-_DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
+# a segment may hold hyphens, so a host name (db-staging.internal) stays whole
+_DOTTED = re.compile(r"\b[A-Za-z_](?:[\w\-]*\w)?(?:\.[A-Za-z_](?:[\w\-]*\w)?)+(?:\(\))?")
 _KEBAB = re.compile(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)+\b")
 _CAPS = re.compile(r"\b[A-Z][a-zA-Z0-9'’\-]*[a-zA-Z0-9](?:\s+[A-Z][a-zA-Z0-9'’\-]*[a-zA-Z0-9]){0,3}\b")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
@@ -134,8 +135,10 @@ def extract(text: str) -> list[Candidate]:
         parts = m.group(0).rstrip("()").split(".")
         if max(len(p) for p in parts) >= 3 and len(m.group(0)) >= 5:
             add(m.group(0).rstrip("()"), "identifier")
+            path_spans.append(m.span())
     for m in _KEBAB.finditer(text):
-        add(m.group(0), "identifier")
+        if not any(a <= m.start() < b for a, b in path_spans):  # db-staging of db-staging.internal
+            add(m.group(0), "identifier")
     for m in _CAPS.finditer(text):
         words = m.group(0).split()
         total = len(words)

@@ -18,6 +18,12 @@ def test_extracts_identifiers_paths_and_names():
             "billing-api", "AWS"} <= found
 
 
+def test_a_host_name_with_hyphens_is_one_name():
+    found = names("Staging is postgres on db-staging.internal:5432; the cache is redis-cache.internal, "
+                  "and pre-commit runs ruff-lsp.")
+    assert found == {"db-staging.internal", "redis-cache.internal", "pre-commit", "ruff-lsp"}
+
+
 def test_paths_keep_a_leading_dot_and_paired_function_words_are_no_path():
     found = {c.name: c.entity_type for c in extract(
         "Run ./scripts/run.sh, then ../lib/x.py and `.env` and/or docs/api; he/she said yes/no.")}
