@@ -451,18 +451,8 @@ class SymbolsMixin:
                     if f["id"] not in seen and len(found) <= limit:
                         seen.add(f["id"])
                         found.append({**f, "through": base})
-            if relation == "callees":
-                # a call of an interface's or an abstract method runs one of its implementations: listed after
-                # the direct ones, with the method called (`Disk.Save` through `Saver.Save`); a concrete
-                # method's overrides are not (`super().save()` runs the base's own)
-                called = [f["id"] for f in found if f["distance"] == 1]
-                signatures = {r["id"]: r["signature"] for r in self.lance.by_ids(
-                    "symbols", called, ["id", "signature"]).to_pylist()} if called else {}
-                for c in [c for c in called if self._abstract(c, signatures.get(c, ""))]:
-                    for m in self._kin(c, "in"):
-                        if m not in seen and len(found) <= limit:
-                            seen.add(m)
-                            found.append({"id": m, "distance": 1, "edge_type": "calls", "through": c})
+        if relation == "callees":
+            self._add_implementations(found, seen, limit)
         truncated, found = len(found) > limit, found[:limit]
         ids = [f["id"] for f in found]
         info = {r["id"]: r for r in self.lance.by_ids("symbols", ids + starts + bases, [
@@ -492,6 +482,20 @@ class SymbolsMixin:
             out["others_total"] = len(others)
         return out
 
+    def _add_implementations(self, found: list[dict], seen: set[str], limit: int) -> None:
+        """Append to ``found`` (callees) the methods implementing each direct callee that is an interface's or
+        abstract method, marked ``through`` it (`Disk.Save` through `Saver.Save`): such a call runs one of
+        them. A concrete method's overrides are not added (`super().save()` runs the base's own)."""
+        called = [f["id"] for f in found if f["distance"] == 1]
+        signatures = {r["id"]: r["signature"] for r in self.lance.by_ids(
+            "symbols", called, ["id", "signature"]).to_pylist()} if called else {}
+        with self._graph_lock:
+            for c in [c for c in called if c in self.code_graph and self._abstract(c, signatures.get(c, ""))]:
+                for m in self._kin(c, "in"):
+                    if m not in seen and len(found) <= limit:  # one past the limit tells that there are more
+                        seen.add(m)
+                        found.append({"id": m, "distance": 1, "edge_type": "calls", "through": c})
+
     def _abstract(self, method_id: str, signature: str) -> bool:
         """Whether a method only declares what its implementations do: a member of an interface or a trait
         (Rust's, Go's, Java's, Kotlin's, C#'s, TypeScript's), or one marked ``abstract`` (Java, C#, TypeScript)
@@ -499,7 +503,7 @@ class SymbolsMixin:
         g = self.code_graph
         holders = [g.attrs(u).get("symbol_kind") for u, *_ in g.neighbors(method_id, "in", ["contains"])]
         return any(k in ("interface", "trait") for k in holders) or \
-            re.search(r"\babstract\b|^@abstractmethod ", signature) is not None
+            re.search(r"\babstract\s|^@abstractmethod ", signature) is not None
 
     def _kin(self, method_id: str, toward: str) -> list[str]:
         """The methods of the same name in the bases (``toward="out"``: those it overrides or implements) or

@@ -262,6 +262,9 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
                 def close(self):
                     ...
 
+                def abstract(self):
+                    return self.flush()
+
 
             class Disk(Store):
                 def save(self):
@@ -269,6 +272,12 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
 
                 def close(self):
                     pass
+
+                def abstract(self):
+                    return "disk"
+
+                def summary(self):
+                    return Store.abstract(self)
 
 
             class Cloud(Store):
@@ -294,6 +303,8 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
     # `super().save()` runs Store.save itself: a concrete method's overrides (Cloud.save) are no callees
     assert [(r["qualname"], r.get("through")) for r in
             engine.symbol_graph("Disk.save", "callees", project="shop")["results"]] == [("Store.save", None)]
+    assert [(r["qualname"], r.get("through")) for r in
+            engine.symbol_graph("Disk.summary", "callees", project="shop")["results"]] == [("Store.abstract", None)]
     # an abstract method's are
     assert sorted((r["qualname"], r.get("through")) for r in
                   engine.symbol_graph("Store.save", "callees", project="shop")["results"]) == [
