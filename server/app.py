@@ -459,8 +459,6 @@ def _forbid_unknown_arguments(mcp: MCPServer) -> None:
     false)."""
     for tool in mcp._tool_manager.list_tools():  # no public hook for this in mcp 2.x
         model = tool.fn_metadata.arg_model
-        model.model_config["extra"] = "forbid"
-        model.model_rebuild(force=True)
         known = [f.alias or name for name, f in model.model_fields.items()]
 
         def check(data: Any, _tool: str = tool.name, _known: list[str] = known) -> Any:
