@@ -46,6 +46,9 @@ class Watcher:
         self.debounce = engine.config.watch_debounce_seconds if debounce is None else debounce
         self.on_report = on_report
         self.runs = 0
+        self.last_report: IndexReport | None = None
+        self.last_error: str | None = None
+        self.last_run: float | None = None  # when the last re-index ended (epoch seconds)
         self._last_change = 0.0
         self._dirty = threading.Event()
         self._stop = threading.Event()
@@ -97,8 +100,20 @@ class Watcher:
             self._dirty.clear()
             try:
                 report = self.indexer.run()
-                self.runs += 1
-                if self.on_report:
-                    self.on_report(report)
-            except Exception:  # keep watching: the next change retries
+            except Exception as exc:  # keep watching: the next change retries
                 log.exception("re-indexing %s failed", self.root)
+                self.last_error, self.last_run = f"re-indexing failed: {exc}", time.time()
+                continue
+            self.runs += 1
+            self.last_report, self.last_error, self.last_run = report, None, time.time()
+            if self.on_report:
+                self.on_report(report)
+
+    def status(self) -> dict:
+        """Re-index runs so far and what the last one did (or why it failed)."""
+        out: dict = {"runs": self.runs, "last_run": self.last_run, "error": self.last_error}
+        r = self.last_report
+        if r is not None:
+            out.update(files_indexed=r.files_indexed, files_removed=r.files_removed,
+                       chunks_embedded=r.chunks_embedded, seconds=r.seconds, errors=r.errors[:20])
+        return out

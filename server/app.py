@@ -424,11 +424,17 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=READ)
     @_tool_errors
     def project_status(project: Project = None) -> dict[str, Any]:
-        """Indexed projects (files, chunks, symbols, last run) and the progress of runs in progress."""
+        """Indexed projects (files, chunks, symbols, last run) and the progress of runs in progress.
+
+        A watched project's ``watch`` says how many times the watcher re-indexed it and what the last run
+        did, or why it failed."""
         rows = state.engine().code_projects(project)
         for p in rows:
             p["last_indexed"] = iso(p["last_indexed"])
-            p["watching"] = p["project"] in state.watchers
+            w = state.watchers.get(p["project"])
+            p["watching"] = w is not None
+            if w is not None:
+                p["watch"] = {**w.status(), "last_run": iso(w.last_run)}
         return {"current_project": state.project, "projects": rows, "runs": state.runs()}
 
     @mcp.tool(annotations=DESTRUCTIVE)

@@ -47,6 +47,7 @@ class IndexRun:
     total: int = 0
     chunks: int = 0
     started: float = field(default_factory=time.time)
+    ended: float | None = None
     finished: threading.Event = field(default_factory=threading.Event)
     report: IndexReport | None = None
     error: str | None = None
@@ -65,9 +66,13 @@ class IndexRun:
         return f"{doing} ({self.chunks} chunks embedded)" if self.chunks else doing
 
     def snapshot(self) -> dict[str, Any]:
-        return {"project": self.project, "root": self.root, "phase": self.phase, "files_done": self.done,
-                "files_total": self.total, "chunks_embedded": self.chunks, "running": not self.finished.is_set(),
-                "seconds": round(time.time() - self.started, 1), "error": self.error}
+        done, total, chunks = self.done, self.total, self.chunks
+        if self.report is not None:  # the last phase's counters are not the run's
+            done = total = self.report.files_scanned
+            chunks = self.report.chunks_embedded
+        return {"project": self.project, "root": self.root, "phase": self.phase, "files_done": done,
+                "files_total": total, "chunks_embedded": chunks, "running": not self.finished.is_set(),
+                "seconds": round((self.ended or time.time()) - self.started, 1), "error": self.error}
 
 
 class ServerState:
@@ -158,6 +163,7 @@ class ServerState:
                 run.error = f"indexing failed: {exc}"
             finally:
                 run.phase = "done" if run.error is None else "failed"
+                run.ended = time.time()
                 run.finished.set()
 
         threading.Thread(target=work, name=f"mg-index-{indexer.project}", daemon=True).start()

@@ -458,12 +458,36 @@ def test_the_watcher_reindexes_after_a_change_and_a_delete(engine, repo):
     try:
         assert _wait(lambda: w.runs >= 1)
         assert reports[0].files_indexed == 18
+        st = w.status()
+        assert st["runs"] == 1 and st["files_indexed"] == 18 and st["error"] is None and st["last_run"] > 0
         (repo / "app" / "extra.py").write_text("def brand_new_helper():\n    return 42\n")
         assert _wait(lambda: engine.find_symbols("brand_new_helper"))
         (repo / "app" / "extra.py").unlink()
         assert _wait(lambda: any(r.files_removed == 1 for r in reports))
         assert not engine.find_symbols("brand_new_helper")
         assert not w.relevant(str(repo / "node_modules" / "x.js"))
+    finally:
+        w.stop()
+
+
+def test_a_failed_watcher_run_is_reported_and_the_next_change_retries(engine, repo):
+    from codebase.watcher import Watcher
+
+    w = Watcher(engine, repo, project="demo", debounce=0.2)
+    real = w.indexer.run
+
+    def broken(*a, **k):
+        raise OSError("disk full")
+
+    w.indexer.run = broken
+    w.start()
+    try:
+        assert _wait(lambda: w.status()["error"] is not None)
+        assert w.status()["error"] == "re-indexing failed: disk full" and w.runs == 0
+        w.indexer.run = real
+        (repo / "app" / "extra.py").write_text("def brand_new_helper():\n    return 42\n")
+        assert _wait(lambda: w.runs == 1)
+        assert w.status()["error"] is None and engine.find_symbols("brand_new_helper")
     finally:
         w.stop()
 

@@ -219,17 +219,25 @@ def test_index_project_with_progress_then_code_tools(tmp_path, repo):
             assert [r["qualname"] for r in g["results"]] == ["JsonLoader"]
             st = data(await c.call_tool("project_status", {}))
             assert st["projects"][0]["project"] == "repo" and st["projects"][0]["watching"]
-            assert st["runs"][0]["running"] is False
+            assert st["runs"][0]["running"] is False and st["projects"][0]["watch"]["runs"] == 0
+            # a finished run reports its own figures, not its last phase's, and its duration stays put
+            assert st["runs"][0]["files_done"] == st["runs"][0]["files_total"] == again["files_scanned"]
+            await asyncio.sleep(0.3)
+            later = data(await c.call_tool("project_status", {}))
+            assert later["runs"][0]["seconds"] == st["runs"][0]["seconds"]
             steps = "".join(f"    total += invoice.line_{i} * rate  # ledger line {i}\n" for i in range(60))
             (repo / "app" / "late.py").write_text("def added_while_watching():\n    return 1\n\n\n"
                                                   f"def reconcile_ledger(invoice, rate):\n    total = 0\n{steps}"
                                                   "    return total\n")
             for _ in range(100):
                 found = data(await c.call_tool("search_symbols", {"name": "added_while_watching"}))["symbols"]
-                if found:
+                watch = data(await c.call_tool("project_status", {}))["projects"][0]["watch"]
+                if found and watch["runs"]:
                     break
                 await asyncio.sleep(0.1)
             assert found, "the watcher did not pick up the new file"
+            assert watch["runs"] >= 1 and watch["files_indexed"] >= 1 and watch["error"] is None
+            assert watch["last_run"].startswith("20")
             # a long definition is cut into windows: one result, with the lines of the whole definition
             hits = data(await c.call_tool("search_code", {"query": "reconcile ledger invoice line", "limit": 5,
                                                           "path_prefix": "app/late.py"}))["results"]
