@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 from .chunks import Chunk, ParsedFile, Symbol, estimate_tokens, line_chunks, markdown_chunks, window
 from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
-                    macro_calls)
+                    macro_calls, pure_virtual_name)
 from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
                         keyword)
 from .refs import (EXPRESSION, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident, receiver_call,
@@ -59,7 +59,7 @@ log = logging.getLogger("memory_graph.codebase")
 #: base; 22 = a Rust type parameter holds the trait it is bound by (`<W: io::Write>`, `where W: Sink`), a
 #: trait's required methods and enum variants are symbols, a Kotlin interface is of kind interface, a Python
 #: ``@abstractmethod``'s signature says so; 23 = a long definition's windows are evened out (no tail window of a
-#: line or two). A re-cut file re-embeds only the chunks whose text changed.
+#: line or two), a C++ pure virtual method (``virtual void f() = 0;``) is a symbol. A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "23"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -484,6 +484,8 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     a typedef of the struct it defines."""
     if node.type in C_BINDINGS:
         name_node = binding_name(node)
+    elif node.type == "field_declaration" and kind == "method":  # C++'s `virtual void f() = 0;`
+        name_node = pure_virtual_name(node)
     elif node.type in _KOTLIN_BINDINGS:  # no field names; a constructor parameter is a property with val/var
         decl = next((c for c in node.named_children if c.type == "variable_declaration"), node)
         name_node = next((c for c in decl.named_children if c.type == "simple_identifier"), None)

@@ -88,6 +88,17 @@ def typedef_name(node):
     return d
 
 
+def pure_virtual_name(node):
+    """The name of the method a C++ ``virtual double area() const = 0;`` declares, else None: a pure virtual
+    method has no body anywhere, so its declaration is the symbol (what `callers` and `callees` reach through);
+    another declaration's definition is elsewhere (``double Shape::area() const {...}``) and is the symbol."""
+    value, decl = node.child_by_field_name("default_value"), node.child_by_field_name("declarator")
+    if value is None or value.text != b"0" or decl is None or decl.type != "function_declarator":
+        return None
+    name = decl.child_by_field_name("declarator")
+    return name if name is not None and name.type == "field_identifier" else None
+
+
 def binding_name(node):
     """The node naming what a ``#define`` or a typedef binds, else None: an include guard (``#ifndef lapi_h``
     ``#define lapi_h``) binds nothing worth a symbol, and ``typedef struct Table {...} Table`` or ``typedef

@@ -138,7 +138,8 @@ SPECS: dict[str, LangSpec] = {
          "union_specifier": "struct", "enum_specifier": "enum", "namespace_definition": "namespace"},
         frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
         {"call_expression": "function", "new_expression": "type"}, frozenset({"preproc_include"}),
-        {"base_class_clause": "extends"}, {}, {**C_BINDINGS, "alias_declaration": "typedef"}),
+        {"base_class_clause": "extends"}, {}, {**C_BINDINGS, "alias_declaration": "typedef"},
+        {"field_declaration": "method"}),  # pure virtual methods only (clang.pure_virtual_name), not fields
     "csharp": LangSpec(
         {"class_declaration": "class", "interface_declaration": "interface", "struct_declaration": "struct",
          "enum_declaration": "enum", "record_declaration": "record", "method_declaration": "method",

@@ -498,12 +498,12 @@ class SymbolsMixin:
 
     def _abstract(self, method_id: str, signature: str) -> bool:
         """Whether a method only declares what its implementations do: a member of an interface or a trait
-        (Rust's, Go's, Java's, Kotlin's, C#'s, TypeScript's), or one marked ``abstract`` (Java, C#, TypeScript)
-        or ``@abstractmethod`` (Python). Call with the graph lock held."""
+        (Rust's, Go's, Java's, Kotlin's, C#'s, TypeScript's), or one marked ``abstract`` (Java, C#, TypeScript),
+        ``@abstractmethod`` (Python) or pure virtual (C++'s ``= 0``). Call with the graph lock held."""
         g = self.code_graph
         holders = [g.attrs(u).get("symbol_kind") for u, *_ in g.neighbors(method_id, "in", ["contains"])]
         return any(k in ("interface", "trait") for k in holders) or \
-            re.search(r"\babstract\s|^@abstractmethod ", signature) is not None
+            re.search(r"\babstract\s|^@abstractmethod |^virtual\b.*=\s*0\s*;?$", signature) is not None
 
     def _kin(self, method_id: str, toward: str) -> list[str]:
         """The methods of the same name in the bases (``toward="out"``: those it overrides or implements) or

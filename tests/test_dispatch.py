@@ -298,6 +298,21 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
             class Buffer : Sink { override fun put(x: Int) {} }
             fun feed(s: Sink) { s.put(1) }
             """,
+        "shop/shape.hpp": """
+            class Shape {
+            public:
+                virtual double area() const = 0;
+                virtual void draw();
+                virtual ~Shape() {}
+            };
+            class Circle : public Shape {
+            public:
+                double area() const override { return 3.14 * r * r; }
+                void draw() override {}
+                double r;
+            };
+            double total(Shape* s) { s->draw(); return s->area(); }
+            """,
     })
     index_project(engine, tmp_path / "shop", project="shop")
     # `super().save()` runs Store.save itself: a concrete method's overrides (Cloud.save) are no callees
@@ -316,3 +331,9 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
     assert [(r["qualname"], r.get("through")) for r in
             engine.symbol_graph("feed", "callees", project="shop")["results"]] == [
         ("Sink.put", None), ("Buffer.put", "Sink.put")]
+    # a C++ pure virtual method is one; a virtual one declared without a body is no symbol (its definition is)
+    assert [(r["qualname"], r.get("through")) for r in
+            engine.symbol_graph("total", "callees", project="shop")["results"]] == [
+        ("Circle.draw", None), ("Shape.area", None), ("Circle.area", "Shape.area")]
+    assert [(r["qualname"], r.get("through")) for r in
+            engine.symbol_graph("Circle.area", "callers", project="shop")["results"]] == [("total", "Shape.area")]

@@ -148,6 +148,27 @@ def test_c_calls_reach_macros_and_a_macro_s_body_calls_what_it_names():
     assert edges_of(files, "c", kind="imports", paths=True) == {("", "lobj.h:")}
 
 
+def test_a_cpp_pure_virtual_method_is_a_symbol_and_calls_through_its_class_reach_it():
+    cpp = {"shape.hpp": """
+        class Shape {
+        public:
+            virtual double area() const = 0;
+            virtual void draw();
+            int sides = 0;
+        };
+        class Circle : public Shape { public: double area() const override { return 3.14; } };
+        class Square : public Shape { public: double area() const override { return 1.0; } };
+        double total(Shape* s) { return s->area(); }
+        double twice(Shape& s) { return 2 * s.area(); }
+        """}
+    symbols = {s.qualname: s for s in parse_file("shape.hpp", textwrap.dedent(cpp["shape.hpp"]), "cpp").symbols}
+    assert symbols["Shape.area"].kind == "method" and symbols["Shape.area"].signature == \
+        "virtual double area() const = 0;"
+    assert "Shape.draw" not in symbols and "Shape.sides" not in symbols
+    # the call was guessed by name (Square.area, the last of the namesakes)
+    assert edges_of(cpp, "cpp") == {("total", "Shape.area"), ("twice", "Shape.area")}
+
+
 def test_a_cpp_alias_is_a_typedef():
     cpp = {"a.hpp": "namespace ns {\nusing Handle = int;\ntypedef long Size;\n}\n"}
     symbols = parse_file("a.hpp", cpp["a.hpp"], "cpp").symbols
