@@ -58,8 +58,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: declared types (`?`, `.unwrap()`, `.await` unwrap a function's result), `impl Deref` names its Target as a
 #: base; 22 = a Rust type parameter holds the trait it is bound by (`<W: io::Write>`, `where W: Sink`), a
 #: trait's required methods and enum variants are symbols, a Kotlin interface is of kind interface, a Python
-#: ``@abstractmethod``'s signature says so; 23 = a long definition's windows are evened out (no tail window of a
-#: line or two), a C++ pure virtual method (``virtual void f() = 0;``) is a symbol. A re-cut file re-embeds only the chunks whose text changed.
+#: ``@abstractmethod``'s signature says so; 23 = a C++ pure virtual method (``virtual void f() = 0;``) is a
+#: symbol. A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "23"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})

@@ -120,48 +120,22 @@ def window(ch: Chunk, path: str, max_tokens: int, overlap_lines: int) -> list[Ch
     # a window of an elided chunk (a class around its methods, a file's module-level code) spans its own lines
     line_of = ch.line_map or tuple(range(ch.start_line, ch.start_line + len(lines)))
     out: list[Chunk] = []
-    for i, j in _balanced_spans([p[2] for p in pieces], budget, overlap_lines):
+    i = 0
+    while i < len(pieces):
+        total, j = 0, i
+        while j < len(pieces) and total + pieces[j][2] <= budget:
+            total += pieces[j][2]
+            j += 1
+        j = max(j, i + 1)
         part = pieces[i:j]
         own = [line_of[p[0]] for p in part if line_of[p[0]]] or [ch.start_line]
         out.append(Chunk(own[0], own[-1], ch.chunk_type, ch.name, ch.breadcrumb,
                          "\n".join(p[1] for p in part), ch.symbol, ch.signature))
-    return out
-
-
-def _spans(costs: list[int], budget: int, overlap: int) -> list[tuple[int, int]]:
-    """Greedy windows [i, j) of at most ``budget``, each repeating up to ``overlap`` pieces of the last."""
-    out: list[tuple[int, int]] = []
-    i = 0
-    while i < len(costs):
-        total, j = 0, i
-        while j < len(costs) and total + costs[j] <= budget:
-            total += costs[j]
-            j += 1
-        j = max(j, i + 1)
-        out.append((i, j))
-        if j >= len(costs):
+        if j >= len(pieces):
             break
         back = 0
-        while back < overlap and j - back - 1 > i and sum(costs[j - back - 1:j]) <= budget // 3:
+        while back < overlap_lines and j - back - 1 > i and \
+                sum(p[2] for p in pieces[j - back - 1:j]) <= budget // 3:
             back += 1
         i = j - back
     return out
-
-
-def _balanced_spans(costs: list[int], budget: int, overlap: int) -> list[tuple[int, int]]:
-    """As many windows as greedy cutting needs, but evened out: the smallest budget giving that many.
-
-    Greedy cutting leaves a last window of a line or two (set_cookie's final line after its 35 others), which
-    holds little but the header every window repeats, so it won name queries and answered with the tail.
-    """
-    spans = _spans(costs, budget, overlap)
-    if len(spans) < 2:
-        return spans
-    lo, hi = max(costs), budget  # hi gives len(spans) windows; find the least budget that still does
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if len(_spans(costs, mid, overlap)) <= len(spans):
-            hi = mid
-        else:
-            lo = mid + 1
-    return _spans(costs, hi, overlap)

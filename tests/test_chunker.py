@@ -7,7 +7,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from codebase.chunker import estimate_tokens, parse_file
-from codebase.chunks import _balanced_spans, _spans
 from codebase.clang import for_parser
 from codebase.languages import SPECS, detect_language
 from conftest import FIXTURE_REPO
@@ -98,31 +97,6 @@ def test_a_long_definition_becomes_overlapping_windows_that_repeat_breadcrumb_an
     for c in wins:
         assert estimate_tokens(f"billing.py {c.breadcrumb}") + estimate_tokens(c.signature) + \
             estimate_tokens(c.content) + c.content.count("\n") <= 200 + 1
-
-
-def test_a_long_definition_is_cut_into_even_windows_not_a_tail_of_one_line():
-    body = "\n".join(f"        cookie[key]['field_{i}'] = value_{i}" for i in range(29))
-    src = f"def set_cookie(key, value):\n{body}\n        return cookie\n"
-    header = estimate_tokens("r.py def set_cookie") + estimate_tokens("def set_cookie(key, value)") + 2
-    greedy = _spans([estimate_tokens(ln) + 1 for ln in src.rstrip("\n").split("\n")], 200 - header, 2)
-    assert greedy[-1][1] - greedy[-1][0] <= 4  # the case this is about: a tail of two new lines
-    wins = parse_file("r.py", src, "python", max_tokens=200, overlap_lines=2).chunks
-    sizes = [c.end_line - c.start_line + 1 for c in wins]
-    assert len(wins) == len(greedy) and max(sizes) - min(sizes) <= 2, sizes
-    assert wins[0].start_line == 1 and wins[-1].end_line == 31
-    assert all(b.start_line <= a.end_line for a, b in zip(wins, wins[1:]))
-
-
-@settings(max_examples=200, deadline=None)
-@given(costs=st.lists(st.integers(1, 40), min_size=1, max_size=80), budget=st.integers(40, 200),
-       overlap=st.integers(0, 3))
-def test_balanced_windows_are_as_many_as_greedy_ones_cover_every_piece_and_fit_the_budget(costs, budget, overlap):
-    greedy, even = _spans(costs, budget, overlap), _balanced_spans(costs, budget, overlap)
-    assert len(even) == len(greedy)
-    assert even[0][0] == 0 and even[-1][1] == len(costs)
-    assert all(b[0] <= a[1] and b[0] > a[0] for a, b in zip(even, even[1:]))  # in order, no gap
-    assert all(sum(costs[i:j]) <= budget for i, j in even)
-    assert max(sum(costs[i:j]) for i, j in even) <= max(sum(costs[i:j]) for i, j in greedy)
 
 
 @settings(max_examples=25, deadline=None)
