@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
+import textwrap
 from itertools import chain
 from pathlib import PurePosixPath
 from typing import Any, Iterator
@@ -42,6 +44,9 @@ SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function; Rack
                "pkg/module.py:88) or id.")
 #: symbol kinds a namespaced name may end in (``_namespaced``)
 _TYPES = frozenset({"class", "interface", "struct", "enum", "trait", "object", "record", "type", "namespace"})
+#: a method's signature that says it is abstract: ``abstract`` (Java, C#, TypeScript), ``@abstractmethod``
+#: (Python, as the chunker writes it), pure virtual (C++'s ``= 0``)
+_ABSTRACT = re.compile(r"\babstract\s|^@abstractmethod |^virtual\b.*=\s*0\s*;?$")
 #: the fields of a symbol in a symbol_graph answer
 _SHOWN = ("id", "name", "qualname", "kind", "path", "start_line", "signature")
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
@@ -487,23 +492,26 @@ class SymbolsMixin:
         abstract method, marked ``through`` it (`Disk.Save` through `Saver.Save`): such a call runs one of
         them. A concrete method's overrides are not added (`super().save()` runs the base's own)."""
         called = [f["id"] for f in found if f["distance"] == 1]
-        signatures = {r["id"]: r["signature"] for r in self.lance.by_ids(
-            "symbols", called, ["id", "signature"]).to_pylist()} if called else {}
+        rows = self.lance.by_ids("symbols", called, ["id", "signature", "language"]).to_pylist() if called else []
+        declared = {r["id"] for r in rows if _ABSTRACT.search(r["signature"])}
+        # Python's other way to say it: a body that only raises NotImplementedError
+        python = [r["id"] for r in rows if r["language"] == "python" and r["id"] not in declared]
+        declared |= {r["symbol_id"] for r in self.lance.by_ids(
+            "code_chunks", python, ["symbol_id", "content"], column="symbol_id").to_pylist()
+            if raises_not_implemented(r["content"])}
         with self._graph_lock:
-            for c in [c for c in called if c in self.code_graph and self._abstract(c, signatures.get(c, ""))]:
+            for c in [c for c in called if c in self.code_graph and (c in declared or self._in_interface(c))]:
                 for m in self._kin(c, "in"):
                     if m not in seen and len(found) <= limit:  # one past the limit tells that there are more
                         seen.add(m)
                         found.append({"id": m, "distance": 1, "edge_type": "calls", "through": c})
 
-    def _abstract(self, method_id: str, signature: str) -> bool:
-        """Whether a method only declares what its implementations do: a member of an interface or a trait
-        (Rust's, Go's, Java's, Kotlin's, C#'s, TypeScript's), or one marked ``abstract`` (Java, C#, TypeScript),
-        ``@abstractmethod`` (Python) or pure virtual (C++'s ``= 0``). Call with the graph lock held."""
+    def _in_interface(self, method_id: str) -> bool:
+        """Whether a method is a member of an interface or a trait (Rust's, Go's, Java's, Kotlin's, C#'s,
+        TypeScript's): it only declares what its implementations do. Call with the graph lock held."""
         g = self.code_graph
-        holders = [g.attrs(u).get("symbol_kind") for u, *_ in g.neighbors(method_id, "in", ["contains"])]
-        return any(k in ("interface", "trait") for k in holders) or \
-            re.search(r"\babstract\s|^@abstractmethod |^virtual\b.*=\s*0\s*;?$", signature) is not None
+        return any(g.attrs(u).get("symbol_kind") in ("interface", "trait")
+                   for u, *_ in g.neighbors(method_id, "in", ["contains"]))
 
     def _kin(self, method_id: str, toward: str) -> list[str]:
         """The methods of the same name in the bases (``toward="out"``: those it overrides or implements) or
@@ -530,3 +538,22 @@ class SymbolsMixin:
             containers = [u for u, *_ in g.neighbors(symbol_id, "in", ["contains"])]
             return [n for c in containers[:1] for n, *_ in g.neighbors(c, "out", ["contains"])
                     if n != symbol_id and str(g.attrs(n).get("name", "")).rstrip("'") == base]
+
+
+def raises_not_implemented(code: str) -> bool:
+    """Whether Python source is one function whose body, a docstring aside, only raises NotImplementedError:
+    Python's convention for a method its subclasses must provide."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError):
+        return False
+    if len(tree.body) != 1 or not isinstance(fn := tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = fn.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"

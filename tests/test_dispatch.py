@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import edges_of, write_files
 
 from codebase import index_project
+from memory_graph.symbols import raises_not_implemented
 
 GO = {
     "store/saver.go": """
@@ -265,6 +268,18 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
                 def abstract(self):
                     return self.flush()
 
+                def restore(self):
+                    self.load()
+                    self.check()
+
+                async def load(self):
+                    '''Read what was saved.'''
+                    raise NotImplementedError("subclasses read their own medium")
+
+                def check(self):
+                    if self.flush():
+                        raise NotImplementedError
+
 
             class Disk(Store):
                 def save(self):
@@ -278,6 +293,12 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
 
                 def summary(self):
                     return Store.abstract(self)
+
+                async def load(self):
+                    pass
+
+                def check(self):
+                    pass
 
 
             class Cloud(Store):
@@ -327,6 +348,10 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
     assert [(r["qualname"], r.get("through")) for r in
             engine.symbol_graph("Api.refresh", "callees", project="shop")["results"]] == [
         ("Api.reload", None), ("Local.reload", "Api.reload")]
+    # Python's convention: a method whose body only raises NotImplementedError is abstract; one that may is not
+    assert sorted((r["qualname"], r.get("through")) for r in
+                  engine.symbol_graph("Store.restore", "callees", project="shop")["results"]) == [
+        ("Disk.load", "Store.load"), ("Store.check", None), ("Store.load", None)]
     # a Kotlin interface is one (Kotlin writes it as a class declaration)
     assert [(r["qualname"], r.get("through")) for r in
             engine.symbol_graph("feed", "callees", project="shop")["results"]] == [
@@ -337,3 +362,17 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
         ("Circle.draw", None), ("Shape.area", None), ("Circle.area", "Shape.area")]
     assert [(r["qualname"], r.get("through")) for r in
             engine.symbol_graph("Circle.area", "callers", project="shop")["results"]] == [("total", "Shape.area")]
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("def f(self):\n    raise NotImplementedError\n", True),
+    ("    @property\n    async def f(self):\n        'Doc.'\n        raise NotImplementedError('x')\n", True),
+    ("def f(self):\n    raise NotImplemented\n", False),
+    ("def f(self):\n    log()\n    raise NotImplementedError\n", False),
+    ("def f(self):\n    pass\n", False),
+    ("class A:\n    def f(self):\n        raise NotImplementedError\n", False),
+    ("def f(self):\n    raise\n", False),
+    ("def f(self:\n", False),
+])
+def test_a_python_method_that_only_raises_not_implemented_error_is_abstract(code, expected):
+    assert raises_not_implemented(code) is expected
