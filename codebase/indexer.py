@@ -25,6 +25,7 @@ from memory_graph.heap import release_freed_memory
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
 from .methods import method_edges
 from .resolve import resolve_edges
+from .tsconfig import path_aliases
 from .scanner import SourceFile, check_root, scan
 
 log = logging.getLogger("memory_graph.codebase")
@@ -331,12 +332,13 @@ class Indexer:
     # ---- edges --------------------------------------------------------------
     def _resolve(self, report: IndexReport, changed: bool) -> None:
         hashes = sorted((p, r["content_hash"]) for p, r in self.engine.code_files(self.project).items())
-        stamp = hashlib.sha1(json.dumps([EDGES_VERSION, hashes]).encode()).hexdigest()
+        aliases = path_aliases(self.root)  # tsconfig.json is no code file: a change to it must re-resolve too
+        stamp = hashlib.sha1(json.dumps([EDGES_VERSION, hashes, *([aliases] if aliases else [])]).encode()).hexdigest()
         if not changed and self.engine.lance.get_meta().get(f"edges:{self.project}") == stamp:
             return
         self._report("resolve", 0, 1)
         symbols, files = self.engine.code_symbols_and_refs(self.project)
-        edges = resolve_edges(self.project, symbols, files, package=Path(self.root).name)
+        edges = resolve_edges(self.project, symbols, files, package=Path(self.root).name, aliases=aliases)
         edges += method_edges(self.project, symbols, edges)
         self.engine.code_replace_edges(self.project, edges, stamp)
         self._report("resolve", 1, 1)

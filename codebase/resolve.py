@@ -30,6 +30,7 @@ from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS
 from .likeness import resembles
 from .receivers import CLASSY, ReceiverTypes, owner_of, project_path, type_key
 from .refs import EXPRESSION, SELF_RECEIVERS, STAR, last_ident
+from .tsconfig import Alias, alias_targets
 from .typed import HOLDS, IDENT_RE, kotlin_property
 
 __all__ = ["Resolver", "edge_id", "owner_of", "resolve_edges", "type_key"]
@@ -50,8 +51,10 @@ def _strip_ext(path: str) -> str:
 class Resolver(ReceiverTypes):
     """Indexes a project's symbols once, then resolves names from any of its files."""
 
-    def __init__(self, symbols: Iterable[dict], package: str = "") -> None:
+    def __init__(self, symbols: Iterable[dict], package: str = "", aliases: Iterable[Alias] = ()) -> None:
         self.package = package  # the project folder's name, as its own modules may import it
+        self.aliases = list(aliases)  # tsconfig.json's `paths` (codebase.tsconfig)
+        self._alias_prefixes = tuple(a[1].split("*")[0] for a in self.aliases)
         self.by_file_name: dict[tuple[str, str], list[dict]] = defaultdict(list)
         self.by_name: dict[str, list[dict]] = defaultdict(list)
         self.by_file_qual: dict[tuple[str, str], dict] = {}
@@ -93,14 +96,20 @@ class Resolver(ReceiverTypes):
         """Project files a module string names ('app.config', './format', 'stdio.h', 'pkg/mathutil')."""
         # only a relative module depends on where it is imported from (Rust's `super::` on the file itself)
         m = module.strip()
-        key = (module, posixpath.dirname(from_path) if m.startswith(".") else
-               from_path if m.startswith(("self::", "super::")) else "")
+        # an alias's meaning depends on the tsconfig.json nearest the importing file
+        key = (module, posixpath.dirname(from_path) if m.startswith(".") or m.startswith(self._alias_prefixes)
+               else from_path if m.startswith(("self::", "super::")) else "")
         if key not in self._module_cache:
             self._module_cache[key] = self._module_files(module, from_path)
         return self._module_cache[key]
 
     def _module_files(self, module: str, from_path: str) -> list[str]:
         m = module.strip()
+        for key in alias_targets(m, from_path, self.aliases) if self.aliases else ():
+            found = self.by_stem.get(_strip_ext(key)) or self.by_stem.get(key) or \
+                ([key] if key in self.module_of else [])
+            if found:
+                return sorted(dict.fromkeys(found))
         if m.startswith(("@/", "~/")):  # a bundler's alias of the source folder (tsconfig's `"@/*": ["./src/*"]`)
             m = m[2:]
         if self.package and (m == self.package or m.startswith(self.package + ".")):
@@ -365,15 +374,16 @@ class Resolver(ReceiverTypes):
         return None
 
 
-def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], package: str = "") -> list[dict]:
+def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], package: str = "",
+                  aliases: Iterable[Alias] = ()) -> list[dict]:
     """Every edge of a project: contains (parent -> member), calls, imports, extends, implements.
 
     symbols: rows with id, path, name, qualname, kind, parent, start_line. files: path -> {"refs": [[source
     qualname, kind, name, line, receiver, typed], ...], "imports": {name: module}}; a ``holds`` ref is no edge
     but a class's attribute and the class assigned to it. package: the project folder's name, under which its
-    modules may import each other.
+    modules may import each other. aliases: module aliases of its tsconfig.json files (codebase.tsconfig).
     """
-    resolver = Resolver(symbols, package)
+    resolver = Resolver(symbols, package, aliases)
     resolver.file_imports = {path: info.get("imports") or {} for path, info in files.items()}
     edges: dict[str, dict] = {}
 
