@@ -96,20 +96,30 @@ class Resolver(ReceiverTypes):
         """Project files a module string names ('app.config', './format', 'stdio.h', 'pkg/mathutil')."""
         # only a relative module depends on where it is imported from (Rust's `super::` on the file itself)
         m = module.strip()
-        # an alias's meaning depends on the tsconfig.json nearest the importing file
-        key = (module, posixpath.dirname(from_path) if m.startswith(".") or m.startswith(self._alias_prefixes)
-               else from_path if m.startswith(("self::", "super::")) else "")
+        if self.aliases and not m.startswith(".") and m.startswith(self._alias_prefixes):
+            # an alias means what the tsconfig.json nearest the importing file says; a catch-all "*" pattern
+            # matches every module, so what no alias leads to is cached apart, for any importing file
+            key = (module, "alias:" + posixpath.dirname(from_path))
+            if key not in self._module_cache:
+                self._module_cache[key] = self._aliased_files(m, from_path)
+            if self._module_cache[key]:
+                return self._module_cache[key]
+        key = (module, posixpath.dirname(from_path) if m.startswith(".") else
+               from_path if m.startswith(("self::", "super::")) else "")
         if key not in self._module_cache:
             self._module_cache[key] = self._module_files(module, from_path)
         return self._module_cache[key]
 
-    def _module_files(self, module: str, from_path: str) -> list[str]:
-        m = module.strip()
-        for key in alias_targets(m, from_path, self.aliases) if self.aliases else ():
+    def _aliased_files(self, module: str, from_path: str) -> list[str]:
+        for key in alias_targets(module, from_path, self.aliases):
             found = self.by_stem.get(_strip_ext(key)) or self.by_stem.get(key) or \
                 ([key] if key in self.module_of else [])
             if found:
                 return sorted(dict.fromkeys(found))
+        return []
+
+    def _module_files(self, module: str, from_path: str) -> list[str]:
+        m = module.strip()
         if m.startswith(("@/", "~/")):  # a bundler's alias of the source folder (tsconfig's `"@/*": ["./src/*"]`)
             m = m[2:]
         if self.package and (m == self.package or m.startswith(self.package + ".")):

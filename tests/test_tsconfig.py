@@ -30,6 +30,14 @@ MONOREPO = {
     "packages/api/tsconfig.json": """
         {"compilerOptions": {"baseUrl": "src", "paths": {"@/*": ["*"], "outside/*": ["../../../../elsewhere/*"]}}}
         """,
+    "packages/api/src/types/tsconfig.json": '{"compilerOptions": {"paths": {"*": ["../shims/*"]}}}',
+    "packages/api/src/shims/left-pad.ts": "export function leftPad(s: string): string { return ' ' + s; }\n",
+    "packages/api/src/types/check.ts": """
+        import { leftPad } from "left-pad";
+        import { Store } from "libs/core/src/store";
+
+        export function check(store: Store): string { store.save(); return leftPad("x"); }
+        """,
     "node_modules/lib/tsconfig.json": '{"compilerOptions": {"paths": {"@x/*": ["y/*"]}}}',
     "libs/shared/src/index.ts": "export function formatName(n: string): string { return n.trim(); }\n",
     "libs/core/src/store.ts": "export class Store { save(): void {} }\n",
@@ -100,6 +108,9 @@ def test_imports_through_aliases_reach_the_files_they_name(engine, tmp_path):
                                  ("libs/shared/src/index.ts", "formatName"), ("libs/ui/src/index.ts", "button"),
                                  ("packages/web/src/util.ts", "slugify")]
     assert callees("handle") == [("packages/api/src/util.ts", "slugify")]
+    # a catch-all "*" alias leads where it says, and a module it does not lead to is found as without it
+    assert callees("check") == [("libs/core/src/store.ts", "Store.save"), ("packages/api/src/shims/left-pad.ts",
+                                                                           "leftPad")]
     imports = engine.symbol_graph("packages/web/src/page.ts", "imports", project="mono")["results"]
     assert sorted(r["path"] for r in imports) == ["libs/core/src/store.ts", "libs/shared/src/index.ts",
                                                   "libs/ui/src/index.ts", "packages/web/src/util.ts"]
