@@ -336,30 +336,25 @@ def test_callees_list_implementations_of_an_abstract_method_only(engine, tmp_pat
             """,
     })
     index_project(engine, tmp_path / "shop", project="shop")
+
+    def callees(symbol):
+        return [(r["qualname"], r.get("through")) for r in
+                engine.symbol_graph(symbol, "callees", project="shop")["results"]]
+
     # `super().save()` runs Store.save itself: a concrete method's overrides (Cloud.save) are no callees
-    assert [(r["qualname"], r.get("through")) for r in
-            engine.symbol_graph("Disk.save", "callees", project="shop")["results"]] == [("Store.save", None)]
-    assert [(r["qualname"], r.get("through")) for r in
-            engine.symbol_graph("Disk.summary", "callees", project="shop")["results"]] == [("Store.abstract", None)]
+    assert callees("Disk.save") == [("Store.save", None)]
+    assert callees("Disk.summary") == [("Store.abstract", None)]
     # an abstract method's are
-    assert sorted((r["qualname"], r.get("through")) for r in
-                  engine.symbol_graph("Store.save", "callees", project="shop")["results"]) == [
-        ("Disk.close", "Store.close"), ("Store.close", None), ("Store.flush", None)]
-    assert [(r["qualname"], r.get("through")) for r in
-            engine.symbol_graph("Api.refresh", "callees", project="shop")["results"]] == [
-        ("Api.reload", None), ("Local.reload", "Api.reload")]
+    assert sorted(callees("Store.save")) == [("Disk.close", "Store.close"), ("Store.close", None),
+                                             ("Store.flush", None)]
+    assert callees("Api.refresh") == [("Api.reload", None), ("Local.reload", "Api.reload")]
     # Python's convention: a method whose body only raises NotImplementedError is abstract; one that may is not
-    assert sorted((r["qualname"], r.get("through")) for r in
-                  engine.symbol_graph("Store.restore", "callees", project="shop")["results"]) == [
+    assert sorted(callees("Store.restore")) == [
         ("Disk.load", "Store.load"), ("Store.check", None), ("Store.load", None)]
     # a Kotlin interface is one (Kotlin writes it as a class declaration)
-    assert [(r["qualname"], r.get("through")) for r in
-            engine.symbol_graph("feed", "callees", project="shop")["results"]] == [
-        ("Sink.put", None), ("Buffer.put", "Sink.put")]
+    assert callees("feed") == [("Sink.put", None), ("Buffer.put", "Sink.put")]
     # a C++ pure virtual method is one; a virtual one declared without a body is no symbol (its definition is)
-    assert [(r["qualname"], r.get("through")) for r in
-            engine.symbol_graph("total", "callees", project="shop")["results"]] == [
-        ("Circle.draw", None), ("Shape.area", None), ("Circle.area", "Shape.area")]
+    assert callees("total") == [("Circle.draw", None), ("Shape.area", None), ("Circle.area", "Shape.area")]
     assert [(r["qualname"], r.get("through")) for r in
             engine.symbol_graph("Circle.area", "callers", project="shop")["results"]] == [("total", "Shape.area")]
 
