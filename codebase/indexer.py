@@ -25,8 +25,8 @@ from memory_graph.heap import release_freed_memory
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
 from .methods import method_edges
 from .resolve import resolve_edges
-from .tsconfig import path_aliases
 from .scanner import SourceFile, check_root, scan
+from .tsconfig import path_aliases
 
 log = logging.getLogger("memory_graph.codebase")
 
