@@ -200,7 +200,7 @@ class Indexer:
         with self.engine.deferred_index_rebuilds():
             self._index_files(changed, removed, report, force)
         self.engine.code_touch(self.project, touched)
-        self._resolve(report, force or bool(changed) or bool(removed))
+        self._resolve(report, force or bool(changed) or bool(removed), scanned.configs)
         self._report("density", 0, 1)
         self.engine.code_refresh_density(self.project)
         self._report("density", 1, 1)
@@ -330,9 +330,9 @@ class Indexer:
         return files, chunks, symbols
 
     # ---- edges --------------------------------------------------------------
-    def _resolve(self, report: IndexReport, changed: bool) -> None:
+    def _resolve(self, report: IndexReport, changed: bool, configs: list[str]) -> None:
         hashes = sorted((p, r["content_hash"]) for p, r in self.engine.code_files(self.project).items())
-        aliases = path_aliases(self.root)  # tsconfig.json is no code file: a change to it must re-resolve too
+        aliases = path_aliases(self.root, configs)  # stamped too: the edges follow the configs, indexed or not
         stamp = hashlib.sha1(json.dumps([EDGES_VERSION, hashes, *([aliases] if aliases else [])]).encode()).hexdigest()
         if not changed and self.engine.lance.get_meta().get(f"edges:{self.project}") == stamp:
             return

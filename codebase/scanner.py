@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,8 @@ SKIP_DIRS = frozenset({
     "out", ".next", ".nuxt", ".cache", ".gradle", ".idea", ".vscode", "coverage", "htmlcov", ".eggs",
     "site-packages", ".terraform", "Pods", "DerivedData", ".memory-graph", ".hypothesis",
 })
+#: TypeScript's and JavaScript's project configs, which may declare module aliases
+MODULE_CONFIG = re.compile(r"^(?:tsconfig|jsconfig)(?:\.[\w.-]+)?\.json$")
 #: file names and patterns that look like secrets: never read, never indexed.
 SECRET_PATTERNS = (
     ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.crt", "*.cer", "*.der",
@@ -57,6 +60,8 @@ class ScanResult:
     skipped: Counter = field(default_factory=Counter)
     #: relative path -> reason, for the first skipped files (for diagnostics; counted in ``skipped``)
     examples: dict[str, str] = field(default_factory=dict)
+    #: relative paths of the tsconfig*.json and jsconfig*.json files seen (codebase.tsconfig reads their aliases)
+    configs: list[str] = field(default_factory=list)
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped[reason] += 1
@@ -198,6 +203,8 @@ def _consider(result: ScanResult, entry: os.DirEntry, relpath: str, is_link: boo
     if looks_binary(head):
         result.skip(relpath, "binary")
         return
+    if MODULE_CONFIG.match(name):
+        result.configs.append(relpath)
     lang = detect_language(relpath, head)
     if lang is None:
         result.skip(relpath, "unknown_type")

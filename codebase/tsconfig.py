@@ -6,19 +6,15 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import posixpath
 import re
 from pathlib import Path
-
-from .scanner import SKIP_DIRS
 
 log = logging.getLogger("memory_graph.codebase")
 
 #: (folder of the config, relative to the project root; pattern; project-relative targets), nearest config first
 Alias = tuple[str, str, tuple[str, ...]]
 
-_CONFIG = re.compile(r"^(?:tsconfig|jsconfig)(?:\.[\w.-]+)?\.json$")
 _MAX_CONFIGS = 500
 _MAX_BYTES = 1_000_000
 #: a string, or a comment (what JSON with comments, as tsconfig.json is, allows beside JSON)
@@ -32,45 +28,38 @@ def loads_jsonc(text: str) -> object:
     return json.loads(bare)
 
 
-def path_aliases(root: str | Path) -> list[Alias]:
-    """Every ``paths`` entry of the tsconfig*.json and jsconfig*.json files under a project folder (not in
-    node_modules and the like), with its targets made project-relative (from ``baseUrl`` when the config sets
-    one, else from the config's folder); a config without ``paths`` has those of the one it ``extends``. A
-    config that cannot be read is skipped with a warning."""
-    root = Path(root)
-    configs: dict[str, tuple[str, list | None, str | None]] = {}  # path -> (folder, aliases, extended path)
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-        for name in sorted(f for f in files if _CONFIG.match(f)):
-            if len(configs) >= _MAX_CONFIGS:
-                break
-            path = Path(folder) / name
-            rel = path.parent.relative_to(root).as_posix()
-            rel = "" if rel == "." else rel
-            try:
-                if path.stat().st_size > _MAX_BYTES:
-                    continue
-                config = loads_jsonc(path.read_text(encoding="utf-8-sig"))
-                options = config.get("compilerOptions") or {}
-                base = posixpath.normpath(posixpath.join(rel, options.get("baseUrl") or "."))
-                own = None
-                if isinstance(options.get("paths"), dict):
-                    own = []
-                    for pattern, targets in options["paths"].items():
-                        made = [_inside(posixpath.join(base, t)) for t in targets if isinstance(t, str)]
-                        own.append((pattern, tuple(t for t in made if t is not None)))
-                ext = config.get("extends")
-                ext = posixpath.normpath(posixpath.join(rel, ext if ext.endswith(".json") else ext + ".json")) \
-                    if isinstance(ext, str) and ext.startswith(".") else None
-                configs[posixpath.join(rel, name)] = (rel, own, ext)
-            except (OSError, ValueError, AttributeError, TypeError) as exc:
-                log.warning("could not read the module aliases of %s: %s", path, exc)
+def path_aliases(root: str | Path, configs: list[str]) -> list[Alias]:
+    """Every ``paths`` entry of these tsconfig*.json and jsconfig*.json files (paths relative to the project
+    folder, as ``scan`` finds them), with its targets made project-relative (from ``baseUrl`` when the
+    config sets one, else from the config's folder); a config without ``paths`` has those of the one it
+    ``extends``. A config that cannot be read is skipped with a warning."""
+    read: dict[str, tuple[str, list | None, str | None]] = {}  # path -> (folder, aliases, extended path)
+    for name in sorted(configs)[:_MAX_CONFIGS]:
+        path, rel = Path(root) / name, posixpath.dirname(name)
+        try:
+            if path.stat().st_size > _MAX_BYTES:
+                continue
+            config = loads_jsonc(path.read_text(encoding="utf-8-sig"))
+            options = config.get("compilerOptions") or {}
+            base = posixpath.normpath(posixpath.join(rel, options.get("baseUrl") or "."))
+            own = None
+            if isinstance(options.get("paths"), dict):
+                own = []
+                for pattern, targets in options["paths"].items():
+                    made = [_inside(posixpath.join(base, t)) for t in targets if isinstance(t, str)]
+                    own.append((pattern, tuple(t for t in made if t is not None)))
+            ext = config.get("extends")
+            ext = posixpath.normpath(posixpath.join(rel, ext if ext.endswith(".json") else ext + ".json")) \
+                if isinstance(ext, str) and ext.startswith(".") else None
+            read[name] = (rel, own, ext)
+        except (OSError, ValueError, AttributeError, TypeError) as exc:
+            log.warning("could not read the module aliases of %s: %s", path, exc)
     out: list[Alias] = []
-    for folder, own, ext in configs.values():
+    for folder, own, ext in read.values():
         seen: set[str] = set()
-        while own is None and ext in configs and ext not in seen:
+        while own is None and ext in read and ext not in seen:
             seen.add(ext)
-            _, own, ext = configs[ext]
+            _, own, ext = read[ext]
         out += [(folder, pattern, targets) for pattern, targets in own or () if targets]
     return list(dict.fromkeys(out))
 

@@ -6,6 +6,7 @@ import pytest
 from conftest import write_files
 
 from codebase import index_project
+from codebase.scanner import scan
 from codebase.tsconfig import alias_targets, loads_jsonc, path_aliases
 
 MONOREPO = {
@@ -63,13 +64,18 @@ MONOREPO = {
 }
 
 
+def aliases_of(root):
+    """The aliases of the configs ``scan`` finds under a folder, as an index run reads them."""
+    return path_aliases(root, scan(root).configs)
+
+
 def test_a_config_with_comments_and_trailing_commas_is_read():
     assert loads_jsonc('{"a": "http://x // not a comment", /* c */ "b": [1, 2,], // end\n}') == \
         {"a": "http://x // not a comment", "b": [1, 2]}
 
 
 def test_aliases_are_read_from_every_config_outside_vendored_folders(tmp_path):
-    aliases = path_aliases(write_files(tmp_path, MONOREPO))
+    aliases = aliases_of(write_files(tmp_path, MONOREPO))
     assert ("", "@core/*", ("libs/core/src/*", "libs/core/legacy/*")) in aliases
     assert ("packages/web", "@/*", ("packages/web/src/*",)) in aliases
     assert ("packages/api", "@/*", ("packages/api/src/*",)) in aliases  # from its baseUrl
@@ -80,7 +86,7 @@ def test_aliases_are_read_from_every_config_outside_vendored_folders(tmp_path):
 
 
 def test_the_nearest_config_and_the_longest_prefix_win(tmp_path):
-    aliases = path_aliases(write_files(tmp_path, MONOREPO))
+    aliases = aliases_of(write_files(tmp_path, MONOREPO))
     assert alias_targets("@/util", "packages/web/src/page.ts", aliases) == ["packages/web/src/util"]
     assert alias_targets("@/util", "packages/api/src/handler.ts", aliases) == ["packages/api/src/util"]
     assert alias_targets("@/util", "libs/ui/src/index.ts", aliases) == []  # no config above it says @/
@@ -92,7 +98,7 @@ def test_the_nearest_config_and_the_longest_prefix_win(tmp_path):
 @pytest.mark.parametrize("broken", ['{"compilerOptions": {"paths": ', '[1, 2]', '{"compilerOptions": 3}'])
 def test_a_config_that_cannot_be_read_is_skipped(tmp_path, broken, caplog):
     write_files(tmp_path, {"tsconfig.json": broken, "a/tsconfig.json": '{"compilerOptions": {"paths": {"~x": ["b"]}}}'})
-    assert path_aliases(tmp_path) == [("a", "~x", ("a/b",))]
+    assert aliases_of(tmp_path) == [("a", "~x", ("a/b",))]
     assert "could not read the module aliases" in caplog.text
 
 
