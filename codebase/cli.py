@@ -93,7 +93,8 @@ def search_code(query: str = typer.Argument(..., help=(
                     "What the code does, an identifier, a file (path:name, path:line), or a mix.")),
                 limit: int = typer.Option(10, "--limit", "-n", min=1, max=1000, help="Results to show."),
                 project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
-                path_prefix: Optional[str] = typer.Option(None, "--path", help="Only paths starting with this."),
+                path_prefix: Optional[str] = typer.Option(None, "--path", help=(
+                    "Only files under this path: relative to the project's root (src/api/) or absolute under it.")),
                 language: Optional[List[str]] = typer.Option(None, "--language", "-l",
                                                              help="Only this language (repeatable)."),
                 chunk_type: Optional[List[str]] = typer.Option(None, "--type", "-t",

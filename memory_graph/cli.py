@@ -65,7 +65,8 @@ def engine() -> Iterator[Engine]:
 _COMMANDS = {"search_symbols": "memory-graph symbols", "project_status": "memory-graph projects",
              "create_entity": "memory-graph entity", "search_memory": "memory-graph search",
              "list_memories": "memory-graph list", "get_related": "memory-graph related",
-             "delete_memory": "memory-graph delete", "update": "memory-graph update"}
+             "delete_memory": "memory-graph delete", "update": "memory-graph update",
+             "index_project": "memory-graph index"}
 _TOOL_WORD = re.compile(r"\b(?:" + "|".join(_COMMANDS) + r")\b")
 
 

@@ -7,6 +7,7 @@ outside the data directory.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import time
 from pathlib import PurePosixPath
@@ -354,6 +355,24 @@ class CodeMixin:
         """Whether a project has a code index (one cheap count; for every search_code call)."""
         return bool(project) and self.lance.count("files", f"project = {sql_quote(project)}") > 0
 
+    def check_project(self, project: str | None) -> None:
+        """Raise NotFoundError, naming the indexed projects, when a project is given and has no code index."""
+        if project and not self.has_code(project):
+            names = sorted(set(self.lance.query("files", None, ["project"]).column("project").to_pylist()))
+            known = f"the indexed projects are {', '.join(names)}" if names else "no project is indexed yet"
+            raise NotFoundError("project", [project], hint=f"{known}; index_project indexes a folder")
+
+    def check_scope(self, project: str | None, path_prefix: str | None) -> None:
+        """Raise NotFoundError when the project is not indexed or no indexed file's path has the prefix."""
+        self.check_project(project)
+        if path_prefix:
+            where = (f"project = {sql_quote(project)} AND " if project else "") + \
+                f"starts_with(path, {sql_quote(path_prefix)})"
+            if not self.lance.count("files", where):
+                raise NotFoundError("path", [path_prefix], message=f"no indexed file's path starts with "
+                                    f"{path_prefix!r}", hint="paths are relative to the project's root; "
+                                    "search_symbols with a file's name finds where it is")
+
     def code_projects(self, project: str | None = None) -> list[dict[str, Any]]:
         """Indexed projects (or one) with their counts and the time of the last indexed file."""
         where = f"project = {sql_quote(project)}" if project else None
@@ -372,6 +391,34 @@ class CodeMixin:
             p["unresolved_edges"] = self.lance.count("symbol_edges", f"{where} AND target = ''")
         return sorted(out.values(), key=lambda p: p["project"])
 
+    def path_scope(self, path_prefix: str | None, project: str | None) -> tuple[str | None, str | None]:
+        """A path_prefix as paths are stored (relative to the project's root, "/"-separated), and the project.
+
+        ``./src/`` and an absolute path under an indexed root (as an editor or a traceback has it) name the
+        folder ``src/`` names; an absolute path also picks the project whose root holds it.
+        Raises ValidationError for an absolute path under no indexed project's root (the error lists them)."""
+        if not path_prefix:
+            return None, project
+        wanted = posixpath.normpath(path_prefix) + ("/" if path_prefix.endswith("/") else "")
+        if not wanted.startswith("/"):
+            if wanted.split("/")[0] == "..":
+                raise ValidationError(f"path_prefix {path_prefix} leads out of the project's root",
+                                      hint="give a path relative to the project's root, such as src/")
+            return (None if wanted in (".", "./") else wanted), project
+        where = f"project = {sql_quote(project)}" if project else None
+        roots = {(r["project"], r["root"]) for r in self.lance.query("files", where, ["project", "root"]).to_pylist()}
+        for name, root in sorted(roots, key=lambda pr: -len(pr[1])):  # nested roots: the deepest one
+            root = root.rstrip("/")
+            if wanted == root or wanted == root + "/":
+                return None, name
+            if wanted.startswith(root + "/"):
+                return wanted[len(root) + 1:], name
+        if project:
+            self.check_project(project)
+        listed = ", ".join(sorted(f"{r} ({n})" for n, r in roots)) or "none"
+        raise ValidationError(f"path_prefix {path_prefix} is under no indexed project's root (roots: {listed})",
+                              hint="give a path relative to the project's root, such as src/")
+
     def project_root(self, project: str) -> str | None:
         rows = self.lance.query("files", f"project = {sql_quote(project)}", ["root"], limit=1).to_pylist()
         return rows[0]["root"] if rows else None
@@ -387,8 +434,9 @@ class CodeMixin:
         check_limit(limit, self.config)
         if mode not in MODES:
             raise ValidationError(f"mode={mode!r} is not one of {', '.join(MODES)}")
-        filters = Filters(project=check_filter(project, "project"), include_global=False,
-                          path_prefix=check_filter(path_prefix, "path_prefix"),
+        path_prefix, project = self.path_scope(check_filter(path_prefix, "path_prefix"),
+                                               check_filter(project, "project"))
+        filters = Filters(project=project, include_global=False, path_prefix=path_prefix,
                           languages=_tuple(languages, "languages"), chunk_types=_tuple(chunk_types, "chunk_types"))
         with self._lock:
             self._sync_with_others(locked=False)
@@ -431,6 +479,8 @@ class CodeMixin:
         for h in hits:
             h.explanation.graph_path = [self.code_graph.attrs(n).get("name", n) if n in self.code_graph else n
                                         for n in h.explanation.graph_path]
+        if not hits:  # a misspelt project or path would otherwise look like a search that found nothing
+            self.check_scope(filters.project, filters.path_prefix)
         self._add_definition_spans(hits)
         return hits
 

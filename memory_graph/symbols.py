@@ -85,6 +85,8 @@ class SymbolsMixin:
         (``transaction.py:atomic``, ``registry.py:88``), and a path alone puts the modules of its files first."""
         name = dotted_names(check_name(name, "name"))  # Rack::Utils is stored as Rack.Utils
         check_limit(limit, self.config)
+        path_prefix, project = self.path_scope(check_filter(path_prefix, "path_prefix"),
+                                               check_filter(project, "project"))
         needle = name.lower()
         pattern = sql_quote("%" + _like(needle) + "%")
         rows = self._symbol_rows(project, kind, path_prefix, f"(lower(name) LIKE {pattern} ESCAPE '\\' OR "
@@ -113,6 +115,8 @@ class SymbolsMixin:
                     at.get(r["id"], 0), is_test_path(r["path"]), name not in (r["name"], r["qualname"]),
                     len(r["qualname"]), r["path"], r["start_line"])
 
+        if not rows:
+            self.check_scope(project, path_prefix)
         return sorted(rows, key=order)[:limit]
 
     def _symbol_rows(self, project: str | None, kind: str | None, path_prefix: str | None,
@@ -414,6 +418,7 @@ class SymbolsMixin:
         inherited = self._dotted_member(symbol, project) or self._namespaced(symbol, project)
         if inherited:
             return inherited[0], [], inherited[1]
+        self.check_project(project)
         owner, _, member = symbol.rpartition(".")
         if owner and member and self._named(owner, project):
             raise NotFoundError("symbol", [symbol], hint=f"{owner} and its bases in the project define no "

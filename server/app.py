@@ -49,6 +49,8 @@ Limit = Annotated[int, Field(ge=1, le=100, description="How many results (1 to 1
 Time = Annotated[str | None, Field(description="ISO 8601 date or time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.")]
 Tags = Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
                  Field(max_length=50, description="Tags.")]
+PathPrefix = Annotated[str | None, Field(max_length=1000, description=(
+    "Only files under this path, relative to the project's root (src/api/) or absolute under it."))]
 Project = Annotated[str | None, Field(max_length=200, description=(
     "Project name. Default: the current project (detected from the working directory)."))]
 Scope = Annotated[Literal["project", "global", "all"], Field(description=(
@@ -357,7 +359,7 @@ def build_server(state: ServerState) -> MCPServer:
             limit: Limit = 10, mode: Literal["hybrid", "vector", "bm25", "graph"] = "hybrid",
             project: Annotated[str | None, Field(max_length=200, description=(
                 "Project; default the current one; \"*\" searches every project."))] = None,
-            path_prefix: Annotated[str | None, Field(max_length=1000)] = None,
+            path_prefix: PathPrefix = None,
             languages: Annotated[list[str] | None, Field(max_length=20)] = None,
             chunk_types: Annotated[list[str] | None, Field(max_length=20, description=(
                 "function, method, class, module, section, lines, ..."))] = None,
@@ -392,7 +394,7 @@ def build_server(state: ServerState) -> MCPServer:
                                                     "(base.py, pkg/module.py:name, pkg/module.py:88)."))],
             project: Project = None,
             kind: Annotated[str | None, Field(max_length=50, description=KINDS_HELP)] = None,
-            path_prefix: Annotated[str | None, Field(max_length=1000)] = None,
+            path_prefix: PathPrefix = None,
             limit: Limit = 20) -> dict[str, Any]:
         """Symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
         method the class inherits, module.function the module's function, and a dotted path
@@ -428,14 +430,17 @@ def build_server(state: ServerState) -> MCPServer:
 
         A watched project's ``watch`` says how many times the watcher re-indexed it and what the last run
         did, or why it failed."""
+        runs = [r for r in state.runs() if project in (None, r["project"])]
         rows = state.engine().code_projects(project)
+        if not rows and not runs:  # a first run in progress has written no file yet
+            state.engine().check_project(project)
         for p in rows:
             p["last_indexed"] = iso(p["last_indexed"])
             w = state.watchers.get(p["project"])
             p["watching"] = w is not None
             if w is not None:
                 p["watch"] = {**w.status(), "last_run": iso(w.last_run)}
-        return {"current_project": state.project, "projects": rows, "runs": state.runs()}
+        return {"current_project": state.project, "projects": rows, "runs": runs}
 
     @mcp.tool(annotations=DESTRUCTIVE)
     @_tool_errors

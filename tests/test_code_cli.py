@@ -79,6 +79,8 @@ def test_code_commands_report_mistakes_clearly(run, tmp_path):
     assert r.exit_code == 2 and "memory-graph symbols finds" in r.output and "search_symbols" not in r.output
     r = run("delete-project", "ghost", ok=False)
     assert r.exit_code == 2 and "ghost" in r.output and "memory-graph projects lists" in r.output
+    r = run("search-code", "ledger", "--project", "ghost", ok=False)
+    assert r.exit_code == 2 and "unknown project: ghost" in r.output and "memory-graph index indexes" in r.output
 
 
 @pytest.mark.parametrize("cmd", ["index", "watch", "search-code", "symbols", "callers", "callees", "projects",

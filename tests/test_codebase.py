@@ -11,7 +11,7 @@ import pytest
 from codebase import Indexer, index_project
 from codebase.scanner import scan
 from memory_graph import Config, Engine
-from memory_graph.errors import StoreError, ValidationError
+from memory_graph.errors import NotFoundError, StoreError, ValidationError
 from conftest import HashEmbedder
 
 
@@ -312,7 +312,8 @@ def test_search_code_filters(engine, repo):
     assert all(h.record["path"].startswith("web/") for h in engine.search_code("handle request",
                                                                                 path_prefix="web/"))
     assert {h.record["chunk_type"] for h in engine.search_code("area", chunk_types="method")} == {"method"}
-    assert engine.search_code("area", project="nope") == []
+    with pytest.raises(NotFoundError, match="unknown project: nope"):
+        engine.search_code("area", project="nope")
     with pytest.raises(ValidationError):
         engine.search_code("")
     with pytest.raises(ValidationError):

@@ -240,9 +240,12 @@ def test_index_project_with_progress_then_code_tools(tmp_path, repo):
             assert watch["last_run"].startswith("20")
             # a long definition is cut into windows: one result, with the lines of the whole definition
             hits = data(await c.call_tool("search_code", {"query": "reconcile ledger invoice line", "limit": 5,
-                                                          "path_prefix": "app/late.py"}))["results"]
+                                                          "path_prefix": str(repo / "app" / "late.py")}))["results"]
             ledger = [h for h in hits if h["title"] == "def reconcile_ledger"]
             assert len(ledger) == 1 and ledger[0]["definition"] == "5-67" and ledger[0]["lines"] != "5-67"
+            # a misspelt project is an error naming the indexed ones, not an empty answer
+            wrong = error_text(await c.call_tool("search_code", {"query": "ledger", "project": "rpeo"}))
+            assert "unknown project: rpeo" in wrong and "the indexed projects are repo" in wrong
             deleted = data(await c.call_tool("delete_project", {"project": "repo"}))
             assert deleted["deleted"]["code_chunks"] > 0
 

@@ -275,6 +275,8 @@ def test_a_query_that_is_a_short_name_reaches_its_definition(engine, tmp_path):
         assert [(h.record["path"], h.title) for h in top][:1] == [("query_utils.py", "class Q")], query
     assert engine.search_code("q", mode="graph", project="orm")[0].title == "def q"  # the name as written
     assert engine.search_code("a Q", mode="graph", project="orm") == []
+    write(tmp_path / "other", {"util.py": "def helper():\n    return 1\n"})
+    index_project(engine, tmp_path / "other", project="elsewhere")
     assert engine.search_code("Q", mode="graph", project="elsewhere") == []
 
 
