@@ -13,7 +13,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field, create_model, model_validator
+from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
 from memory_graph import __version__
 from memory_graph.errors import MemoryGraphError
@@ -467,7 +467,7 @@ def build_server(state: ServerState) -> MCPServer:
 def _forbid_unknown_arguments(mcp: MCPServer) -> None:
     """Reject arguments a tool does not declare, naming the one meant. The SDK drops them silently, so a
     misspelt parameter ("qeury") would run the call without it; the schema says so too (additionalProperties:
-    false)."""
+    false). Every argument error is then said as ArgumentsError says it."""
     for tool in mcp._tool_manager.list_tools():  # no public hook for this in mcp 2.x
         model = tool.fn_metadata.arg_model
         known = [f.alias or name for name, f in model.model_fields.items()]
@@ -478,9 +478,37 @@ def _forbid_unknown_arguments(mcp: MCPServer) -> None:
                 raise ValueError(_unknown_arguments(_tool, unknown, _known))
             return data
 
-        tool.fn_metadata.arg_model = create_model(model.__name__, __base__=model,
+        tool.fn_metadata.arg_model = create_model(model.__name__, __base__=(model, _Readable),
                                                   __validators__={"_known": model_validator(mode="before")(check)})
         tool.parameters["additionalProperties"] = False
+
+
+class ArgumentsError(ValidationError):
+    """A tool call's arguments that fail validation, said in a line per argument (pydantic's own text adds
+    error codes, the input repeated whole and a documentation URL)."""
+
+    def __str__(self) -> str:
+        said = []
+        for e in self.errors(include_url=False):
+            where = ".".join(str(part) for part in e["loc"])
+            msg = e["msg"].removeprefix("Value error, ")
+            if e["type"] == "missing":
+                said.append(f"{where} is required")
+            elif where:
+                shown = repr(e["input"])
+                said.append(f"{where}: {msg} (got {shown if len(shown) <= 60 else shown[:57] + '...'})")
+            else:
+                said.append(msg)
+        return "; ".join(said)
+
+
+class _Readable(BaseModel):
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Any:
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as e:
+            raise ArgumentsError.from_exception_data(e.title, e.errors()) from None
 
 
 def _unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mcp import Client, StdioServerParameters
 
 from server.state import IndexRun
@@ -145,9 +146,12 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
 
             # invalid calls: each a tool error with a message, never a traceback, nothing changed
             before = (await ok("get_status"))["counts"]
-            assert "content" in await bad("store_memory")
+            assert "content is required" in await bad("store_memory")
             assert "content" in await bad("store_memory", content="")
-            assert "importance" in await bad("store_memory", content="x", importance=11)
+            # a line per argument, without pydantic's error codes and documentation links
+            wrong = await bad("store_memory", content="x", importance=11, tags="a")
+            assert "importance: Input should be less than or equal to 10 (got 11)" in wrong
+            assert "tags: Input should be a valid list (got 'a'); importance" in wrong and "pydantic" not in wrong
             assert "memory_type" in await bad("store_memory", content="x", memory_type="no such type!")
             # an argument the tool does not take is refused, naming the one meant and what it takes
             wrong = await bad("store_memory", content="x", type="fact")
@@ -299,3 +303,18 @@ def test_stdout_carries_only_protocol_messages(tmp_path, repo):
     assert set(by_id) == {1, 2, 3, 4}
     assert by_id[1]["result"]["serverInfo"]["name"] == "memory-graph"
     assert by_id[4]["result"]["isError"] is True and "Traceback" not in json.dumps(by_id[4])
+
+
+def test_argument_errors_say_a_line_per_argument():
+    from pydantic import create_model
+
+    from server.app import ArgumentsError, _Readable
+
+    model = create_model("M", __base__=_Readable, n=(int, ...), tags=(list[str], []))
+    with pytest.raises(ArgumentsError) as e:
+        model.model_validate({"tags": ["ok", 7]})
+    assert str(e.value) == "n is required; tags.1: Input should be a valid string (got 7)"
+    with pytest.raises(ArgumentsError) as e:
+        model.model_validate({"n": "x" * 500})
+    assert str(e.value).endswith("(got '" + "x" * 56 + "...)")  # 60 characters of the input's repr
+    assert model.model_validate({"n": "3"}).n == 3
