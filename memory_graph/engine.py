@@ -32,7 +32,7 @@ from .symbols import SymbolsMixin
 from .text import derive_title
 from .transfer import TransferMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
-                         check_tags, check_text, check_type, parse_time, strip_private)
+                         check_span, check_tags, check_text, check_type, parse_time, strip_private)
 
 log = logging.getLogger("memory_graph")
 
@@ -169,8 +169,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, Maintenanc
             metadata=metadata, created_at=created, updated_at=created,
             valid_from=parse_time(item.get("valid_from"), "valid_from"),
             valid_until=parse_time(item.get("valid_until"), "valid_until"), content_hash=content_hash(content))
-        if m.valid_from is not None and m.valid_until is not None and m.valid_until <= m.valid_from:
-            raise ValidationError("valid_until must be later than valid_from")
+        check_span(m.valid_from, m.valid_until)
         ents = item.get("entities") or []
         if isinstance(ents, str) or not all(isinstance(e, str) and e.strip() for e in ents):
             raise ValidationError("entities must be a list of entity names or ids")
@@ -222,6 +221,9 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, Maintenanc
                project: str | None = None, source: str | None = None, metadata: dict | None = None,
                valid_from=None, valid_until=None) -> Memory:
         """Change fields of a memory; re-embeds and re-links only if content (or title) changed."""
+        if all(v is None for v in (content, title, memory_type, tags, importance, project, source, metadata,
+                                   valid_from, valid_until)):
+            raise ValidationError("nothing to change", hint="give the fields to change, such as content or tags")
         with self._writing():
             old = self.get([memory_id])[0]
             m = Memory(**{**old.__dict__})
@@ -253,6 +255,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, Maintenanc
                 m.valid_from = parse_time(valid_from, "valid_from")
             if valid_until is not None:
                 m.valid_until = parse_time(valid_until, "valid_until")
+            check_span(m.valid_from, m.valid_until)
             m.updated_at = max(self._now(), old.updated_at + 1e-6)
             relink = (m.content_hash, m.title, m.tags, m.project) != (old.content_hash, old.title, old.tags,
                                                                        old.project)
@@ -286,24 +289,31 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, Maintenanc
             return m
 
     def invalidate(self, memory_id: str, at=None, reason: str = "", superseded_by: str | None = None) -> Memory:
-        """End a memory's validity (now, or at ``at``), with a reason and the id of what replaces it."""
+        """End a memory's validity (now, or at ``at``), with a reason and the id of what replaces it.
+
+        A memory that has already ended keeps when it ended unless ``at`` is given, and its reason and
+        replacement unless new ones are given."""
         when = parse_time(at, "at") or self._now()
+        if superseded_by == memory_id:
+            raise ValidationError("a memory cannot supersede itself", hint="superseded_by is the memory replacing it")
         if superseded_by:
             self.get([superseded_by])
         if not isinstance(reason, str) or len(reason) > 2_000:
             raise ValidationError("reason must be a string of at most 2,000 characters")
         with self._writing():
             old = self.get([memory_id])[0]
+            if at is None and old.valid_until is not None and old.valid_until <= self._now():
+                when = old.valid_until  # invalidated again: when it ended is history, kept
             if old.valid_from is not None and when <= old.valid_from:
                 raise ValidationError("the memory is not yet valid at that time", hint="give a later time")
             m = Memory(**{**old.__dict__})
-            m.valid_until, m.invalidation_reason = when, reason
-            m.superseded_by = superseded_by or ""
+            m.valid_until, m.invalidation_reason = when, reason or old.invalidation_reason
+            m.superseded_by = superseded_by or old.superseded_by
             m.updated_at = max(self._now(), old.updated_at + 1e-6)
             vector = self.lance.by_ids("memories", [memory_id], ["vector"]).column("vector")[0].as_py()
             row = memory_to_row(m, vector)
             rel = None
-            if superseded_by:
+            if superseded_by and superseded_by != old.superseded_by:
                 rel = dict(id=new_id("rel"), source=superseded_by, target=memory_id, relation_type="supersedes",
                            weight=1.0, valid_from=when, valid_until=None, created_at=self._now())
             with self.lance.transaction(["memories", "relations"]):
@@ -448,12 +458,13 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, Maintenanc
             types = [types]
         if project is not None and not isinstance(project, str):
             raise ValidationError("project must be a string")
+        after, before = parse_time(created_after, "created_after"), parse_time(created_before, "created_before")
+        check_span(after, before, "created_after and created_before")
         return Filters(
             project=check_text(project.strip(), "project") if project is not None else None,
             include_global=include_global,
             types=tuple(check_type(t) for t in (types or ())), tags=tuple(check_tags(tags, self.config)),
-            created_after=parse_time(created_after, "created_after"),
-            created_before=parse_time(created_before, "created_before"),
+            created_after=after, created_before=before,
             as_of=parse_time(as_of, "as_of"), include_invalid=bool(include_invalid))
 
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,

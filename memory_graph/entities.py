@@ -99,8 +99,9 @@ class EntitiesMixin:
                       aliases: Iterable[str] | None = None) -> Entity:
         """Create an entity, or return (and enrich) the one with the same name and type.
 
-        A name extraction found in memories and typed by its shape ("name", "identifier"), never described,
-        becomes this entity (its type, description and aliases): one thing keeps one node and its mentions.
+        A name extraction found in memories and typed by its shape ("name", "identifier"), or one a memory's
+        ``entities`` or a relation named and left a "concept", never described, becomes this entity (its type,
+        description and aliases): one thing keeps one node and its mentions.
         """
         name = check_name(name, "name")
         entity_type = check_name(entity_type, "entity_type", 40).lower()
@@ -132,9 +133,10 @@ class EntitiesMixin:
             return entity_from_row(row)
 
     def _guessed_namesake(self, name: str) -> str | None:
-        """An entity of this name that only extraction made: typed by a guess, with no description or alias."""
+        """An entity of this name that only extraction or a mention made: typed by a guess or left a "concept"
+        (a memory's ``entities``, a relation's new end), with no description or alias."""
         for eid in sorted(self.entity_index.by_norm.get(norm(name), ())):
-            if self.entity_index.names[eid][1] in GUESSED_TYPES:
+            if self.entity_index.names[eid][1] in (*GUESSED_TYPES, "concept"):
                 row = self.lance.by_ids("entities", [eid], ["description", "aliases"]).to_pylist()
                 if row and not row[0]["description"] and not row[0]["aliases"]:
                     return eid
@@ -196,9 +198,9 @@ class EntitiesMixin:
         ref = check_name(ref, "id or name")
         if ref in self.graph:
             return ref
-        eid = self.entity_index.find(ref)
-        if eid:
-            return eid
+        namesakes = self.entity_index.by_norm.get(norm(ref), ())
+        if namesakes:  # of several, the one written exactly so, then the most connected
+            return min(namesakes, key=lambda e: (self.entity_index.names[e][0] != ref, -self.graph.degree(e), e))
         if ref.startswith(("mem_", "ent_", "rel_")):
             kind = {"mem_": "memory", "ent_": "entity", "rel_": "relation"}[ref[:4]]
             raise NotFoundError(kind, [ref], hint="an id comes from search_memory, list_memories or get_related; "

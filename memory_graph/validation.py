@@ -43,6 +43,18 @@ def parse_time(value, name: str = "time") -> float | None:
     raise ValidationError(f"{name} must be a date string or epoch seconds, not {type(value).__name__}")
 
 
+def check_span(start: float | None, end: float | None, names: str = "valid_from and valid_until") -> None:
+    """Raise ValidationError when a span's end (epoch seconds) is not later than its start."""
+    if start is not None and end is not None and end <= start:
+        first, second = names.split(" and ")
+        raise ValidationError(f"{second} ({_iso(end)}) must be later than {first} ({_iso(start)})",
+                              hint="swap them, or leave one out")
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 _PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 
 

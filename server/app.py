@@ -220,7 +220,10 @@ def build_server(state: ServerState) -> MCPServer:
             = None,
             at: Annotated[str | None, Field(description="When validity ended (ISO 8601); default now.")] = None
     ) -> dict[str, Any]:
-        """End a memory's validity (kept for history; searches skip it unless asked for a past time)."""
+        """End a memory's validity (kept for history; searches skip it unless asked for a past time).
+
+        Invalidating an ended memory again keeps when it ended (unless ``at`` is given) and records a new
+        reason or replacement."""
         m = state.engine().invalidate(id, at=at, reason=reason, superseded_by=superseded_by)
         return {"id": m.id, "valid_until": iso(m.valid_until), "superseded_by": m.superseded_by or None}
 
@@ -278,7 +281,9 @@ def build_server(state: ServerState) -> MCPServer:
             description: Annotated[str, Field(max_length=5_000)] = "",
             aliases: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
                                Field(max_length=50)] = None) -> dict[str, Any]:
-        """Create an entity, or return (and enrich) the existing one with the same name and type."""
+        """Create an entity, or return (and enrich) the existing one with the same name and type.
+
+        A name that memories or relations mention but no one has typed or described yet becomes this entity."""
         return {"entity": state.engine().create_entity(name, entity_type, description, aliases).to_dict()}
 
     @mcp.tool(annotations=WRITE)

@@ -65,6 +65,28 @@ def test_describing_an_extracted_name_makes_it_that_entity_in_every_process(tmp_
     assert engine.graph.attrs(project)["entity_type"] == "project"
 
 
+def test_a_named_entity_left_a_concept_is_typed_by_create_entity(engine):
+    # a memory's entities and a relation's new end are "concept"s until someone says what they are
+    mid = engine.store("Postgres 16 is the database for billing-api", entities=["Postgres", "billing-api"])
+    engine.create_relation("Ledger", "Postgres", "reads_from")
+    named = engine.get_entity("Postgres")
+    assert named.entity_type == "concept"
+    db = engine.create_entity("Postgres", "database", "the main SQL store")
+    assert db.id == named.id and [e.id for e in engine.list_entities() if e.name == "Postgres"] == [db.id]
+    related = {r["id"] for r in engine.get_related("postgres")}
+    assert mid in related and engine.get_entity("Ledger").id in related
+    # a described one stays itself: another type is another entity, and a name then means the connected one
+    cache = engine.create_entity("Postgres", "cache")
+    assert cache.id != db.id
+    for ref in ("Postgres", "postgres", "POSTGRES"):
+        assert mid in {r["id"] for r in engine.get_related(ref)}, ref
+    engine.create_relation("Ledger", cache.id, "warms")
+    engine.create_relation("Reports", cache.id, "warms")
+    engine.create_relation("Jobs", cache.id, "warms")
+    assert mid not in {r["id"] for r in engine.get_related("postgres")}  # now the more connected one
+    assert engine.get_entity("Postgres").id == cache.id
+
+
 def test_entities_relations_and_communities(engine):
     e1 = engine.create_entity("Payments", "service", "handles money", aliases=["pay-svc"])
     assert engine.create_entity("payments", "service").id == e1.id
