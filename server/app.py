@@ -263,7 +263,8 @@ def build_server(state: ServerState) -> MCPServer:
             anchor_id: Annotated[str | None, Field(max_length=200, description="The memory to centre on.")] = None,
             query: Annotated[str | None, Field(max_length=10_000, description=(
                 "Used when no anchor_id is given: the top hit becomes the anchor."))] = None,
-            before: Annotated[int, Field(ge=0, le=50)] = 3, after: Annotated[int, Field(ge=0, le=50)] = 3,
+            before: Annotated[int, Field(ge=0, le=50, description="How many memories before it (a count).")] = 3,
+            after: Annotated[int, Field(ge=0, le=50, description="How many memories after it (a count).")] = 3,
             project: Project = None) -> dict[str, Any]:
         """The memories just before and after an anchor in its project, in time order (compact)."""
         t = state.engine().timeline(anchor_id=anchor_id, query=query, before=before, after=after,
