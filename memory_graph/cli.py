@@ -32,6 +32,8 @@ err = Console(stderr=True, markup=False)
 _state: dict = {"data_dir": None}
 
 JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON instead of a table.")
+CreatedAfter = typer.Option(None, "--created-after", help="Only memories stored after this time (ISO 8601).")
+CreatedBefore = typer.Option(None, "--created-before", help="Only memories stored before this time (ISO 8601).")
 
 
 @app.callback()
@@ -146,6 +148,7 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
                                                  help="Only this project (plus global memories)."),
            memory_type: Optional[str] = typer.Option(None, "--type", "-t", help="Only this memory type."),
            tags: Optional[str] = typer.Option(None, help="Comma-separated tags (any of them)."),
+           created_after: Optional[str] = CreatedAfter, created_before: Optional[str] = CreatedBefore,
            as_of: Optional[str] = typer.Option(None, help="Search as of this time (ISO 8601): validity and decay."),
            include_invalid: bool = typer.Option(False, help="Also return memories whose validity ended."),
            min_score: Optional[float] = typer.Option(None, help="Drop results scoring below this (0-1)."),
@@ -154,7 +157,8 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
     """Search memories with the hybrid pipeline (vector + BM25 + graph, fusion, PPR, decay, MMR)."""
     with engine() as eng:
         hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type, tags=tags,
-                          as_of=as_of, include_invalid=include_invalid, min_score=min_score)
+                          created_after=created_after, created_before=created_before, as_of=as_of,
+                          include_invalid=include_invalid, min_score=min_score)
         hint = eng.project_hint(project)
     if hint:
         err.print(labelled("note:", "yellow", hint))
@@ -228,11 +232,13 @@ def list_(project: Optional[str] = typer.Option(None, "--project", "-p", help="O
           order_by: str = typer.Option("created_at", help="created_at, updated_at or importance."),
           oldest_first: bool = typer.Option(False, help="Ascending order (oldest, or least important, first)."),
           valid_at: Optional[str] = typer.Option(None, help="Only memories valid at this time (ISO 8601, or now)."),
+          created_after: Optional[str] = CreatedAfter, created_before: Optional[str] = CreatedBefore,
           as_json: bool = JsonOpt) -> None:
     """List memories, newest first, with filters and pagination. Ended ones are marked in the title."""
     with engine() as eng:
         page, total = eng.list(project=project, memory_type=memory_type, tags=tags, limit=limit, offset=offset,
-                               order_by=order_by, descending=not oldest_first, valid_at=valid_at)
+                               order_by=order_by, descending=not oldest_first, valid_at=valid_at,
+                               created_after=created_after, created_before=created_before)
     if as_json:
         return _json({"total": total, "offset": offset, "items": [m.to_dict() for m in page]})
     ranked = order_by == "importance"
@@ -253,12 +259,15 @@ def update(memory_id: str = typer.Argument(..., help="The memory to change."),
            tags: Optional[str] = typer.Option(None, help="New comma-separated tags (replace the old ones)."),
            importance: Optional[int] = typer.Option(None, min=1, max=10, help="New importance, 1 to 10."),
            project: Optional[str] = typer.Option(None, "--project", "-p", help="Move it to this project."),
+           valid_from: Optional[str] = typer.Option(None, help="When it began to hold (ISO 8601)."),
+           valid_until: Optional[str] = typer.Option(None, help="When it stops holding (ISO 8601); see also "
+                                                                 "invalidate."),
            as_json: bool = JsonOpt) -> None:
     """Change fields of a memory; only a new text or title re-embeds it."""
     with engine() as eng:
         content = _stdin_text() if text == "-" else text
         m = eng.update(memory_id, content=content, title=title, memory_type=memory_type, tags=tags,
-                       importance=importance, project=project)
+                       importance=importance, project=project, valid_from=valid_from, valid_until=valid_until)
     _json(m.to_dict()) if as_json else out.print(f"updated {m.id}")
 
 

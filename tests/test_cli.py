@@ -27,6 +27,11 @@ def test_store_search_get_list_invalidate_delete(run):
     assert [m["id"] for m in by_importance["items"]] == [mid]
     assert re.search(rf"{mid}.*\b7\s*│", run("list", "--order-by", "importance").stdout)
     assert "not one of created_at, updated_at, importance" in run("list", "--order-by", "size", ok=False).output
+    assert json.loads(run("list", "--created-before", "2020-01-01", "--json").stdout)["total"] == 0
+    assert json.loads(run("search", "Orion", "--created-after", "2020-01-01", "--json").stdout)[0]["id"] == mid
+    assert json.loads(run("search", "Orion", "--created-before", "2020-01-01", "--json").stdout) == []
+    wrong = run("search", "Orion", "--created-after", "2026-12-01", "--created-before", "2026-01-01", ok=False)
+    assert wrong.exit_code == 2 and "must be later than created_after" in " ".join(wrong.output.split())
     run("invalidate", other, "--reason", "fixed in v2")
     assert other not in [h["id"] for h in json.loads(run("search", "cache times out", "--json").stdout)]
     assert json.loads(run("delete", mid, "--json").stdout) == {"deleted": 1}
@@ -98,6 +103,10 @@ def test_update_timeline_and_optimize(run):
     third = run("store", "Moved the billing-api cache to Redis").stdout.strip()
     changed = json.loads(run("update", second, "--tags", "perf,cache", "--importance", "8", "--json").stdout)
     assert changed["tags"] == ["perf", "cache"] and changed["importance"] == 8
+    spans = json.loads(run("update", first, "--valid-from", "2026-01-05", "--valid-until", "2026-03-01",
+                           "--json").stdout)
+    assert (spans["valid_from"][:10], spans["valid_until"][:10]) == ("2026-01-05", "2026-03-01")
+    assert "nothing to change" in run("update", first, ok=False).output
     run("update", second, "--text", "-", input="billing-api times out when the Redis cache is cold\n")
     assert json.loads(run("get", second, "--json").stdout)[0]["content"] == \
         "billing-api times out when the Redis cache is cold"
