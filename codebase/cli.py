@@ -18,6 +18,9 @@ from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP, SYMBOL_RELATIONS
 
 from .indexer import IndexReport, index_project
 
+PathOpt = typer.Option(None, "--path", help=(
+    "Only files under this path: relative to the project's root (src/api/) or absolute under it."))
+
 
 def _print_report(r: IndexReport) -> None:
     t = Table(title=f"indexed {r.project} ({r.root})", show_header=False)
@@ -93,8 +96,7 @@ def search_code(query: str = typer.Argument(..., help=(
                     "What the code does, an identifier, a file (path:name, path:line), or a mix.")),
                 limit: int = typer.Option(10, "--limit", "-n", min=1, max=1000, help="Results to show."),
                 project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
-                path_prefix: Optional[str] = typer.Option(None, "--path", help=(
-                    "Only files under this path: relative to the project's root (src/api/) or absolute under it.")),
+                path_prefix: Optional[str] = PathOpt,
                 language: Optional[List[str]] = typer.Option(None, "--language", "-l",
                                                              help="Only this language (repeatable)."),
                 chunk_type: Optional[List[str]] = typer.Option(None, "--type", "-t",
@@ -145,14 +147,14 @@ def symbols(name: str = typer.Argument(..., help=(
                 "A name, part of one, text of a signature, a dotted path or a file's path (base.py, "
                 "pkg/module.py:name, pkg/module.py:88).")),
             project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
-            kind: Optional[str] = typer.Option(None, help=KINDS_HELP),
+            kind: Optional[str] = typer.Option(None, help=KINDS_HELP), path_prefix: Optional[str] = PathOpt,
             limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000),
             as_json: bool = JsonOpt) -> None:
     """Find symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
     method the class inherits, module.function the module's function, and a dotted path
     (pkg.module.Class.method, as an import or a traceback writes it) the symbol it leads to."""
     with engine() as eng:
-        rows = eng.find_symbols(name, project=project, kind=kind, limit=limit)
+        rows = eng.find_symbols(name, project=project, kind=kind, path_prefix=path_prefix, limit=limit)
     _json(rows) if as_json else _print_symbols(rows, f"symbols matching {name!r}")
 
 

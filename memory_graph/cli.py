@@ -410,10 +410,11 @@ def relate(source: str = typer.Argument(..., help="An entity name or id, or a me
            target: str = typer.Argument(..., help="An entity name or id, or a memory id."),
            relation_type: str = typer.Option("related_to", "--type", "-t", help="uses, owns, depends_on, ..."),
            weight: float = typer.Option(1.0, help="Strength, in (0, 100]."),
+           valid_from: Optional[str] = typer.Option(None, help="When the link began to hold (ISO 8601)."),
            as_json: bool = JsonOpt) -> None:
     """Link two entities or memories; a name that is not an entity yet becomes one."""
     with engine() as eng:
-        r = eng.create_relation(source, target, relation_type, weight)
+        r = eng.create_relation(source, target, relation_type, weight, valid_from=valid_from)
     _json(r.to_dict()) if as_json else out.print(r.id)
 
 
@@ -422,10 +423,11 @@ def related(ref: str = typer.Argument(..., help="An entity name or id, or a memo
             depth: int = typer.Option(1, min=1, max=3, help="Hops, 1 to 3."),
             direction: str = typer.Option("both", help="out, in or both."),
             relation_type: Optional[List[str]] = typer.Option(None, "--type", "-t", help="Only these (repeatable)."),
+            limit: int = typer.Option(100, "--limit", "-n", min=1, max=1000, help="Results to show."),
             as_json: bool = JsonOpt) -> None:
     """Entities and memories linked to an entity or memory, with the link they came through."""
     with engine() as eng:
-        rows = eng.get_related(ref, depth, direction, relation_type)
+        rows = eng.get_related(ref, depth, direction, relation_type, limit=limit)
     if as_json:
         return _json(rows)
     table = Table(Column("id", no_wrap=True), "kind", "name", "hops", "link")

@@ -126,10 +126,14 @@ def test_entity_commands(run):
                              "--alias", "stripe-api", "--json").stdout)
     assert service["aliases"] == ["stripe-api"] and service["entity_type"] == "service"
     assert run("entity", "Stripe", "--type", "service").stdout.strip() == service["id"]  # idempotent
-    rel = json.loads(run("relate", "billing-api", "stripe-api", "--type", "calls", "--json").stdout)
+    rel = json.loads(run("relate", "billing-api", "stripe-api", "--type", "calls", "--valid-from", "2026-02-01",
+                         "--json").stdout)
     assert rel["relation_type"] == "calls" and rel["target"] == service["id"]
+    assert rel["valid_from"].startswith("2026-02-01")
     related = json.loads(run("related", "Stripe", "--depth", "2", "--json").stdout)
     assert {"billing-api", "Orion is the codename for the billing-api rewrite"} <= {r["name"] for r in related}
+    assert len(related) > 1 and json.loads(run("related", "Stripe", "--depth", "2", "-n", "1", "--json").stdout) \
+        == related[:1]
     assert mid in run("related", "Stripe", "--depth", "2").stdout
     names = {e["name"] for e in json.loads(run("entities", "--json").stdout)}
     assert {"Orion", "billing-api", "Stripe"} <= names

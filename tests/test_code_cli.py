@@ -25,6 +25,8 @@ def test_index_search_symbols_callers_callees(run, repo):
     syms = json.loads(run("symbols", "parse_config", "--json").stdout)
     assert syms[0]["qualname"] == "parse_config" and syms[0]["path"] == "app/config.py"
     assert "app/config.py:1  module config\n" in run("symbols", "config", "--kind", "module").stdout
+    assert {s["path"] for s in json.loads(run("symbols", "area", "--path", "rustsrc/", "--json").stdout)} == \
+        {"rustsrc/shapes.rs"} < {s["path"] for s in json.loads(run("symbols", "area", "--json").stdout)}
     callers = json.loads(run("callers", "parse_config", "--json").stdout)
     assert [r["qualname"] for r in callers["results"]] == ["load_settings"]
     callees = json.loads(run("callees", "Cart.add", "--json").stdout)
