@@ -49,6 +49,7 @@ class Watcher:
         self.last_report: IndexReport | None = None
         self.last_error: str | None = None
         self.last_run: float | None = None  # when the last re-index ended (epoch seconds)
+        self._status_lock = threading.Lock()  # status() is read from another thread: all of one run, or none
         self._last_change = 0.0
         self._dirty = threading.Event()
         self._stop = threading.Event()
@@ -102,17 +103,20 @@ class Watcher:
                 report = self.indexer.run()
             except Exception as exc:  # keep watching: the next change retries
                 log.exception("re-indexing %s failed", self.root)
-                self.last_error, self.last_run = f"re-indexing failed: {exc}", time.time()
+                with self._status_lock:
+                    self.last_error, self.last_run = f"re-indexing failed: {exc}", time.time()
                 continue
-            self.runs += 1
-            self.last_report, self.last_error, self.last_run = report, None, time.time()
+            with self._status_lock:
+                self.runs += 1
+                self.last_report, self.last_error, self.last_run = report, None, time.time()
             if self.on_report:
                 self.on_report(report)
 
     def status(self) -> dict:
         """Re-index runs so far and what the last one did (or why it failed)."""
-        out: dict = {"runs": self.runs, "last_run": self.last_run, "error": self.last_error}
-        r = self.last_report
+        with self._status_lock:
+            out: dict = {"runs": self.runs, "last_run": self.last_run, "error": self.last_error}
+            r = self.last_report
         if r is not None:
             out.update(files_indexed=r.files_indexed, files_removed=r.files_removed,
                        chunks_embedded=r.chunks_embedded, seconds=r.seconds, errors=r.errors[:20])

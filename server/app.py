@@ -445,7 +445,8 @@ def build_server(state: ServerState) -> MCPServer:
             w = state.watchers.get(p["project"])
             p["watching"] = w is not None
             if w is not None:
-                p["watch"] = {**w.status(), "last_run": iso(w.last_run)}
+                st = w.status()
+                p["watch"] = {**st, "last_run": iso(st["last_run"])}
         return {"current_project": state.project, "projects": rows, "runs": runs}
 
     @mcp.tool(annotations=DESTRUCTIVE)
