@@ -51,6 +51,19 @@ def asks_for_tests(query: str) -> bool:
     return bool(_TEST_WORDS.intersection(words(query))) or any(is_test_path(t) for t in query.split())
 
 
+def line_prior(chunk: dict, at_lines: dict[tuple, tuple[str, int]], factor: float) -> float:
+    """A chunk's factor when the query names a line of a file (``sessions.py:40``, a traceback's frame): 1 for
+    a chunk of the innermost definition holding the line whose lines hold it (the window of a long function
+    that has it), ``factor`` for the file's other chunks (its class, the function's other windows), 1 elsewhere.
+
+    ``at_lines``: (project, path) -> (that definition's symbol id, the line)."""
+    at = at_lines.get((chunk["project"], chunk["path"]))
+    if at is None:
+        return 1.0
+    symbol, line = at
+    return 1.0 if chunk["symbol_id"] == symbol and chunk["start_line"] <= line <= chunk["end_line"] else factor
+
+
 #: languages of prose: documentation, READMEs, changelogs, release notes
 PROSE_LANGUAGES = frozenset({"markdown", "rst", "text"})
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "changelog", "guide", "tutorial",
@@ -443,10 +456,12 @@ class CodeMixin:
         now = time.time()
         c = self.config.candidates(limit)
         with self._graph_lock:
-            text, in_files = self._file_mentions(query[:2_000], filters.project)
+            text, in_files, at_lines = self._file_mentions(query[:2_000], filters.project)
             mentions, seeds = self._dotted_mentions(code_mentions(dotted_names(text)), filters.project)
-            seeds = {**self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",)), **seeds,
-                     **in_files}
+            named = {**self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",)), **seeds}
+            seeds = {**named, **in_files}
+        if named:  # a name beside a path's line (a PHP frame's `Table.php(5): Table->render()`) says what is meant
+            at_lines = {}
         seeds = seeds or self._short_name_seeds(query, filters.project)
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
@@ -470,7 +485,8 @@ class CodeMixin:
             out = self._describe_code(ids)
             for cand in out.values():
                 cand.prior = ((test_prior if is_test_path(cand.summary["path"]) else 1.0)
-                              * (prose_prior if cand.summary["language"] in PROSE_LANGUAGES else 1.0))
+                              * (prose_prior if cand.summary["language"] in PROSE_LANGUAGES else 1.0)
+                              * line_prior(cand.summary, at_lines, self.config.code_line_factor))
             return out
 
         hits = rank(legs, config=self.config, weights=weights, limit=limit, now=now,

@@ -194,6 +194,11 @@ class Config:
     #: code. MRR@10 at 1 / 0.8 (tests at 0.8): click 0.770 / 0.840, requests 0.735 / 0.786, Django 0.479 /
     #: 0.571, Flask (held out) 0.668 / 0.695 (python -m benchmarks.repo_probe ... --prose-factor 1).
     code_prose_factor: float = 0.8
+    #: a query naming a line of a file and nothing else (path:88, a traceback's `File "...", line 88, in f`):
+    #: the file's chunks other than the one holding that line in its innermost definition score this much, so
+    #: that window comes first, not the enclosing class or another window of a long function that the path's
+    #: words or the line's number happen to match better (tests/test_lines.py: 0.8 and 0.5 did not do that).
+    code_line_factor: float = 0.3
 
     # --- hubness reduction of the code vector leg (localized centering, retrieval/density.py) ---
     #: a chunk's density is its mean cosine to this many nearest chunks of its project, kept up to date at the
@@ -289,8 +294,9 @@ class Config:
             (self.max_passages >= 0 and 0 < self.passage_stride <= self.passage_tokens,
              "max_passages must be >= 0 and passage_stride in (0, passage_tokens]"),
             (0.0 <= self.passage_gain <= 1.0, "passage_gain must lie in [0, 1]"),
-            (0.0 < self.code_test_factor <= 1.0 and 0.0 < self.code_prose_factor <= 1.0,
-             "code_test_factor and code_prose_factor must lie in (0, 1]"),
+            (0.0 < self.code_test_factor <= 1.0 and 0.0 < self.code_prose_factor <= 1.0
+             and 0.0 < self.code_line_factor <= 1.0,
+             "code_test_factor, code_prose_factor and code_line_factor must lie in (0, 1]"),
             (self.code_density_k >= 1 and self.code_density_weight >= 0,
              "code_density_k must be >= 1 and code_density_weight >= 0"),
             (self.half_life_days > 0, "half_life_days must be > 0"),

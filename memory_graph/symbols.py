@@ -38,6 +38,7 @@ _SHORT_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]?)`?")
 _FILE_MENTION = re.compile(r"(?<![\w/.\-])(?:\.{1,2}/|/)*((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4})"
                            r"((?:(?:::?|#)[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)*)"
                            r"(?:(?::|\(|[\"']?,?\s+line\s+)(\d{1,7})\)?)?(?![\w/])")
+_FRAME = re.compile(r'\bFile "(?=[^"\n]+", line \d)')
 #: how a symbol may be named to the tools and commands that take one
 SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function; Rack::Utils and Request#params too), "
                "dotted path (pkg.module.Class.method), file path with a name or line (pkg/module.py:name, "
@@ -202,31 +203,40 @@ class SymbolsMixin:
             loose.setdefault(n.lower(), m)
         return {w: h for w in words if (h := exact.get(w) or loose.get(w.lower()))}
 
-    def _file_mentions(self, query: str, project: str | None) -> tuple[str, dict[str, float]]:
+    def _file_mentions(self, query: str, project: str | None) -> tuple[str, dict[str, float], dict[tuple, tuple]]:
         """Files a code query names (``django/db/transaction.py``, ``transaction.py:atomic``): the query without
         them, and as graph seeds what ``_file_member`` finds, or for a path alone the definitions (or their
         members) of its file that the query's other words name ("atomic in transaction.py"), else the file's
         module. A file name several files share, with other words beside it ("the save method in base.py"),
-        is left to the other legs. Call with the graph lock held."""
-        seeds, files = [], []
+        is left to the other legs. A path with a line (``sessions.py:40``) also gives (project, path) -> (the
+        innermost definition holding the line, the line), for ``line_prior``. Call with the graph lock held."""
+        seeds, files, lines = [], [], {}
+        query = _FRAME.sub(" ", query)  # a traceback's `File "` names no symbol called File
         alone = len(WORD_RE.findall(_FILE_MENTION.sub(" ", query))) == 0
 
         def swap(m: re.Match) -> str:
             hit = self._file_member(m, project, guess=alone)  # "models.py" alone: the least nested
             if hit is None:
                 return m.group(0)
+            if m.group(3) and not m.group(2):
+                a = self.code_graph.attrs(hit)
+                lines[(a.get("project"), a.get("path"))] = (hit, int(m.group(3)))
             (files if self.code_graph.attrs(hit).get("symbol_kind") == "module" else seeds).append(hit)
             return " "
 
         rest = _FILE_MENTION.sub(swap, query)
-        words, used = WORD_RE.findall(rest), set()
+        words = WORD_RE.findall(rest)
+        # a traceback's frame names the function its line is in ("line 62, in __call__"): not every __call__
+        named_here = {w for h in seeds for w in WORD_RE.findall(_member_name(str(self.code_graph.attrs(h).get(
+            "name", ""))))}
+        used = named_here.intersection(words)
         for module in files:
             named = self._definitions_named(module, words)
             used.update(named)
             seeds.extend(named.values() or [module])
         if used:  # words that named a file's definition name nothing more
             rest = WORD_RE.sub(lambda w: " " if w.group(0) in used else w.group(0), rest)
-        return rest, dict.fromkeys(seeds, 1.0)
+        return rest, dict.fromkeys(seeds, 1.0), lines
 
     def _dotted_member(self, name: str, project: str | None) -> tuple[str, str | None] | None:
         """``Type.member`` where the member is defined in a base of Type (nearest base first), or
