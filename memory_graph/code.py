@@ -371,7 +371,7 @@ class CodeMixin:
     def check_project(self, project: str | None) -> None:
         """Raise NotFoundError, naming the indexed projects, when a project is given and has no code index."""
         if project and not self.has_code(project):
-            names = sorted(set(self.lance.query("files", None, ["project"]).column("project").to_pylist()))
+            names = sorted(self._code_roots())
             known = f"the indexed projects are {', '.join(names)}" if names else "no project is indexed yet"
             raise NotFoundError("project", [project], hint=f"{known}; index_project indexes a folder")
 
@@ -418,19 +418,23 @@ class CodeMixin:
                 raise ValidationError(f"path_prefix {path_prefix} leads out of the project's root",
                                       hint="give a path relative to the project's root, such as src/")
             return (None if wanted in (".", "./") else wanted), project
-        where = f"project = {sql_quote(project)}" if project else None
-        roots = {(r["project"], r["root"]) for r in self.lance.query("files", where, ["project", "root"]).to_pylist()}
-        for name, root in sorted(roots, key=lambda pr: -len(pr[1])):  # nested roots: the deepest one
+        roots = self._code_roots(project)
+        for name, root in sorted(roots.items(), key=lambda nr: -len(nr[1])):  # nested roots: the deepest one
             root = root.rstrip("/")
-            if wanted == root or wanted == root + "/":
+            if wanted.rstrip("/") == root:
                 return None, name
             if wanted.startswith(root + "/"):
                 return wanted[len(root) + 1:], name
         if project:
             self.check_project(project)
-        listed = ", ".join(sorted(f"{r} ({n})" for n, r in roots)) or "none"
+        listed = ", ".join(f"{r} ({n})" for n, r in sorted(roots.items())) or "none"
         raise ValidationError(f"path_prefix {path_prefix} is under no indexed project's root (roots: {listed})",
                               hint="give a path relative to the project's root, such as src/")
+
+    def _code_roots(self, project: str | None = None) -> dict[str, str]:
+        """Each indexed project's root folder (a row per file is read: for errors and absolute paths only)."""
+        where = f"project = {sql_quote(project)}" if project else None
+        return {r["project"]: r["root"] for r in self.lance.query("files", where, ["project", "root"]).to_pylist()}
 
     def project_root(self, project: str) -> str | None:
         rows = self.lance.query("files", f"project = {sql_quote(project)}", ["root"], limit=1).to_pylist()

@@ -218,10 +218,10 @@ class SymbolsMixin:
             hit = self._file_member(m, project, guess=alone)  # "models.py" alone: the least nested
             if hit is None:
                 return m.group(0)
+            a = self.code_graph.attrs(hit)
             if m.group(3) and not m.group(2):
-                a = self.code_graph.attrs(hit)
                 lines[(a.get("project"), a.get("path"))] = (hit, int(m.group(3)))
-            (files if self.code_graph.attrs(hit).get("symbol_kind") == "module" else seeds).append(hit)
+            (files if a.get("symbol_kind") == "module" else seeds).append(hit)
             return " "
 
         rest = _FILE_MENTION.sub(swap, query)

@@ -8,7 +8,7 @@ from datetime import date, datetime, timezone
 
 from .config import Config
 from .errors import ValidationError
-from .models import MEMORY_TYPES
+from .models import MEMORY_TYPES, iso
 
 _TYPE_RE = re.compile(r"^[a-z][a-z0-9_\-]{0,39}$")
 
@@ -47,12 +47,9 @@ def check_span(start: float | None, end: float | None, names: str = "valid_from 
     """Raise ValidationError when a span's end (epoch seconds) is not later than its start."""
     if start is not None and end is not None and end <= start:
         first, second = names.split(" and ")
-        raise ValidationError(f"{second} ({_iso(end)}) must be later than {first} ({_iso(start)})",
+        shown = [iso(t).replace("+00:00", "Z") for t in (end, start)]
+        raise ValidationError(f"{second} ({shown[0]}) must be later than {first} ({shown[1]})",
                               hint="swap them, or leave one out")
-
-
-def _iso(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 _PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
