@@ -14,6 +14,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from memory_graph.cli import JsonOpt, _json, app, engine, err, labelled, out, print_explanations
+from memory_graph.runs import status
 from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP, SYMBOL_RELATIONS
 
 from .indexer import IndexReport, index_project
@@ -108,6 +109,7 @@ def search_code(query: str = typer.Argument(..., help=(
     with engine() as eng:
         hits = eng.search_code(query, limit=limit, mode=mode, project=project, path_prefix=path_prefix,
                                languages=language, chunk_types=chunk_type)
+        _note_runs(eng, project)
     if as_json:
         _json([h.to_dict(explain=explain) for h in hits])
         return
@@ -122,6 +124,13 @@ def search_code(query: str = typer.Argument(..., help=(
     out.print(t)
     if explain:
         print_explanations(hits)
+
+
+def _note_runs(eng, project: Optional[str]) -> None:
+    """On stderr, when the project asked (or any, for every project) is being indexed: answers may lack it."""
+    note = eng.index_note(project)
+    if note:
+        err.print(labelled("note:", "yellow", note), soft_wrap=True)
 
 
 def _label(r: dict) -> str:
@@ -155,12 +164,14 @@ def symbols(name: str = typer.Argument(..., help=(
     (pkg.module.Class.method, as an import or a traceback writes it) the symbol it leads to."""
     with engine() as eng:
         rows = eng.find_symbols(name, project=project, kind=kind, path_prefix=path_prefix, limit=limit)
+        _note_runs(eng, project)
     _json(rows) if as_json else _print_symbols(rows, f"symbols matching {name!r}")
 
 
 def _relation(symbol: str, relation: str, depth: int, project: Optional[str], limit: int, as_json: bool) -> None:
     with engine() as eng:
         res = eng.symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
+        _note_runs(eng, project)
     if as_json:
         _json(res)
         return
@@ -223,9 +234,12 @@ def symbol_graph(symbol: str = typer.Argument(..., help=SYMBOL_HELP),
 @app.command()
 def projects(as_json: bool = JsonOpt) -> None:
     """Indexed projects with their files, chunks, symbols and edges (and how many of those name something outside
-    the project: library calls, external bases)."""
+    the project: library calls, external bases); on stderr, the index runs in progress in any process."""
     with engine() as eng:
         rows = eng.code_projects()
+        for run in eng.indexing():
+            err.print(labelled("indexing:", "yellow", status(run) + f" by process {run.get('pid')}"),
+                      soft_wrap=True)
     if as_json:
         _json(rows)
         return

@@ -15,12 +15,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from filelock import FileLock, Timeout
+from filelock import Timeout
 
 from memory_graph import Engine
 from memory_graph.code import chunk_embed_text
 from memory_graph.errors import ValidationError
 from memory_graph.heap import release_freed_memory
+from memory_graph.runs import RunLock
 
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
 from .methods import method_edges
@@ -154,8 +155,11 @@ class Indexer:
         self.progress = progress
         self.cfg = engine.config
         self.cancelled = threading.Event()
+        self._lock: RunLock | None = None
 
     def _report(self, phase: str, done: int, total: int, **info) -> None:
+        if self._lock is not None:
+            self._lock.update(phase, done, total)
         if self.progress:
             self.progress(phase, done, total, info)
 
@@ -164,12 +168,12 @@ class Indexer:
 
         One run per project at a time across processes (the server's watcher and the CLI, say): a second run
         waits for the first, then finds its files unchanged instead of embedding them all again."""
-        key = hashlib.sha1(self.project.encode()).hexdigest()[:16]
-        lock = FileLock(str(self.engine.data_dir / f".index-{key}.lock"))
+        lock = RunLock(self.engine.data_dir, self.project, str(self.root))
         waited = False
         while True:
             try:
-                lock.acquire(timeout=0 if not waited else 0.5)
+                # not 0 at first: a search in another process may be looking whether the lock is held
+                lock.acquire(timeout=0.2 if not waited else 0.5)
                 break
             except Timeout:
                 if not waited:
@@ -180,9 +184,11 @@ class Indexer:
                     report = IndexReport(self.project, str(self.root))
                     report.errors.append("cancelled while another process was indexing the project")
                     return report
+        self._lock = lock
         try:
             return self._run(force)
         finally:
+            self._lock = None
             lock.release()
 
     def _run(self, force: bool) -> IndexReport:
@@ -273,6 +279,7 @@ class Indexer:
                 self.engine.code_write(self.project, [], [], [], remove_paths=removed)
             return
         done = 0
+        self._report("index", 0, total, chunks=0)
         t_start = time.perf_counter()
         batches = self._batches(changed)
         # parse the next batch while the model embeds this one (torch releases the GIL)

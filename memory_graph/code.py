@@ -22,6 +22,7 @@ from .linking import EntityIndex
 from .models import Filters, Hit
 from .retrieval import Candidate, LegResult, rank
 from .retrieval.density import current_lists, density, localized_centering, update_neighbours
+from .runs import describe, notes_runs, running
 from .store.lance import sql_in, sql_quote, vector_matrix
 from .text import code_mentions, dotted_names, names_identifier, words
 from .validation import check_filter, check_limit, check_name, check_query, check_text
@@ -368,9 +369,18 @@ class CodeMixin:
         """Whether a project has a code index (one cheap count; for every search_code call)."""
         return bool(project) and self.lance.count("files", f"project = {sql_quote(project)}") > 0
 
+    def indexing(self, project: str | None = None) -> list[dict[str, Any]]:
+        """The index runs in progress on this data directory, in any process (or one project's)."""
+        return running(self.data_dir, project)
+
+    def index_note(self, project: str | None) -> str | None:
+        """A note for answers about a project being indexed (for None: about any project being indexed)."""
+        return "; ".join(describe(r) for r in self.indexing(project)) or None
+
     def check_project(self, project: str | None) -> None:
-        """Raise NotFoundError, naming the indexed projects, when a project is given and has no code index."""
-        if project and not self.has_code(project):
+        """Raise NotFoundError, naming the indexed projects, when a project is given and has no code index
+        (and no run is indexing it: its first files are not written yet)."""
+        if project and not self.has_code(project) and not self.indexing(project):
             names = sorted(self._code_roots())
             known = f"the indexed projects are {', '.join(names)}" if names else "no project is indexed yet"
             raise NotFoundError("project", [project], hint=f"{known}; index_project indexes a folder")
@@ -440,6 +450,7 @@ class CodeMixin:
         rows = self.lance.query("files", f"project = {sql_quote(project)}", ["root"], limit=1).to_pylist()
         return rows[0]["root"] if rows else None
 
+    @notes_runs
     def search_code(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,
                     path_prefix: str | None = None, languages: Iterable[str] | str | None = None,
                     chunk_types: Iterable[str] | str | None = None, use_ppr: bool = True,

@@ -14,6 +14,7 @@ from .code import PACKAGE_STEMS, is_test_path
 from .errors import NotFoundError, ValidationError
 from .graph import SYMBOL
 from .linking import norm
+from .runs import notes_runs
 from .store.lance import sql_in, sql_quote
 from .text import IDENT_RE, WORD_RE, dotted_names
 from .validation import check_filter, check_limit, check_name
@@ -77,6 +78,7 @@ def _member_name(qualname: str) -> str:
 class SymbolsMixin:
     """Symbol lookup and the symbol graph's relations (mixed into the Engine)."""
 
+    @notes_runs
     def find_symbols(self, name: str, project: str | None = None, kind: str | None = None,
                      path_prefix: str | None = None, limit: int = 20) -> list[dict]:
         """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive), code
@@ -435,6 +437,7 @@ class SymbolsMixin:
                                 f"{member!r}; searching symbols for '{owner}.' lists what {owner} defines")
         raise NotFoundError("symbol", [symbol], hint="search_symbols finds a symbol's exact name or id")
 
+    @notes_runs
     def symbol_graph(self, symbol: str, relation: str = "callers", depth: int = 1, project: str | None = None,
                      limit: int = 100) -> dict[str, Any]:
         """Callers, callees, imports, subclasses (and more, see SYMBOL_RELATIONS) of a symbol, depth-limited.

@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
-from memory_graph import __version__
+from memory_graph import Engine, __version__
 from memory_graph.errors import MemoryGraphError
 from memory_graph.models import TYPES_HELP, Hit, Memory, iso
 from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP
@@ -68,6 +68,12 @@ def _tool_errors(fn):
             raise ToolError(exc.message + (f" Hint: {exc.hint}" if exc.hint else "")) from None
 
     return wrapper
+
+
+def _noted(eng: Engine, project: str | None, answer: dict[str, Any]) -> dict[str, Any]:
+    """A code answer, with a note when the project asked (or, for every project, any) is being indexed."""
+    note = eng.index_note(project)
+    return {**answer, "note": note} if note else answer
 
 
 def _stamp(when: float | str | None) -> str | None:
@@ -382,8 +388,8 @@ def build_server(state: ServerState) -> MCPServer:
             proj = None
         elif project:
             proj = project
-        else:  # the current project when it is indexed, else every project
-            proj = state.project if eng.has_code(state.project) else None
+        else:  # the current project when it is indexed (or being indexed), else every project
+            proj = state.project if eng.has_code(state.project) or eng.indexing(state.project) else None
         hits = eng.search_code(query, limit=limit, mode=mode, project=proj, path_prefix=path_prefix,
                                languages=languages, chunk_types=chunk_types)
         full = {c["id"]: c for c in eng.get_chunks([h.id for h in hits])} if details and hits else {}
@@ -391,7 +397,7 @@ def build_server(state: ServerState) -> MCPServer:
         if proj is None:  # paths alone are ambiguous across projects
             for out, h in zip(results, hits):
                 out["project"] = (h.record or {}).get("project")
-        return {"results": results, "project": proj}
+        return _noted(eng, proj, {"results": results, "project": proj})
 
     @mcp.tool(annotations=READ)
     @_tool_errors
@@ -406,8 +412,9 @@ def build_server(state: ServerState) -> MCPServer:
         """Symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
         method the class inherits, module.function the module's function, and a dotted path
         (pkg.module.Class.method, as an import or a traceback writes it) the symbol it leads to."""
-        rows = state.engine().find_symbols(name, project=project, kind=kind, path_prefix=path_prefix, limit=limit)
-        return {"symbols": rows}
+        eng = state.engine()
+        rows = eng.find_symbols(name, project=project, kind=kind, path_prefix=path_prefix, limit=limit)
+        return _noted(eng, project, {"symbols": rows})
 
     @mcp.tool(annotations=READ)
     @_tool_errors
@@ -428,19 +435,27 @@ def build_server(state: ServerState) -> MCPServer:
         that are an interface's or abstract method are followed by the methods implementing them (``through``
         the one called).
         ``truncated`` is true when there are more than ``limit``."""
-        return state.engine().symbol_graph(symbol, relation, depth=depth, project=project, limit=limit)
+        eng = state.engine()
+        return _noted(eng, project, eng.symbol_graph(symbol, relation, depth=depth, project=project, limit=limit))
 
     @mcp.tool(annotations=READ)
     @_tool_errors
     def project_status(project: Project = None) -> dict[str, Any]:
-        """Indexed projects (files, chunks, symbols, last run) and the progress of runs in progress.
+        """Indexed projects (files, chunks, symbols, last run) and the progress of runs in progress (this
+        server's, and with their ``pid`` its watchers' and other processes').
 
         A watched project's ``watch`` says how many times the watcher re-indexed it and what the last run
         did, or why it failed."""
+        eng = state.engine()
         runs = [r for r in state.runs() if project in (None, r["project"])]
-        rows = state.engine().code_projects(project)
+        mine = {r["project"] for r in runs if r["running"]}
+        runs += [{"project": r["project"], "root": r.get("root"), "phase": r.get("phase"),
+                  "files_done": r.get("files_done"), "files_total": r.get("files_total"), "running": True,
+                  "seconds": round(time.time() - r.get("started", time.time()), 1), "pid": r.get("pid")}
+                 for r in eng.indexing(project) if r["project"] not in mine]  # a watcher's, another process's
+        rows = eng.code_projects(project)
         if not rows and not runs:  # a first run in progress has written no file yet
-            state.engine().check_project(project)
+            eng.check_project(project)
         for p in rows:
             p["last_indexed"] = iso(p["last_indexed"])
             w = state.watchers.get(p["project"])

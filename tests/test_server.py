@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from memory_graph.runs import RunLock
 from server.state import IndexRun
 
 SNAPSHOT = Path(__file__).parent / "fixtures" / "tools_snapshot.json"
@@ -256,6 +257,37 @@ def test_index_project_with_progress_then_code_tools(tmp_path, repo):
     run(go())
     assert progress and progress[-1][2] == "done"
     assert any(re.fullmatch(r"files: \d+/\d+, \d+ chunks embedded", m or "") for _, _, m in progress)
+
+
+def test_code_tools_while_another_process_indexes_the_current_project(tmp_path, repo):
+    """`memory-graph index` (or a second server) is indexing the project: answers say they may be incomplete."""
+    (tmp_path / "data").mkdir()
+    lock = RunLock(tmp_path / "data", "repo", str(repo))
+    lock.acquire(timeout=0)
+    lock.update("index", 2, 18, force=True)
+
+    async def go():
+        async with Client(params(tmp_path, repo), read_timeout_seconds=120) as c:
+            found = data(await c.call_tool("search_code", {"query": "parse config"}))
+            # the current project, not every project, although none of its files is written yet
+            assert found["project"] == "repo" and found["results"] == []
+            assert found["note"].startswith("project 'repo' is being indexed (2 of 18 changed files done)")
+            assert data(await c.call_tool("search_symbols", {"name": "parse_config"}))["note"] == found["note"]
+            wrong = error_text(await c.call_tool("symbol_graph", {"symbol": "parse_config"}))
+            assert "unknown symbol: parse_config" in wrong and "being indexed (2 of 18" in wrong
+            runs = data(await c.call_tool("project_status", {}))["runs"]
+            assert [(r["project"], r["files_done"], r["running"], r["pid"]) for r in runs] == \
+                [("repo", 2, True, os.getpid())]
+            lock.release()
+            after = data(await c.call_tool("search_code", {"query": "parse config"}))
+            assert after["project"] is None and "note" not in after
+            assert data(await c.call_tool("project_status", {}))["runs"] == []
+
+    try:
+        run(go())
+    finally:
+        if lock.lock.is_locked:
+            lock.release()
 
 
 def test_index_run_progress_messages_name_the_phase():
