@@ -253,7 +253,7 @@ def projects(as_json: bool = JsonOpt) -> None:
 @app.command("delete-project")
 def delete_project(project: str = typer.Argument(..., help="Project name (see `projects`)."),
                    as_json: bool = JsonOpt) -> None:
-    """Drop a project's code index; its memories are kept."""
+    """Drop a project's code index; its memories are kept. An error while another process indexes it."""
     with engine() as eng:
         counts = eng.delete_project(project)
     _json(counts) if as_json else out.print(f"deleted {counts['code_chunks']} chunks of {project}")

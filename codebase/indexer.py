@@ -206,6 +206,9 @@ class Indexer:
         with self.engine.deferred_index_rebuilds():
             self._index_files(changed, removed, report, force)
         self.engine.code_touch(self.project, touched)
+        if self.cancelled.is_set():  # the next run resolves: the edges' stamp no longer matches the files
+            report.seconds = round(time.perf_counter() - t0, 3)
+            return report
         self._resolve(report, force or bool(changed) or bool(removed), scanned.configs)
         self._report("density", 0, 1)
         self.engine.code_refresh_density(self.project)

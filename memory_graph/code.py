@@ -22,7 +22,7 @@ from .linking import EntityIndex
 from .models import Filters, Hit
 from .retrieval import Candidate, LegResult, rank
 from .retrieval.density import current_lists, density, localized_centering, update_neighbours
-from .runs import describe, notes_runs, running
+from .runs import describe, keep_runs_out, notes_runs, running
 from .store.lance import sql_in, sql_quote, vector_matrix
 from .text import code_mentions, dotted_names, names_identifier, words
 from .validation import check_filter, check_limit, check_name, check_query, check_text
@@ -346,22 +346,29 @@ class CodeMixin:
                  for r in self.lance.query("files", where, ["path", "refs", "imports"]).to_pylist()}
         return symbols, files
 
-    def delete_project(self, project: str) -> dict[str, int]:
-        """Drop a project's code index (chunks, symbols, edges, files). Memories are kept."""
+    def delete_project(self, project: str, wait: float = 1.0) -> dict[str, int]:
+        """Drop a project's code index (chunks, symbols, edges, files). Memories are kept.
+
+        Raises BusyError if an index run of the project (in any process) does not end within ``wait``
+        seconds: what it wrote next would bring part of the project back."""
         project = check_name(project, "project")
         where = f"project = {sql_quote(project)}"
-        with self._writing():
-            counts = {name: self.lance.count(name, where) for name in CODE_TABLES}
-            if not counts["files"] and not counts["code_chunks"]:
-                raise NotFoundError("project", [project], hint="project_status lists the indexed projects")
-            ids = self.lance.query("code_chunks", where, ["id"]).column("id").to_pylist()
-            with self.lance.transaction(CODE_TABLES):
-                for name in CODE_TABLES:
-                    self.lance.delete(name, where)
-                self.text.write(deletes=ids)
-            self.lance.set_meta({f"edges:{project}": ""})
-            self._load_code_graph()
-            self._after_write()
+        runs = keep_runs_out(self.data_dir, project, wait, doing="deleted")
+        try:
+            with self._writing():
+                counts = {name: self.lance.count(name, where) for name in CODE_TABLES}
+                if not counts["files"] and not counts["code_chunks"]:
+                    raise NotFoundError("project", [project], hint="project_status lists the indexed projects")
+                ids = self.lance.query("code_chunks", where, ["id"]).column("id").to_pylist()
+                with self.lance.transaction(CODE_TABLES):
+                    for name in CODE_TABLES:
+                        self.lance.delete(name, where)
+                    self.text.write(deletes=ids)
+                self.lance.set_meta({f"edges:{project}": ""})
+                self._load_code_graph()
+                self._after_write()
+        finally:
+            runs.release()
         return counts
 
     # ---- reads ------------------------------------------------------------

@@ -35,6 +35,10 @@ class NotFoundError(MemoryGraphError):
         )
 
 
+class BusyError(MemoryGraphError):
+    """Another run (an index run, in this process or another) holds what the call needs; nothing was changed."""
+
+
 class StoreError(MemoryGraphError):
     """A store failed during a write; the write was rolled back."""
 

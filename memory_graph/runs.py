@@ -19,7 +19,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from .errors import NotFoundError
+from .errors import BusyError, NotFoundError
 
 #: at most one progress write a second: a run reports every batch of files
 _WRITE_EVERY = 1.0
@@ -40,11 +40,13 @@ class RunLock:
         self._written = self.started = 0.0
         self._phase = ""
 
-    def acquire(self, timeout: float) -> None:
-        """Take the lock (raises filelock.Timeout) and say who holds it."""
+    def acquire(self, timeout: float, announce: bool = True) -> None:
+        """Take the lock (raises filelock.Timeout); announce: say who holds it (an index run does; a deletion,
+        which only keeps runs out, does not)."""
         self.lock.acquire(timeout=timeout)
         self.started = time.time()
-        self.update("starting", 0, 0, force=True)
+        if announce:
+            self.update("starting", 0, 0, force=True)
 
     def release(self) -> None:
         try:
@@ -67,6 +69,21 @@ class RunLock:
             os.replace(tmp, self.info_path)  # readers see the old file or the new one, never half of one
         except OSError:
             pass
+
+
+def keep_runs_out(data_dir: Path, project: str, wait: float, doing: str) -> RunLock:
+    """The project's run lock, taken without announcing a run: what holds it only keeps runs out.
+
+    Raises BusyError, naming the process, if a run holds it past ``wait`` seconds (``doing``: what was not)."""
+    lock = RunLock(data_dir, project, "")
+    try:
+        lock.acquire(timeout=wait, announce=False)
+    except Timeout:
+        by = next((f" by process {r['pid']}" for r in running(data_dir, project) if r.get("pid")), "")
+        raise BusyError(f"project {project!r} is being indexed{by}; nothing was {doing}",
+                        hint="stop that run (Ctrl-C ends `memory-graph index` or `watch`) or let it end, "
+                             "then try again") from None
+    return lock
 
 
 def _held(lock_path: Path) -> bool:

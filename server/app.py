@@ -468,10 +468,14 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=DESTRUCTIVE)
     @_tool_errors
     def delete_project(project: Annotated[str, Field(min_length=1, max_length=200)]) -> dict[str, Any]:
-        """Drop a project's code index (chunks, symbols, edges); its memories are kept."""
+        """Drop a project's code index (chunks, symbols, edges); its memories are kept.
+
+        This server's run indexing the project is stopped first; a run in another process makes it an error."""
         w = state.watchers.pop(project, None)
         if w is not None:
             w.stop()
+        # else the run would write on after the deletion and bring part of the project back
+        state.stop_index(project, f"indexing stopped: delete_project dropped project {project!r} meanwhile")
         return {"deleted": state.engine().delete_project(project)}
 
     # ---- system ---------------------------------------------------------------

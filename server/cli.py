@@ -47,7 +47,8 @@ def serve(http: bool = typer.Option(False, "--http", help=(
             try:
                 run, _ = state.start_index(str(state.project_root), state.project, False)
                 run.finished.wait()
-                state.watch(run.project, run.root)
+                if run.error is None:  # not failed, nor stopped by delete_project
+                    state.watch(run.project, run.root)
             except Exception:
                 logging.getLogger("memory_graph.server").exception("could not watch %s", state.project_root)
 

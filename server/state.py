@@ -51,6 +51,7 @@ class IndexRun:
     finished: threading.Event = field(default_factory=threading.Event)
     report: IndexReport | None = None
     error: str | None = None
+    stop: threading.Event | None = None  # the indexer's: set, it stops after the batch it is writing
 
     def progress(self, phase: str, done: int, total: int, info: dict) -> None:
         self.phase, self.done, self.total = phase, done, total
@@ -149,7 +150,7 @@ class ServerState:
             current = self._runs.get(indexer.project)
             if current is not None and not current.finished.is_set():
                 return current, False
-            run = IndexRun(indexer.project, str(indexer.root))
+            run = IndexRun(indexer.project, str(indexer.root), stop=indexer.cancelled)
             indexer.progress = run.progress
             self._runs[indexer.project] = run
 
@@ -168,6 +169,17 @@ class ServerState:
 
         threading.Thread(target=work, name=f"mg-index-{indexer.project}", daemon=True).start()
         return run, True
+
+    def stop_index(self, project: str, why: str, timeout: float = 120.0) -> None:
+        """Stop this server's index run of a project, if one is going, and wait for it to end; its callers
+        are told ``why``."""
+        with self._runs_lock:
+            run = self._runs.get(project)
+        if run is None or run.finished.is_set() or run.stop is None:
+            return
+        run.error = why
+        run.stop.set()
+        run.finished.wait(timeout)
 
     def runs(self) -> list[dict]:
         with self._runs_lock:

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from codebase import index_project
-from memory_graph.errors import NotFoundError
+from codebase import Indexer, index_project
+from memory_graph import Config, Engine
+from memory_graph.errors import BusyError, NotFoundError
 from memory_graph.runs import RunLock, describe, running
 
-from conftest import write_files
+from conftest import HashEmbedder, write_files
 
 HOLD = """
 import sys
@@ -122,3 +123,37 @@ def test_the_cli_notes_a_run_in_progress(run, tmp_path, other_process):
     assert "note:" not in run("search-code", "add item", "--project", "cart").stderr
     assert f"indexing: project 'shop' is being indexed (3 of 40 changed files done) by process {proc.pid}" in \
         run("projects").stderr
+
+
+def test_a_project_another_process_indexes_is_not_deleted_under_it(engine, tmp_path, other_process):
+    write_files(tmp_path / "shop", {"orders.py": "def place_order():\n    return 1\n"})
+    index_project(engine, tmp_path / "shop", project="shop")
+    proc = other_process("shop")
+    with pytest.raises(BusyError) as e:
+        engine.delete_project("shop", wait=0.1)
+    assert e.value.message == f"project 'shop' is being indexed by process {proc.pid}; nothing was deleted"
+    assert engine.has_code("shop") and [s["name"] for s in engine.find_symbols("place_order")] == ["place_order"]
+    proc.kill()
+    proc.wait()
+    assert engine.delete_project("shop")["files"] == 1 and not engine.has_code("shop")
+    assert engine.indexing() == []  # the deletion held the lock without announcing a run
+
+
+def test_a_cancelled_run_stops_after_its_batch_and_the_next_one_finishes(tmp_path, repo):
+    cfg = Config(index_batch_files=1)
+    eng = Engine(tmp_path / "d", config=cfg, embedder=HashEmbedder())
+    ref = index_project(Engine(tmp_path / "ref", config=cfg, embedder=HashEmbedder()), repo, project="demo")
+    phases = []
+
+    def progress(phase, done, total, info):
+        phases.append(phase)
+        if phase == "index" and done == 3:
+            stopped.cancelled.set()
+
+    stopped = Indexer(eng, repo, project="demo", progress=progress)
+    report = stopped.run()
+    assert report.files_indexed == 3 and "cancelled; the next run resumes" in report.errors
+    assert "resolve" not in phases and "density" not in phases and eng.indexing() == []
+    rest = index_project(eng, repo, project="demo")
+    assert rest.files_indexed == 15 and (rest.chunks, rest.symbols, rest.edges) == (ref.chunks, ref.symbols, ref.edges)
+    eng.close()

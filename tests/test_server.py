@@ -290,6 +290,35 @@ def test_code_tools_while_another_process_indexes_the_current_project(tmp_path, 
             lock.release()
 
 
+def test_delete_project_stops_the_servers_run_of_it(tmp_path):
+    """A run still writing would bring part of the deleted project back, and a watch asked for would start."""
+    proj = tmp_path / "big"
+    proj.mkdir()
+    for i in range(300):
+        (proj / f"m{i}.py").write_text(f"def handler_{i}(request):\n    return request.args[{i}]\n")
+
+    async def go():
+        async with Client(params(tmp_path, proj, MEMORY_GRAPH_INDEX_BATCH_FILES="1"),
+                          read_timeout_seconds=300) as c:
+            indexing = asyncio.create_task(c.call_tool("index_project", {"watch": True}))
+            for _ in range(600):
+                st = data(await c.call_tool("project_status", {}))
+                if st["projects"]:
+                    break
+                await asyncio.sleep(0.05)
+            assert st["runs"][0]["running"] and 0 < st["projects"][0]["files"] < 300
+            deleted = data(await c.call_tool("delete_project", {"project": "big"}))["deleted"]
+            assert 0 < deleted["files"] < 300
+            stopped = error_text(await indexing)
+            assert "indexing stopped: delete_project dropped project 'big' meanwhile" in stopped
+            st = data(await c.call_tool("project_status", {}))
+            assert st["projects"] == [] and not st["runs"][0]["running"]
+            again = data(await c.call_tool("search_code", {"query": "handler request args", "project": "*"}))
+            assert again["results"] == []
+
+    run(go())
+
+
 def test_index_run_progress_messages_name_the_phase():
     run = IndexRun("repo", "/repo")
     run.progress("density", 0, 1, {})
