@@ -26,7 +26,7 @@ from memory_graph.runs import RunLock
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
 from .methods import method_edges
 from .resolve import resolve_edges
-from .scanner import SourceFile, check_root, scan
+from .scanner import SourceFile, check_root, not_a_project, scan
 from .tsconfig import path_aliases
 
 log = logging.getLogger("memory_graph.codebase")
@@ -75,7 +75,8 @@ def detect_project(path: str | Path, within: Sequence[Path] | None = None) -> tu
     """The project root (the git top level, else the folder) and its name.
 
     within: folders the root must lie in (the server's allowed roots); a git top level outside them is not
-    used, and the folder itself is the project.
+    used, and the folder itself is the project. Nor is a top level that is a home folder (a dotfiles
+    repository). Raises ValidationError for a home folder or the file system's root itself.
     """
     root = check_root(path)
     try:
@@ -83,7 +84,9 @@ def detect_project(path: str | Path, within: Sequence[Path] | None = None) -> tu
                              text=True, timeout=5, check=False)
         if out.returncode == 0 and out.stdout.strip():
             top = Path(out.stdout.strip()).resolve()
-            if root.is_relative_to(top) and (within is None or any(top.is_relative_to(r) for r in within)):
+            # a dotfiles repository at ~ makes every folder under it part of one: such a top level is no project
+            if root.is_relative_to(top) and not not_a_project(top) and \
+                    (within is None or any(top.is_relative_to(r) for r in within)):
                 root = top
     except (OSError, subprocess.SubprocessError):
         pass

@@ -69,8 +69,23 @@ class ScanResult:
             self.examples[path] = reason
 
 
+def not_a_project(folder: Path) -> str | None:
+    """Why a folder is no project to index whole, or None: a home folder or the file system's root holds
+    everything (an hour of embedding, and every secret a name pattern misses)."""
+    try:
+        home = Path.home().resolve()
+    except (RuntimeError, OSError):  # no HOME
+        home = None
+    if folder == home:
+        return "the home folder"
+    if folder == Path(folder.anchor):
+        return "the file system's root"
+    return None
+
+
 def check_root(path: str | os.PathLike) -> Path:
-    """The resolved project folder. Raises ValidationError if it does not exist or is not a folder."""
+    """The resolved project folder. Raises ValidationError if it does not exist, is not a folder, or is a home
+    folder or the file system's root."""
     root = Path(path).expanduser()
     try:
         exists, is_dir = root.exists(), root.is_dir()
@@ -80,7 +95,11 @@ def check_root(path: str | os.PathLike) -> Path:
         raise ValidationError(f"{str(path)[:200]} does not exist", hint="give the path of a project folder")
     if not is_dir:
         raise ValidationError(f"{path} is a file, not a folder", hint="give the folder that contains it")
-    return root.resolve()
+    root = root.resolve()
+    if why := not_a_project(root):
+        raise ValidationError(f"{root} is {why}, not a project to index",
+                              hint="give a project's folder: a git repository, or the folder holding its code")
+    return root
 
 
 def _ignore_spec(folder: Path) -> pathspec.PathSpec | None:

@@ -98,10 +98,8 @@ class ServerState:
         folder = Path(project_dir or os.getcwd()).expanduser()
         try:
             root, name = detect_project(folder)
-        except MemoryGraphError:
+        except MemoryGraphError:  # a home folder or / is no project either
             return explicit or None, None
-        if root == Path.home().resolve() or root == Path(root.anchor):
-            return explicit or None, None  # a home folder or / is no project
         return explicit or name, root
 
     def _open(self, factory: Callable[[], Engine]) -> None:

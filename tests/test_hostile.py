@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from mcp import Client
 from typer.testing import CliRunner
 
+from codebase import Indexer, detect_project, index_project
 from memory_graph import Config, Engine
+from memory_graph.errors import ValidationError
 from server.app import build_server
 from server.state import ServerState
 from conftest import HashEmbedder, git_repo
@@ -168,6 +170,32 @@ def test_a_folder_inside_the_allowed_roots_is_indexed_alone_when_its_git_root_is
         assert run.root == str((repo / "allowed").resolve())
         # the git root (repo) is outside the allowed roots, so its other files stay unread
         assert {s["name"] for q in ("helper", "leaked") for s in state.engine().find_symbols(q)} == {"helper"}
+    finally:
+        state.close()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_home_folder_is_no_project_even_when_it_is_a_dotfiles_repository(tmp_path, monkeypatch):
+    home = git_repo(tmp_path / "home", {".bashrc": "alias ll='ls -l'\n", "notes/todo.md": "# todo\n",
+                                        "code/shop/orders.py": "def place_order():\n    return 1\n"})
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("MEMORY_GRAPH_ALLOWED_ROOTS", str(tmp_path))
+    # a folder under it is its own project, not the whole home folder the git top level is
+    assert detect_project(home / "code" / "shop") == ((home / "code" / "shop").resolve(), "shop")
+    eng = Engine(tmp_path / "data", config=Config(), embedder=HashEmbedder())
+    try:
+        for folder, project in ((home, None), (home, "everything"), ("/", "disk")):
+            with pytest.raises(ValidationError, match="is the home folder, not a project|file system's root"):
+                Indexer(eng, folder, project=project)
+        assert index_project(eng, home / "code" / "shop").files_indexed == 1
+        assert [p["project"] for p in eng.code_projects()] == ["shop"]
+    finally:
+        eng.close()
+    state = ServerState(project_dir=home / "code" / "shop",
+                        engine_factory=lambda: Engine(tmp_path / "data2", config=Config(), embedder=HashEmbedder()))
+    try:
+        assert (state.project, state.project_root) == ("shop", (home / "code" / "shop").resolve())
+        assert ServerState._detect(home) == (None, None)
     finally:
         state.close()
 
