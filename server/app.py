@@ -36,7 +36,8 @@ deleting: store_memory lists the similar memories a new one may update. Searches
 project plus global memories.
 
 For code: index_project once (incremental afterwards), then search_code (by meaning or identifier),
-search_symbols (by name) and symbol_graph (callers, callees, imports, subclasses)."""
+search_symbols (by name) and symbol_graph (callers, callees, imports, subclasses). An answer's `note` says
+why it may be incomplete, e.g. a project still being indexed (project_status shows how far it got)."""
 
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
