@@ -55,12 +55,15 @@ def asks_for_tests(query: str) -> bool:
 def line_prior(chunk: dict, at_lines: dict[tuple, tuple[str, int]], factor: float) -> float:
     """A chunk's factor when the query names a line of a file (``sessions.py:40``, a traceback's frame): 1 for
     a chunk of the innermost definition holding the line whose lines hold it (the window of a long function
-    that has it), ``factor`` for the file's other chunks (its class, the function's other windows), 1 elsewhere.
+    that has it), ``factor`` for every other chunk: the file's (its class, the function's other windows) and
+    the other files' (a namesake elsewhere that the words of the path happen to match).
 
-    ``at_lines``: (project, path) -> (that definition's symbol id, the line)."""
+    ``at_lines``: (project, path) -> (that definition's symbol id, the line); empty: 1 for every chunk."""
+    if not at_lines:
+        return 1.0
     at = at_lines.get((chunk["project"], chunk["path"]))
     if at is None:
-        return 1.0
+        return factor
     symbol, line = at
     return 1.0 if chunk["symbol_id"] == symbol and chunk["start_line"] <= line <= chunk["end_line"] else factor
 

@@ -195,9 +195,10 @@ class Config:
     #: 0.571, Flask (held out) 0.668 / 0.695 (python -m benchmarks.repo_probe ... --prose-factor 1).
     code_prose_factor: float = 0.8
     #: a query naming a line of a file and nothing else (path:88, a traceback's `File "...", line 88, in f`):
-    #: the file's chunks other than the one holding that line in its innermost definition score this much, so
-    #: that window comes first, not the enclosing class or another window of a long function that the path's
-    #: words or the line's number happen to match better (tests/test_lines.py: 0.8 and 0.5 did not do that).
+    #: every chunk other than the one holding that line in its innermost definition scores this much, so that
+    #: window comes first, not the enclosing class, another window of a long function or a namesake in another
+    #: file that the path's words or the line's number happen to match better (tests/test_lines.py: 0.8 and 0.5
+    #: did not do that).
     code_line_factor: float = 0.3
 
     # --- hubness reduction of the code vector leg (localized centering, retrieval/density.py) ---

@@ -50,11 +50,27 @@ def test_a_line_picks_the_window_that_holds_it(ledger):
     assert eng.search_code("app/ledger.py:1", project="books")[0].title == "class Ledger"
 
 
+def test_a_namesake_whose_text_matches_the_path_does_not_outrank_its_line(engine, tmp_path):
+    """Shop.reconcile's comment has every word of the query's path and line (as the folders of an absolute
+    path may happen to): the line of Ledger.reconcile still comes first."""
+    root = write_files(tmp_path / "books", {"app/ledger.py": LEDGER, "app/shop.py": (
+        "class Shop:\n    def reconcile(self):\n        # app ledger py 21 31 app ledger py\n        return 0\n")})
+    index_project(engine, root, project="books")
+    shop = engine.search_code("app ledger py 21", project="books")[0]
+    assert shop.record["path"] == "app/shop.py"  # what the words alone find
+    for line in (21, 31):
+        for query in (f"app/ledger.py:{line}", f"{root}/app/ledger.py:{line}"):
+            top = engine.search_code(query, project="books")[0]
+            assert (top.record["path"], top.record["start_line"] <= line <= top.record["end_line"]) == \
+                ("app/ledger.py", True), query
+
+
 def test_line_prior_keeps_the_chunk_holding_the_line_in_its_definition():
     chunk = {"project": "p", "path": "a.py", "symbol_id": "f", "start_line": 10, "end_line": 20}
     at = {("p", "a.py"): ("f", 15)}
     assert line_prior(chunk, at, 0.8) == 1.0
     assert line_prior({**chunk, "start_line": 16}, at, 0.8) == 0.8  # another window of f
     assert line_prior({**chunk, "symbol_id": "cls", "start_line": 1, "end_line": 30}, at, 0.8) == 0.8  # its class
-    assert line_prior({**chunk, "path": "b.py"}, at, 0.8) == 1.0  # another file
+    assert line_prior({**chunk, "path": "b.py"}, at, 0.8) == 0.8  # another file's namesake, say
+    assert line_prior({**chunk, "path": "b.py", "start_line": 11}, {**at, ("p", "b.py"): ("f", 12)}, 0.8) == 1.0
     assert line_prior(chunk, {}, 0.8) == 1.0
