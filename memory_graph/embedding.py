@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import threading
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Protocol, Sequence, TypeVar
 
 import numpy as np
@@ -20,30 +21,57 @@ log = logging.getLogger("memory_graph")
 
 _MODELS: dict[tuple[int, str, str], object] = {}
 _MODELS_LOCK = threading.Lock()
-_MODEL_THREAD: tuple[int, ThreadPoolExecutor] | None = None  # (pid, executor): a forked child starts its own
+#: (pid, executor, urgent jobs): a forked child starts its own
+_MODEL_THREAD: tuple[int, ThreadPoolExecutor, queue.SimpleQueue] | None = None
 _MODEL_THREAD_LOCK = threading.Lock()
 _T = TypeVar("_T")
+#: at most this many texts make an urgent embedding job (a query, a memory being stored)
+URGENT_TEXTS = 16
 
 
-def _model_executor() -> ThreadPoolExecutor:
+def _model_thread() -> tuple[ThreadPoolExecutor, queue.SimpleQueue]:
     global _MODEL_THREAD
     with _MODEL_THREAD_LOCK:
         if _MODEL_THREAD is None or _MODEL_THREAD[0] != os.getpid():
-            _MODEL_THREAD = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="mg-model"))
-        return _MODEL_THREAD[1]
+            _MODEL_THREAD = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="mg-model"),
+                             queue.SimpleQueue())
+        return _MODEL_THREAD[1], _MODEL_THREAD[2]
 
 
-def on_model_thread(fn: Callable[[], _T]) -> _T:
+def run_urgent() -> None:
+    """Run the urgent jobs waiting, now: on the model thread, between two batches of a long job."""
+    urgent = _model_thread()[1]
+    while True:
+        try:
+            fn, fut = urgent.get_nowait()
+        except queue.Empty:
+            return
+        if fut.set_running_or_notify_cancel():
+            try:
+                fut.set_result(fn())
+            except BaseException as exc:  # the caller re-raises it
+                fut.set_exception(exc)
+
+
+def on_model_thread(fn: Callable[[], _T], urgent: bool = False) -> _T:
     """Run ``fn`` on the process's one model thread and return its result.
 
     Why one thread: PyTorch's OpenMP runtime keeps a team of worker threads per calling thread, and an idle
     team spins for a while. When searches and writes embed from whichever thread called them, two teams spin
     against each other on a small machine: a query took 13.9 ms here that way, and 7.0 ms through this
     thread (``python -m benchmarks.search_probe``).
+    urgent: run before the rest of a long job (an index run's embedding calls ``run_urgent`` between its
+    batches), so that a search does not wait seconds behind it.
     """
     if threading.current_thread().name.startswith("mg-model"):
         return fn()
-    return _model_executor().submit(fn).result()
+    executor, waiting = _model_thread()
+    if not urgent:
+        return executor.submit(fn).result()
+    fut: Future = Future()
+    waiting.put((fn, fut))
+    executor.submit(run_urgent)  # when the thread is idle, or after the job it runs if no batch ran it first
+    return fut.result()
 
 
 def window_starts(n_tokens: int, seen: int, size: int, stride: int, limit: int) -> list[int]:
@@ -101,9 +129,24 @@ class SentenceTransformersRuntime:
         self.dimension = int(get_dim())
         self.tokenizer = self._model.tokenizer
 
-    def encode(self, texts, batch_size: int = 64, batch_tokens: int = 0) -> np.ndarray:
-        return self._model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                                  convert_to_numpy=True, show_progress_bar=False)
+    def encode(self, texts, batch_size: int = 64, batch_tokens: int = 0,
+               between: Callable[[], None] | None = None) -> np.ndarray:
+        """L2-normalised vectors; ``between`` runs after each batch of ``batch_size`` but the last."""
+        texts = list(texts)
+        if between is None or len(texts) <= batch_size:
+            return self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                      convert_to_numpy=True, show_progress_bar=False)
+        # the batches sentence-transformers would make (longest first), one call each: the same vectors
+        order = np.argsort([-len(t) for t in texts])
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(texts), batch_size):
+            if start:
+                between()
+            rows = order[start:start + batch_size]
+            out[rows] = self._model.encode([texts[r] for r in rows], batch_size=batch_size,
+                                           normalize_embeddings=True, convert_to_numpy=True,
+                                           show_progress_bar=False)
+        return out
 
     def token_ids(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
@@ -275,7 +318,8 @@ class SentenceTransformerEmbedder:
             keys = list(missing)
             batch = [texts[missing[k][0]] for k in keys]
             model = self.model
-            vectors = on_model_thread(lambda: model.encode(batch, self.batch_size, self.batch_tokens))
+            vectors = on_model_thread(lambda: model.encode(batch, self.batch_size, self.batch_tokens,
+                                                           between=run_urgent), urgent=len(batch) <= URGENT_TEXTS)
             vectors = np.asarray(vectors, dtype=np.float32)
             self.texts_encoded += len(batch)
             for key, vec in zip(keys, vectors):

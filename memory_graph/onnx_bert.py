@@ -13,6 +13,7 @@ import json
 import logging
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -222,12 +223,14 @@ class OnnxBert:
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
 
-    def encode(self, texts, batch_size: int = 64, batch_tokens: int = 2048) -> np.ndarray:
+    def encode(self, texts, batch_size: int = 64, batch_tokens: int = 2048,
+               between: Callable[[], None] | None = None) -> np.ndarray:
         """L2-normalised float32 vectors of ``texts``.
 
         A batch holds texts of similar length (less padding), at most ``batch_size`` of them and at most
         ``batch_tokens`` padded word pieces: attention takes memory in the square of the length (see
-        ``Config.embedding_batch_tokens``).
+        ``Config.embedding_batch_tokens``). ``between`` runs between two batches (a search's query then waits
+        for one batch, not for the whole call).
         """
         if self._lower:
             texts = [t.lower() for t in texts]
@@ -235,7 +238,9 @@ class OnnxBert:
         out = np.zeros((len(encodings), self.dimension), dtype=np.float32)
         order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
         batches = list(length_batches([len(encodings[r].ids) for r in order], batch_size, batch_tokens))
-        for start, stop in batches:
+        for n, (start, stop) in enumerate(batches):
+            if n and between is not None:
+                between()
             rows = order[start:stop]
             width = len(encodings[rows[0]].ids)
             ids = np.zeros((len(rows), width), dtype=np.int64)

@@ -22,7 +22,7 @@ class RecordingModel:
     dimension = 4
     max_seq_length = 256
 
-    def encode(self, texts, batch_size=64, batch_tokens=0):
+    def encode(self, texts, batch_size=64, batch_tokens=0, between=None):
         self.threads.add(threading.current_thread().name)
         self.idents.add(threading.get_ident())
         return np.tile(np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32), (len(texts), 1))
@@ -39,6 +39,40 @@ def test_the_model_runs_on_one_thread_whichever_thread_asks():
     assert all(v.shape == (4,) and v[0] == 1.0 for v in vectors)
     assert len(model.threads) == 1 and len(model.idents) == 1
     assert not any(name.startswith("caller") or name == "MainThread" for name in model.threads)
+
+
+def test_an_urgent_job_runs_between_the_batches_of_a_long_one():
+    """A search's query waits for the batch the model is on, not for an index run's whole call."""
+    from memory_graph.embedding import _model_thread, on_model_thread, run_urgent
+
+    order: list[str] = []
+    in_first_batch, go_on = threading.Event(), threading.Event()
+
+    def long_job() -> str:
+        for b in range(3):
+            order.append(f"batch {b}")
+            if b == 0:
+                in_first_batch.set()
+                assert go_on.wait(10)
+            run_urgent()
+        return "long"
+
+    results: dict[str, object] = {}
+    first = threading.Thread(target=lambda: results.update(long=on_model_thread(long_job)))
+    first.start()
+    assert in_first_batch.wait(10)
+    later = threading.Thread(target=lambda: results.update(plain=on_model_thread(lambda: order.append("plain"))))
+    urgent = threading.Thread(target=lambda: results.update(
+        urgent=on_model_thread(lambda: order.append("urgent") or 42, urgent=True)))
+    later.start()
+    urgent.start()
+    while _model_thread()[1].qsize() == 0:  # the urgent job is queued
+        threading.Event().wait(0.005)
+    go_on.set()
+    for t in (first, later, urgent):
+        t.join(10)
+    assert order == ["batch 0", "urgent", "batch 1", "batch 2", "plain"]
+    assert results == {"long": "long", "plain": None, "urgent": 42}
 
 
 def test_a_forked_process_gets_a_model_thread_of_its_own(monkeypatch):
@@ -61,7 +95,7 @@ class CountingModel(RecordingModel):
         super().__init__()
         self.calls: list[list[str]] = []
 
-    def encode(self, texts, batch_size=64, batch_tokens=0):
+    def encode(self, texts, batch_size=64, batch_tokens=0, between=None):
         self.calls.append(list(texts))
         return np.stack([np.roll(np.array([1.0, 0.5, 0.25, 0.0], dtype=np.float32), len(t) % 4) for t in texts])
 

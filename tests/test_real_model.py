@@ -192,6 +192,18 @@ def test_the_onnx_runtime_gives_sentence_transformers_vectors_tokens_and_passage
     assert onnx.passages(TEXTS[4], 128, 96, 8)  # the long text has passages to compare
 
 
+def test_pausing_between_batches_gives_the_same_vectors():
+    """A long call pauses between its batches for urgent jobs (a search's query); its vectors do not change."""
+    from memory_graph.embedding import SentenceTransformerEmbedder
+
+    for backend in ("onnx", "sentence-transformers"):
+        model = SentenceTransformerEmbedder("", 4, 0, 0, backend=backend).model
+        pauses: list[int] = []
+        paused = model.encode(TEXTS, 4, 2048, between=lambda: pauses.append(1))
+        whole = model.encode(TEXTS, 4, 2048)
+        assert len(pauses) >= len(TEXTS) // 4 - 1 and np.abs(paused - whole).max() < 1e-6, backend
+
+
 def test_the_default_engine_runs_without_pytorch(tmp_path):
     """A store and a search in a fresh process import neither PyTorch nor sentence-transformers."""
     import subprocess
