@@ -35,10 +35,11 @@ KINDS_HELP = ("function, method, class, attribute (a class attribute or field), 
 _SHORT_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]?)`?")
 #: a file a code query or symbol name names, by path or file name, with a member after ``:``, ``::`` or ``#``
 #: (``django/db/transaction.py:atomic``, pytest's ``tests/test_app.py::TestApp::test_run``) or a line
-#: (``registry.py:88``, a traceback's ``File "/src/app/registry.py", line 88``, PHP's ``Table.php(123)``)
+#: (``registry.py:88``, a traceback's ``File "/src/app/registry.py", line 88``, PHP's ``Table.php(123)``,
+#: .NET's ``in /src/Cart.cs:line 42``)
 _FILE_MENTION = re.compile(r"(?<![\w/.\-])(?:\.{1,2}/|/)*((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4})"
-                           r"((?:(?:::?|#)[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)*)"
-                           r"(?:(?::|\(|[\"']?,?\s+line\s+)(\d{1,7})\)?)?(?![\w/])")
+                           r"((?:(?:::?|#)(?!line\s+\d)[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)*)"
+                           r"(?:(?::|\(|:line\s+|[\"']?,?\s+line\s+)(\d{1,7})\)?)?(?![\w/])")
 _FRAME = re.compile(r'\bFile "(?=[^"\n]+", line \d)')
 #: how a symbol may be named to the tools and commands that take one
 SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function; Rack::Utils and Request#params too), "
@@ -191,6 +192,15 @@ class SymbolsMixin:
                      if (span := g.attrs(m).get("lines")) and span[0] <= line <= span[1]]
             hit = level[0] if level else hit
         return hit
+
+    def _enclosing(self, symbol: str) -> set[str]:
+        """A symbol and the definitions that contain it, out to its file's module. Call with the graph lock
+        held."""
+        out, level = {symbol}, [symbol]
+        while level:
+            level = [u for t in level for u, *_ in self.code_graph.neighbors(t, "in", ["contains"]) if u not in out]
+            out.update(level)
+        return out
 
     def _definitions_named(self, module: str, words: list[str]) -> dict[str, str]:
         """word -> the definition of a file (or a member of one: a class's method) that it names, the file's own

@@ -74,3 +74,31 @@ def test_line_prior_keeps_the_chunk_holding_the_line_in_its_definition():
     assert line_prior({**chunk, "path": "b.py"}, at, 0.8) == 0.8  # another file's namesake, say
     assert line_prior({**chunk, "path": "b.py", "start_line": 11}, {**at, ("p", "b.py"): ("f", 12)}, 0.8) == 1.0
     assert line_prior(chunk, {}, 0.8) == 1.0
+
+
+#: how tools and runtimes name a file's line; {n} is the line. The frames name the function on that line
+FRAMES = {
+    "node": "    at Ledger.reconcile (/srv/books/app/ledger.py:{n}:12)",
+    "java": "\tat app.Ledger.reconcile(ledger.py:{n})",
+    "dotnet": "   at App.Ledger.Reconcile() in /srv/books/app/ledger.py:line {n}",
+    "php": "#0 /srv/books/app/ledger.py({n}): Ledger->reconcile()",
+    "go": "\t/srv/books/app/ledger.py:{n} +0x1d",
+    "rust": "   at ./app/ledger.py:{n}:5",
+    "ruby": "/srv/books/app/ledger.py:{n}:in 'reconcile'",
+    "compiler": "app/ledger.py:{n}:5: error: expected ';'",
+    "linter": "app/ledger.py:{n}:9: F841 Local variable `x` is assigned to but never used",
+}
+
+
+@pytest.mark.parametrize("frame", list(FRAMES))
+def test_a_frame_naming_the_method_its_line_is_in_picks_the_window_of_the_line(ledger, frame):
+    """A stack frame of another language names the method as well as the line (`at app.Ledger.reconcile(
+    ledger.py:21)`): the name agrees with the line, so the window holding the line still comes first."""
+    eng, _, windows = ledger
+    for start, end in windows[1:3]:
+        line = (start + end) // 2
+        top = eng.search_code(FRAMES[frame].format(n=line), project="books")[0]
+        assert (top.record["path"], top.title) == ("app/ledger.py", "class Ledger > def reconcile"), frame
+        assert top.record["start_line"] <= line <= top.record["end_line"], (frame, line, top.record)
+    if frame == "dotnet":  # the symbol tools read .NET's `:line N` too
+        assert eng.symbol_graph(f"app/ledger.py:line {line}", "callers")["symbol"]["qualname"] == "Ledger.reconcile"
