@@ -162,7 +162,7 @@ class Indexer:
 
     def _report(self, phase: str, done: int, total: int, **info) -> None:
         if self._lock is not None:
-            self._lock.update(phase, done, total)
+            self._lock.update(phase, done, total, chunks=info.get("chunks"))
         if self.progress:
             self.progress(phase, done, total, info)
 

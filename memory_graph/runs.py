@@ -39,6 +39,7 @@ class RunLock:
         self.project, self.root = project, root
         self._written = self.started = 0.0
         self._phase = ""
+        self._chunks = 0
 
     def acquire(self, timeout: float, announce: bool = True) -> None:
         """Take the lock (raises filelock.Timeout); announce: say who holds it (an index run does; a deletion,
@@ -54,15 +55,16 @@ class RunLock:
         finally:
             self.lock.release()
 
-    def update(self, phase: str, done: int, total: int, force: bool = False) -> None:
-        """Record the run's phase and files done (a phase's next counts at most once a second; best effort:
-        progress is never worth a failed run)."""
+    def update(self, phase: str, done: int, total: int, force: bool = False, chunks: int | None = None) -> None:
+        """Record the run's phase, files done and chunks embedded so far (a phase's next counts at most once a
+        second; best effort: progress is never worth a failed run)."""
+        self._chunks = self._chunks if chunks is None else chunks
         now = time.time()
         if not force and phase == self._phase and now - self._written < _WRITE_EVERY:
             return
         self._written, self._phase = now, phase
         info = {"project": self.project, "root": self.root, "pid": os.getpid(), "phase": phase,
-                "files_done": done, "files_total": total, "started": self.started}
+                "files_done": done, "files_total": total, "chunks_embedded": self._chunks, "started": self.started}
         tmp = self.info_path.with_suffix(f".{os.getpid()}.tmp")
         try:
             tmp.write_text(json.dumps(info), encoding="utf-8")

@@ -442,8 +442,8 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=READ)
     @_tool_errors
     def project_status(project: Project = None) -> dict[str, Any]:
-        """Indexed projects (files, chunks, symbols, last run) and the progress of runs in progress (this
-        server's, and with their ``pid`` its watchers' and other processes').
+        """Indexed projects (files, chunks, symbols, last run) and the progress of index runs: this server's,
+        its watchers' and other processes', each with its files done, chunks embedded and ``pid``.
 
         A watched project's ``watch`` says how many times the watcher re-indexed it and what the last run
         did, or why it failed."""
@@ -451,8 +451,10 @@ def build_server(state: ServerState) -> MCPServer:
         runs = [r for r in state.runs() if project in (None, r["project"])]
         mine = {r["project"] for r in runs if r["running"]}
         runs += [{"project": r["project"], "root": r.get("root"), "phase": r.get("phase"),
-                  "files_done": r.get("files_done"), "files_total": r.get("files_total"), "running": True,
-                  "seconds": round(time.time() - r.get("started", time.time()), 1), "pid": r.get("pid")}
+                  "files_done": r.get("files_done"), "files_total": r.get("files_total"),
+                  "chunks_embedded": r.get("chunks_embedded", 0), "running": True,
+                  "seconds": round(time.time() - r.get("started", time.time()), 1), "error": None,
+                  "pid": r.get("pid")}
                  for r in eng.indexing(project) if r["project"] not in mine]  # a watcher's, another process's
         rows = eng.code_projects(project)
         if not rows and not runs:  # a first run in progress has written no file yet

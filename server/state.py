@@ -73,7 +73,8 @@ class IndexRun:
             chunks = self.report.chunks_embedded
         return {"project": self.project, "root": self.root, "phase": self.phase, "files_done": done,
                 "files_total": total, "chunks_embedded": chunks, "running": not self.finished.is_set(),
-                "seconds": round((self.ended or time.time()) - self.started, 1), "error": self.error}
+                "seconds": round((self.ended or time.time()) - self.started, 1), "error": self.error,
+                "pid": os.getpid()}
 
 
 class ServerState:

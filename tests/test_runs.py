@@ -52,14 +52,16 @@ def test_a_held_lock_is_a_run_and_a_released_one_is_not(tmp_path):
     lock = RunLock(tmp_path, "shop", "/src/shop")
     assert running(tmp_path) == []
     lock.acquire(timeout=0)
-    lock.update("index", 3, 10, force=True)
+    lock.update("index", 3, 10, force=True, chunks=40)
     runs = running(tmp_path)
-    assert [(r["project"], r["root"], r["files_done"], r["files_total"], r["pid"]) for r in runs] == \
-        [("shop", "/src/shop", 3, 10, os.getpid())]
+    assert [(r["project"], r["root"], r["files_done"], r["files_total"], r["chunks_embedded"], r["pid"])
+            for r in runs] == [("shop", "/src/shop", 3, 10, 40, os.getpid())]
     assert running(tmp_path, "shop") == runs and running(tmp_path, "cart") == []
     assert describe(runs[0]).startswith("project 'shop' is being indexed (3 of 10 changed files done): ")
     lock.update("index", 4, 10)  # within a second of the last write: not written again
     assert running(tmp_path)[0]["files_done"] == 3
+    lock.update("resolve", 0, 1, force=True)  # a phase that embeds nothing keeps the count
+    assert running(tmp_path)[0]["chunks_embedded"] == 40
     lock.release()
     assert running(tmp_path) == [] and running(tmp_path, "shop") == []
 

@@ -21,6 +21,9 @@ TOOLS = ["store_memory", "get_memories", "update_memory", "delete_memory", "list
          "search_memory", "timeline", "create_entity", "create_relation", "get_related", "delete_entity",
          "detect_communities", "index_project", "search_code", "search_symbols", "symbol_graph", "project_status",
          "delete_project", "get_status"]
+#: what project_status says of a run, whichever process runs it
+RUN_KEYS = {"project", "root", "phase", "files_done", "files_total", "chunks_embedded", "running", "seconds",
+            "error", "pid"}
 
 
 def params(tmp_path: Path, repo: Path, **extra_env: str) -> StdioServerParameters:
@@ -227,6 +230,8 @@ def test_index_project_with_progress_then_code_tools(tmp_path, repo):
             assert st["runs"][0]["running"] is False and st["projects"][0]["watch"]["runs"] == 0
             # a finished run reports its own figures, not its last phase's, and its duration stays put
             assert st["runs"][0]["files_done"] == st["runs"][0]["files_total"] == again["files_scanned"]
+            assert st["runs"][0]["chunks_embedded"] == again["chunks_embedded"] and st["runs"][0]["error"] is None
+            assert set(st["runs"][0]) == RUN_KEYS and st["runs"][0]["pid"] > 0
             await asyncio.sleep(0.3)
             later = data(await c.call_tool("project_status", {}))
             assert later["runs"][0]["seconds"] == st["runs"][0]["seconds"]
@@ -264,7 +269,7 @@ def test_code_tools_while_another_process_indexes_the_current_project(tmp_path, 
     (tmp_path / "data").mkdir()
     lock = RunLock(tmp_path / "data", "repo", str(repo))
     lock.acquire(timeout=0)
-    lock.update("index", 2, 18, force=True)
+    lock.update("index", 2, 18, force=True, chunks=57)
 
     async def go():
         async with Client(params(tmp_path, repo), read_timeout_seconds=120) as c:
@@ -276,8 +281,9 @@ def test_code_tools_while_another_process_indexes_the_current_project(tmp_path, 
             wrong = error_text(await c.call_tool("symbol_graph", {"symbol": "parse_config"}))
             assert "unknown symbol: parse_config" in wrong and "being indexed (2 of 18" in wrong
             runs = data(await c.call_tool("project_status", {}))["runs"]
-            assert [(r["project"], r["files_done"], r["running"], r["pid"]) for r in runs] == \
-                [("repo", 2, True, os.getpid())]
+            assert [(r["project"], r["files_done"], r["chunks_embedded"], r["running"], r["pid"]) for r in runs] == \
+                [("repo", 2, 57, True, os.getpid())]
+            assert set(runs[0]) == RUN_KEYS  # the shape of this server's own runs
             lock.release()
             after = data(await c.call_tool("search_code", {"query": "parse config"}))
             assert after["project"] is None and "note" not in after
