@@ -296,3 +296,16 @@ def test_the_similar_probe_compares_each_note_with_the_ones_before_it():
     assert max_earlier(v).tolist() == pytest.approx([-1.0, 0.0, 2 ** -0.5])
     assert max_other(v, block=2).tolist() == pytest.approx([2 ** -0.5, 2 ** -0.5, 2 ** -0.5])
     assert pair_cosines(v[:2], v[[0, 2]]).tolist() == pytest.approx([1.0, 2 ** -0.5])
+
+
+def test_the_scan_probe_lists_the_files_skipped_by_their_start_and_the_chunks_they_would_make(tmp_path, capsys):
+    from benchmarks import scan_probe
+
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "app.py").write_text("def run():\n    return 1\n")
+    (tmp_path / "p" / "grid.txt").write_text("".join(f"{i}.5 {i}.25 {i}.75\n" for i in range(2000)))
+    assert scan_probe.main([str(tmp_path / "p")]) == 0
+    out = capsys.readouterr().out
+    assert f"{tmp_path / 'p'}: 1 files; skipped data 1" in out
+    chunks = int(out.split("data: grid.txt (")[1].split(" chunks")[0])
+    assert chunks > 10 and f"chunks not made {chunks}, data 1, files 1" in out

@@ -12,7 +12,7 @@ from codebase import Indexer, index_project
 from codebase.scanner import scan
 from memory_graph import Config, Engine
 from memory_graph.errors import NotFoundError, StoreError, ValidationError
-from conftest import HashEmbedder
+from conftest import HashEmbedder, write_files
 
 
 def idx(engine, repo, **kw):
@@ -390,6 +390,29 @@ def test_hostile_files_are_skipped_counted_and_never_stop_the_run(engine, repo, 
                         "node_modules/lib/index.js", "generated/out.py", "locked.py"}
     assert engine.search_code("café déjà vu", limit=3)[0].record["path"] == "latin1.py"  # read as Windows-1252
     assert [s["qualname"] for s in engine.find_symbols("café", project="demo")] == ["café"]
+
+
+def test_minified_bundles_lock_files_and_files_of_numbers_are_skipped_by_what_they_are(tmp_path):
+    """Judged by name (lock files) or by their start: a minified bundle, a data file of numbers. Code full of
+    numbers, a short one-line module and prose stay."""
+    root = tmp_path / "web"
+    rows = "".join(f"{i * 0.25:.4f} {i * 1.5:.4f} {-i:.1f}\n" for i in range(400))
+    files = {
+        "static/vendor.js": "!function(e){" + "var a=e.b,c=function(d){return d*2};" * 200 + "}(window);",
+        "static/site.css": "body{margin:0}" + ".c{padding:1px 2px;color:#fff}" * 200,
+        "index.js": "export * from './a'; export * from './b'; export * from './c'; " * 3,
+        "app.js": "\n".join(f"function step{i}(x) {{ return x + {i}; }}" for i in range(300)),
+        "data/raster.txt": rows, "data/points.json": "[" + ",".join(f"[{i}.5, {-i}.25]" for i in range(900)) + "]",
+        "tables.py": "WIDTHS = [\n" + "".join(f"    ({i}, {i + 3}, 2),\n" for i in range(600)) + "]\n",
+        "NOTES.txt": "The raster above is read by load_raster, one row of floats per line.\n" * 100,
+        "pnpm-lock.yaml": "lockfileVersion: '9.0'\n" + "  /left-pad@1.3.0:\n    resolution: {integrity: x}\n" * 50,
+        "go.sum": "github.com/pkg/errors v0.9.1 h1:abc=\n", "dist.min.mjs": "export const a=1;",
+    }
+    write_files(root, files)
+    r = scan(root)
+    assert {f.path for f in r.files} == {"index.js", "app.js", "tables.py", "NOTES.txt"}
+    assert (r.skipped["minified"], r.skipped["data"], r.skipped["generated"]) == (2, 2, 3)
+    assert r.examples["static/vendor.js"] == "minified" and r.examples["data/raster.txt"] == "data"
 
 
 @pytest.mark.parametrize("data, text, encoding", [
