@@ -25,6 +25,7 @@ from memory_graph.runs import RunLock
 
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
 from .methods import method_edges
+from .notebooks import notebook_source
 from .resolve import resolve_edges
 from .scanner import SourceFile, check_root, not_a_project, scan
 from .tsconfig import path_aliases
@@ -198,7 +199,8 @@ class Indexer:
         t0 = time.perf_counter()
         report = IndexReport(self.project, str(self.root))
         self._report("scan", 0, 0)
-        scanned = scan(self.root, self.cfg.index_max_file_bytes)
+        scanned = scan(self.root, self.cfg.index_max_file_bytes,
+                       max_notebook_bytes=self.cfg.index_max_notebook_bytes)
         report.files_scanned = len(scanned.files)
         report.skipped = dict(scanned.skipped)
         known = self.engine.code_files(self.project)
@@ -261,7 +263,14 @@ class Indexer:
     def _parse(self, item: tuple[SourceFile, bytes, str]) -> tuple[SourceFile, str, ParsedFile, str]:
         f, data, digest = item
         text, encoding = decode(data)
+        broken = False
+        if f.path.endswith(".ipynb"):
+            try:
+                text, f.language = notebook_source(text)
+            except ValidationError:  # a merge conflict in the JSON, say: its text is still worth finding
+                f.language, broken = "json", True
         parsed = parse_file(f.path, text, f.language, self.cfg.chunk_max_tokens, self.cfg.chunk_overlap_lines)
+        parsed.parse_error = parsed.parse_error or broken
         return f, digest, parsed, encoding
 
     def _batches(self, changed: list) -> list[list]:

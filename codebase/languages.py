@@ -11,7 +11,7 @@ from .clang import C_BINDINGS
 #: extension -> language. Languages with a LangSpec below are parsed with tree-sitter; the rest are
 #: chunked in line windows (Markdown on its headings).
 EXTENSIONS = {
-    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".py": "python", ".pyi": "python", ".pyw": "python", ".ipynb": "python",  # a notebook: codebase.notebooks
     ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
     ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
     ".go": "go", ".rs": "rust", ".java": "java",

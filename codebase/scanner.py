@@ -155,7 +155,8 @@ def machine_made(language: str, head: bytes) -> str | None:
     return None
 
 
-def scan(root: str | os.PathLike, max_file_bytes: int = 1_000_000, extra_skip_dirs: tuple[str, ...] = ()) -> ScanResult:
+def scan(root: str | os.PathLike, max_file_bytes: int = 1_000_000, extra_skip_dirs: tuple[str, ...] = (),
+         max_notebook_bytes: int = 20_000_000) -> ScanResult:
     """Every indexable file under ``root``, with counts of what was skipped and why.
 
     Skipped: ignored (.gitignore, .memorygraphignore, nested ones too), vendored or build folders, secrets,
@@ -205,7 +206,8 @@ def scan(root: str | os.PathLike, max_file_bytes: int = 1_000_000, extra_skip_di
                         continue
                 subdirs.append((Path(entry.path), relpath + "/", specs))
                 continue
-            _consider(result, entry, relpath, is_link, base, max_file_bytes)
+            _consider(result, entry, relpath, is_link, base,
+                      max_notebook_bytes if entry.name.endswith(".ipynb") else max_file_bytes)
         stack.extend(reversed(subdirs))
     result.files.sort(key=lambda f: f.path)
     return result

@@ -145,6 +145,8 @@ class Config:
     # --- code indexing ---
     #: files larger than this are skipped (counted as too_large).
     index_max_file_bytes: int = 1_000_000
+    #: a Jupyter notebook may be larger, since its outputs (images, tables) are dropped before it is chunked
+    index_max_notebook_bytes: int = 20_000_000
     #: estimated word pieces a chunk (with its path, breadcrumb and signature) may hold. all-MiniLM-L6-v2
     #: reads 256; the estimate runs up to ~15% low, and tests/test_real_model.py checks the real count.
     chunk_max_tokens: int = 210
