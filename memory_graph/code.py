@@ -485,10 +485,7 @@ class CodeMixin:
             mentions, seeds = self._dotted_mentions(code_mentions(dotted_names(text)), filters.project)
             named = {**self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",)), **seeds}
             seeds = {**named, **in_files}
-            # a name beside a path's line that is not the definition on it nor a container of it (a PHP frame's
-            # `Table.php(5): Table->render()`, whose line is the caller's) says what is meant; a frame naming
-            # the method its line is in (Java's `at shop.Ledger.reconcile(Ledger.java:88)`) keeps the line
-            at_lines = {f: at for f, at in at_lines.items() if set(named) <= self._enclosing(at[0])}
+            at_lines = self._lines_named(at_lines, named)
         seeds = seeds or self._short_name_seeds(query, filters.project)
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}

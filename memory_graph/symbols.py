@@ -193,14 +193,20 @@ class SymbolsMixin:
             hit = level[0] if level else hit
         return hit
 
-    def _enclosing(self, symbol: str) -> set[str]:
-        """A symbol and the definitions that contain it, out to its file's module. Call with the graph lock
-        held."""
-        out, level = {symbol}, [symbol]
-        while level:
-            level = [u for t in level for u, *_ in self.code_graph.neighbors(t, "in", ["contains"]) if u not in out]
-            out.update(level)
-        return out
+    def _lines_named(self, at_lines: dict[tuple, tuple[str, int]], named: dict) -> dict[tuple, tuple[str, int]]:
+        """The lines of ``_file_mentions`` that the names beside them agree with: every name is the definition on
+        the line or one containing it (Java's `at shop.Ledger.reconcile(Ledger.java:88)`). A name that is not
+        (a PHP frame's `Table.php(5): Table->render()`, whose line is the caller's) says what is meant, and
+        the line is dropped. Call with the graph lock held."""
+        def enclosing(symbol: str) -> set[str]:
+            out, level = {symbol}, [symbol]
+            while level:
+                level = [u for t in level for u, *_ in self.code_graph.neighbors(t, "in", ["contains"])
+                         if u not in out]
+                out.update(level)
+            return out
+
+        return {f: at for f, at in at_lines.items() if set(named) <= enclosing(at[0])}
 
     def _definitions_named(self, module: str, words: list[str]) -> dict[str, str]:
         """word -> the definition of a file (or a member of one: a class's method) that it names, the file's own
