@@ -42,9 +42,9 @@ MINIFIED_LANGUAGES = frozenset({"javascript", "css"})
 #: a minified file's lines average more than this many bytes (Linguist's threshold)
 MINIFIED_MEAN_LINE = 110
 #: a data file's start has fewer letters than this fraction of its characters: numbers, not words. In the
-#: 10,100 files of 17 real projects (Django, Flask, rich, aiohttp, zod, rxjs, React Native, client_golang, Rust
-#: crates, ...) three are below it, test data of Django's (coordinates; rasters/raster.numpy.txt, 0.04 letters,
-#: would be 1,740 chunks); one CSS file is minified: ``python -m benchmarks.scan_probe ROOT...`` lists them
+#: 10,100 files of the 17 real project folders benchmarks/scan_probe.py names (Django, Flask, rich, zod, rxjs,
+#: React Native, client_golang, Rust crates, ...) three are below it, test data of Django's (coordinates;
+#: rasters/raster.numpy.txt, 0.04 letters, would be 1,740 chunks); one CSS file is minified
 DATA_MAX_LETTERS = 0.15
 #: files smaller than this are never judged minified or data by their start (a one-line barrel file stays)
 GENERATED_MIN_BYTES = 4096
