@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from .chunks import Chunk, ParsedFile, Symbol, estimate_tokens, line_chunks, markdown_chunks, window
+from .chunks import MARKUP_COMMENT, Chunk, ParsedFile, Symbol, estimate_tokens, line_chunks, markdown_chunks, window
 from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
                     macro_calls, pure_virtual_name)
 from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
@@ -59,8 +59,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: base; 22 = a Rust type parameter holds the trait it is bound by (`<W: io::Write>`, `where W: Sink`), a
 #: trait's required methods and enum variants are symbols, a Kotlin interface is of kind interface, a Python
 #: ``@abstractmethod``'s signature says so; 23 = a C++ pure virtual method (``virtual void f() = 0;``) is a
-#: symbol. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "23"
+#: symbol; 24 = Vue and Svelte components are parsed as their scripts (``codebase.components``). A re-cut file
+#: re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "24"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 
@@ -285,6 +286,7 @@ def _module_runs(owner: list[int]) -> list[tuple[int, int]]:
 _WRAPPERS = frozenset({"decorated_definition", "export_statement", "type_declaration", "lexical_declaration",
                        "variable_declaration", "expression_statement"})
 _COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
+_MARKUP = MARKUP_COMMENT.encode()
 
 
 def _doc_start(node) -> int:
@@ -295,7 +297,8 @@ def _doc_start(node) -> int:
     line with the code before it (``x = 1  # note``)."""
     start = node.start_point[0]
     prev = node.prev_named_sibling
-    while prev is not None and prev.type in _COMMENTS and start - _last_row(prev) <= 2:
+    while prev is not None and prev.type in _COMMENTS and start - _last_row(prev) <= 2 and \
+            not prev.text.startswith(_MARKUP):  # a component's markup (``<script setup>``) documents nothing
         before = prev.prev_sibling
         if before is not None and _last_row(before) >= prev.start_point[0]:
             break

@@ -10,6 +10,10 @@ from pathlib import PurePosixPath
 
 from .refs import Ref
 
+#: what a line of a Vue or Svelte component's markup is commented out with (``codebase.components``): a line
+#: comment, marked so that no comment of the script is taken for markup (U+2063, an invisible separator, is in
+#: no one's code)
+MARKUP_COMMENT = "//\u2063"
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 
 

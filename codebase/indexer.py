@@ -24,6 +24,7 @@ from memory_graph.heap import release_freed_memory
 from memory_graph.runs import RunLock
 
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
+from .components import COMPONENT_LANGUAGES, component_source, markup_refs, restore_markup
 from .methods import method_edges
 from .notebooks import notebook_source
 from .resolve import resolve_edges
@@ -269,7 +270,11 @@ class Indexer:
                 text, f.language = notebook_source(text)
             except ValidationError:  # a merge conflict in the JSON, say: its text is still worth finding
                 f.language, broken = "json", True
-        parsed = parse_file(f.path, text, f.language, self.cfg.chunk_max_tokens, self.cfg.chunk_overlap_lines)
+        script, language = component_source(text) if f.language in COMPONENT_LANGUAGES else (text, f.language)
+        parsed = parse_file(f.path, script, language, self.cfg.chunk_max_tokens, self.cfg.chunk_overlap_lines)
+        if f.language in COMPONENT_LANGUAGES:
+            restore_markup(parsed.chunks)
+            parsed.refs += markup_refs(text, f.language)
         parsed.parse_error = parsed.parse_error or broken
         return f, digest, parsed, encoding
 

@@ -26,6 +26,7 @@ import re
 from collections import defaultdict
 from typing import Iterable, Iterator
 
+from .components import COMPONENT_LANGUAGES
 from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS
 from .likeness import resembles
 from .receivers import CLASSY, ReceiverTypes, owner_of, project_path, type_key
@@ -41,6 +42,10 @@ CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object
 def edge_id(project: str, source: str, kind: str, name: str, target: str) -> str:
     raw = f"{project}\x00{source}\x00{kind}\x00{name}\x00{target}".encode()
     return "edge_" + hashlib.sha1(raw).hexdigest()[:24]
+
+
+def _is_component(path: str) -> bool:
+    return EXTENSIONS.get(posixpath.splitext(path)[1]) in COMPONENT_LANGUAGES
 
 
 def _strip_ext(path: str) -> str:
@@ -71,10 +76,13 @@ class Resolver(ReceiverTypes):
         self._module_cache: dict[tuple[str, str], list[str]] = {}
         self._star_cache: dict[tuple[str, str, int], list[dict]] = {}   # (name, path, depth) -> _starred
         self._subtypes: dict[str, set[str]] | None = None   # base -> direct subtypes, once bases are known
+        self.components: dict[str, list[dict]] = defaultdict(list)   # Vue/Svelte file's name -> its module
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
             if s["kind"] == "module":
                 self.module_of[s["path"]] = s
+                if _is_component(s["path"]):
+                    self.components[s["name"]].append(s)
                 stem = _strip_ext(s["path"])
                 self.by_stem[stem].append(s["path"])
                 if ("/" + stem).endswith(("/__init__", "/index", "/mod")):  # `from '..'`: the root's is ""
@@ -238,6 +246,8 @@ class Resolver(ReceiverTypes):
         hit = pick(same_dir)
         if hit is not None:
             return hit
+        if kind == "calls" and _is_component(from_path) and len(self.components.get(name, ())) == 1:
+            return self.components[name][0]  # `<NavBar />` of a globally registered Vue component
         return pick(self.by_name.get(name, []))
 
     def _method(self, name: str, receiver: str, from_path: str, imports: dict[str, str],
@@ -340,9 +350,12 @@ class Resolver(ReceiverTypes):
         return next((s for s in self._exported(name, files) if not owner_of(s["qualname"])), None)
 
     def _exported(self, name: str, files: list[str], depth: int = 0) -> list[dict]:
-        """The symbols called ``name`` that these project files define or, failing that, import from another
-        project module (a package's ``__init__`` re-exporting it), up to three re-exports deep."""
+        """The symbols called ``name`` that these project files define (or the component a Vue or Svelte file
+        is) or, failing that, import from another project module (a package's ``__init__`` re-exporting it), up
+        to three re-exports deep."""
         found = [s for f in files for s in self.by_file_name.get((f, name), [])]
+        # `import NavBar from './NavBar.vue'`, `export { default as NavBar } from ...`: the file is the component
+        found = found or [self.module_of[f] for f in files if _is_component(f)]
         if found or depth >= 3:
             return found
         for f in files:

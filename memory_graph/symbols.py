@@ -37,7 +37,7 @@ _SHORT_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]?)`?")
 #: (``django/db/transaction.py:atomic``, pytest's ``tests/test_app.py::TestApp::test_run``) or a line
 #: (``registry.py:88``, a traceback's ``File "/src/app/registry.py", line 88``, PHP's ``Table.php(123)``,
 #: .NET's ``in /src/Cart.cs:line 42``)
-_FILE_MENTION = re.compile(r"(?<![\w/.\-])(?:\.{1,2}/|/)*((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4})"
+_FILE_MENTION = re.compile(r"(?<![\w/.\-])(?:\.{1,2}/|/)*((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,7})"
                            r"((?:(?:::?|#)(?!line\s+\d)[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)*)"
                            r"(?:(?::|\(|:line\s+|[\"']?,?\s+line\s+)(\d{1,7})\)?)?(?![\w/])")
 _FRAME = re.compile(r'\bFile "(?=[^"\n]+", line \d)')

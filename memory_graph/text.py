@@ -24,7 +24,7 @@ def dotted_names(text: str) -> str:
 
     def dot(m: re.Match) -> str:
         name = m.group(0)
-        if re.search(r"\.[A-Za-z]\w{0,4}::", name):
+        if re.search(r"\.[A-Za-z]\w{0,7}::", name):
             return name
         out = re.sub(r"::|->|#|\\", ".", name)
         return re.sub(r"^(?:crate|self)\.", "", out) if out != name else name
