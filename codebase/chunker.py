@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from . import swift
 from .chunks import MARKUP_COMMENT, Chunk, ParsedFile, Symbol, estimate_tokens, line_chunks, markdown_chunks, window
 from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
                     macro_calls, pure_virtual_name)
@@ -59,8 +60,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: base; 22 = a Rust type parameter holds the trait it is bound by (`<W: io::Write>`, `where W: Sink`), a
 #: trait's required methods and enum variants are symbols, a Kotlin interface is of kind interface, a Python
 #: ``@abstractmethod``'s signature says so; 23 = a C++ pure virtual method (``virtual void f() = 0;``) is a
-#: symbol; 24 = Vue and Svelte components are parsed as their scripts (``codebase.components``). A re-cut file
-#: re-embeds only the chunks whose text changed.
+#: symbol; 24 = Vue and Svelte components are parsed as their scripts (``codebase.components``), and Swift is
+#: parsed (``codebase.swift``). A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "24"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -108,6 +109,9 @@ def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overl
 def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, language: str) -> list[Chunk]:
     data = text.encode("utf-8", errors="surrogatepass")
     tree = _parser(language).parse(for_parser(data) if language in ("c", "cpp") else data)
+    if language == "swift" and tree.root_node.has_error and b"#if" in data:
+        first_branches = _parser(language).parse(swift.for_parser(data))
+        tree = tree if first_branches.root_node.has_error else first_branches
     root = tree.root_node
     out.parse_error = bool(root.has_error)
     nlines = len(lines)
@@ -176,7 +180,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         elif language == "ruby" and node.type in ("call", "super") and ruby_directive(
                 node, out, out.symbols[scope], is_classy(out.symbols[scope].kind) and not in_func):
             pass  # include, require, super: a base type, an import, a call of the base's method
-        elif node.type in spec.calls:
+        elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)):
             name, receiver = callee(node, spec.calls[node.type], language)
             if name:
                 out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1,
@@ -379,6 +383,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
             "interface" if any(c.type == "interface_type" for c in node.named_children) else "type")
     elif language == "kotlin" and kind == "class" and any(c.type == "interface" for c in node.children):
         kind = "interface"  # Kotlin writes `interface Saver` as a class declaration
+    elif language == "swift" and node.type == "class_declaration":
+        kind = swift.kind_of(node)
     parent = out.symbols[scope]
     if node.type == "method_declaration" and language == "go":
         recv = node.child_by_field_name("receiver")
@@ -409,6 +415,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     if node.type == "impl_item":
         member_prefix = qual
         qual = f"impl {last_ident(trait.text.decode())} for {short}" if trait is not None else f"impl {short}"
+    elif kind == "impl":  # Swift's `extension Cache`: its members are Cache's
+        member_prefix, qual = qual, f"extension {qual}"
     while any(s.qualname == qual for s in out.symbols):  # overloads: keep every one
         qual += "'"
     sig = _signature(node)

@@ -167,19 +167,30 @@ SPECS: dict[str, LangSpec] = {
         frozenset({"import_header"}), {"delegation_specifier": "extends"}, {"function": "fun", "method": "fun"},
         {"property_declaration": "variable"},
         {"property_declaration": "attribute", "class_parameter": "attribute", "enum_entry": "attribute"}),
+    "swift": LangSpec(
+        # a struct, an enum, an actor and an extension are class declarations too (the chunker tells them apart)
+        {"class_declaration": "class", "protocol_declaration": "interface", "function_declaration": "function",
+         "init_declaration": "method"},
+        frozenset({"class_declaration", "protocol_declaration"}),
+        {"call_expression": "", "constructor_expression": "constructed_type"},
+        frozenset({"import_declaration"}), {"inheritance_specifier": "extends"},
+        {"function": "func", "method": "func", "interface": "protocol", "impl": "extension"},
+        {"property_declaration": "variable"},
+        {"property_declaration": "attribute", "enum_entry": "attribute", "protocol_function_declaration": "method",
+         "protocol_property_declaration": "attribute"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
 }
 SPECS["tsx"] = SPECS["typescript"]
 #: languages whose declarations state each variable's type (``codebase.refs.declared_types``): a call on a
 #: variable of a type the project does not define is a library's, never guessed from the method's name
-DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp", "rust"})
+DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp", "rust", "swift"})
 #: languages whose written types are the language's (TypeScript's annotations too, ``codebase.refs.local_type``):
 #: a variable annotated with a type the project does not define holds a library's
 STATIC_TYPES = DECLARED_TYPES | {"typescript", "tsx"}
 #: languages where a method names its class's fields without ``this.``
-IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp"})
+IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "swift"})
 #: languages where a method calls its class's methods (its bases', an outer class's) without ``this.``
-IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp"})
+IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp", "swift"})
 
 #: grammar names in tree-sitter-language-pack where they differ from ours
 GRAMMARS = {"csharp": "csharp"}

@@ -67,6 +67,9 @@ def heritage(node, spec: LangSpec, language: str) -> list[tuple[str, str]]:
                 if language == "kotlin":
                     rel = "extends" if any(x.type == "constructor_invocation" for x in c.named_children) \
                         else "implements"
+                elif language == "swift":  # a class's superclass comes first; the rest are protocols
+                    rel = "extends" if not holders and any(x.type == "class" for x in node.children) \
+                        else "implements"
                 holders.append((c, rel))
             elif c.type in ("class_heritage", "delegation_specifiers", "super_interfaces", "type_list"):
                 queue.extend(c.named_children)
@@ -114,6 +117,9 @@ def _names_in(node) -> list[str]:
     return [n for n in dict.fromkeys(names) if n]
 
 
+_GENERIC = re.compile(r"^([\w.$:]+)<.*>$", re.S)
+
+
 def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     """(name, receiver) of a call node; ("", "") when it calls what another call returned (``f()()``)."""
     target = node.child_by_field_name(field_name) if field_name else None
@@ -122,6 +128,7 @@ def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     if target is None or target.type in ("call_expression", "call"):  # f()() : the inner call counts on its own
         return "", ""
     text = target.text.decode("utf-8", errors="replace")[:200]
+    text = _GENERIC.sub(r"\1", text)  # `new Box<Item>()`, Swift's `Cache<Int>(...)`: Box, not Item
     name = last_ident(text)
     if not name:
         return "", ""

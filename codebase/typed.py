@@ -324,6 +324,8 @@ def declared_types(node) -> list[tuple[str, str]]:
         values = node.child_by_field_name("value")
         if not typ and values is not None and values.named_children:  # Go: `var reg = NewRegistry()`
             names, typ = names[:1], _go_value_type(values.named_children[0])
+    elif node.type in ("parameter", "property_declaration") and node.child_by_field_name("name") is not None:
+        return _swift_declared(node)
     elif node.type in ("parameter", "class_parameter", "property_declaration"):  # Kotlin: no field names
         decl = next((c for c in node.named_children if c.type == "variable_declaration"), node)
         names = [node_text(c) for c in decl.named_children if c.type == "simple_identifier"][:1]
@@ -335,6 +337,28 @@ def declared_types(node) -> list[tuple[str, str]]:
     return [(n, typ) for n in names if typ] if names else []
 
 
+def _swift_declared(node) -> list[tuple[str, str]]:
+    """(variable, type) a Swift parameter or property binds: ``x: Store``, ``let s: Store? = nil``, else the
+    class it is given a new instance of (``let c = Cache<Int>()``) or the function whose result it holds."""
+    named = node.child_by_field_name("name")
+    ident = named if named.type == "simple_identifier" else next(
+        (c for c in named.named_children if c.type == "simple_identifier"), None)
+    if ident is None:  # a tuple pattern, `let (a, b) = ...`
+        return []
+    holder = next((c for c in node.named_children if c.type == "type_annotation"), node)
+    written = [c for i, c in enumerate(holder.children)
+               if holder.field_name_for_child(i) == "name" and c.type in _SWIFT_TYPES]
+    typ = declared_type(node_text(written[0])) if written else ""
+    value = node.child_by_field_name("value")
+    if not typ and value is not None and value.type == "constructor_expression":
+        typ = class_name(declared_type(node_text(value.child_by_field_name("constructed_type"))))
+    elif not typ and value is not None and value.type == "call_expression" and value.named_children:
+        function = node_text(value.named_children[0])  # `let d = Store()`, or what `make()` returns
+        typ = class_name(function) or (function + RETURNED if DOTTED.fullmatch(function) else "")
+    return [(node_text(ident), typ)] if typ else []
+
+
+_SWIFT_TYPES = ("user_type", "optional_type")
 #: the result type of a Kotlin function's signature: `fun make(id: Int): Store?`
 _KOTLIN_RESULT = re.compile(r"\)\s*:\s*([^=]+?)\s*(?:=.*)?$")
 

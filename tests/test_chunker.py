@@ -57,7 +57,7 @@ def test_definition_chunks_have_breadcrumbs_and_exact_lines(rel, crumb, first, l
 
 def test_every_grammar_of_the_issue_is_covered():
     wanted = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp", "ruby",
-              "php", "kotlin", "bash"}
+              "php", "kotlin", "bash", "swift"}
     assert wanted <= set(SPECS)
     for lang in wanted:
         assert parse_file("x", "", lang).chunks == []

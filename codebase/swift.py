@@ -1,0 +1,40 @@
+"""What Swift's grammar needs beside the shared chunker: the five kinds one node declares, subscripts that parse
+as calls, and conditional compilation that tree-sitter-swift cannot read everywhere."""
+
+from __future__ import annotations
+
+import re
+
+#: the keyword of a ``class_declaration`` -> the symbol kind: Swift writes all five as one node
+KINDS = {"class": "class", "actor": "class", "struct": "struct", "enum": "enum", "extension": "impl"}
+_DIRECTIVE = re.compile(rb"^\s*#(if|elseif|else|endif)\b")
+
+
+def kind_of(node) -> str:
+    """The kind of a class declaration: class, struct, enum, or impl for an extension (its members are the
+    extended type's)."""
+    return KINDS.get(next((c.type for c in node.children if c.type in KINDS), "class"), "class")
+
+
+def is_subscript(node) -> bool:
+    """Whether a call is a subscript (``items[key]``), which tree-sitter-swift parses as a call."""
+    return any(c.type == "call_suffix" and c.text.startswith(b"[") for c in node.children)
+
+
+def for_parser(data: bytes) -> bytes:
+    """Swift source with only the first branch of each ``#if`` (the directives and the other branches blanked,
+    every byte where it was), for a file the grammar cannot parse as written: it reads ``#if`` between
+    declarations but not between a ``switch``'s cases (expo's ``#if os(iOS) case ... #elseif os(macOS)``)."""
+    out, skipping = [], []
+    for line in data.split(b"\n"):
+        m = _DIRECTIVE.match(line)
+        if m:
+            word = m.group(1)
+            if word == b"if":
+                skipping.append(False)
+            elif word == b"endif":
+                skipping = skipping[:-1]
+            elif skipping:
+                skipping[-1] = True
+        out.append(re.sub(rb"\S", b" ", line) if m or any(skipping) else line)
+    return b"\n".join(out)
