@@ -108,7 +108,7 @@ def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overl
 # ---- tree-sitter definitions ------------------------------------------------
 def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, language: str) -> list[Chunk]:
     data = text.encode("utf-8", errors="surrogatepass")
-    tree = _parser(language).parse(for_parser(data) if language in ("c", "cpp") else data)
+    tree = _parser(language).parse(for_parser(data) if language in ("c", "cpp", "objc") else data)
     if language == "swift" and tree.root_node.has_error and b"#if" in data:
         first_branches = _parser(language).parse(swift.for_parser(data))
         tree = tree if first_branches.root_node.has_error else first_branches
@@ -373,7 +373,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
             return None
         name, owner = assigned
     else:
-        name_node = (node.type == "function_definition" and language in ("c", "cpp") and function_name(node)) or \
+        name_node = (node.type == "function_definition" and language in _C_LIKE and function_name(node)) or \
             (node.type in SPECIFIERS and anonymous_type_name(node)) or _name_node(node, kind)
         if name_node is None:
             return None
@@ -385,6 +385,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         kind = "interface"  # Kotlin writes `interface Saver` as a class declaration
     elif language == "swift" and node.type == "class_declaration":
         kind = swift.kind_of(node)
+    elif language == "objc" and node.type == "class_interface" and node.child_by_field_name("category"):
+        kind = "impl"  # `@interface Store (Disk)`, a category: methods it adds to Store
     parent = out.symbols[scope]
     if node.type == "method_declaration" and language == "go":
         recv = node.child_by_field_name("receiver")
@@ -415,8 +417,9 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     if node.type == "impl_item":
         member_prefix = qual
         qual = f"impl {last_ident(trait.text.decode())} for {short}" if trait is not None else f"impl {short}"
-    elif kind == "impl":  # Swift's `extension Cache`: its members are Cache's
-        member_prefix, qual = qual, f"extension {qual}"
+    elif kind == "impl":  # Swift's `extension Cache`, Objective-C's `@implementation Cache`: members are Cache's
+        word = "@interface" if node.type == "class_interface" else keyword(language, "impl")
+        member_prefix, qual = qual, f"{word} {qual}"
     while any(s.qualname == qual for s in out.symbols):  # overloads: keep every one
         qual += "'"
     sig = _signature(node)
@@ -436,6 +439,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     return idx
 
 
+_C_LIKE = frozenset({"c", "cpp", "objc"})
 _JS_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
 _MODULE_SCOPES = frozenset({"module", "namespace"})
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "const_declaration", "var_declaration"})
@@ -502,9 +506,12 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         name_node = next((c for c in decl.named_children if c.type == "simple_identifier"), None)
         if node.type == "class_parameter" and not any(c.type == "binding_pattern_kind" for c in node.children):
             return ""
+        name_node = name_node or swift.property_name(node)
     else:
         name_node = node.child_by_field_name("left") or node.child_by_field_name("name") or \
             node.child_by_field_name("property")
+        if name_node is None and node.type == "method_declaration":  # Objective-C's `- (void)save:(id)x;`
+            name_node = next((c for c in node.named_children if c.type == "identifier"), None)
     if name_node is None or name_node.type not in _BINDING_NAMES:
         return ""
     value = node.child_by_field_name("right") or node.child_by_field_name("value")

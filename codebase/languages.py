@@ -17,6 +17,7 @@ EXTENSIONS = {
     ".go": "go", ".rs": "rust", ".java": "java",
     ".c": "c", ".h": "c",
     ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".c++": "cpp",
+    ".m": "objc", ".mm": "objc",
     ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".php": "php", ".kt": "kotlin", ".kts": "kotlin",
     ".sh": "bash", ".bash": "bash", ".zsh": "bash",
     ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "rst", ".txt": "text",
@@ -39,6 +40,11 @@ _CPP_HEADER = re.compile(rb"^\s*(?:template\s*<|namespace\s+\w+\s*\{|class\s+\w+
                          rb"protected)\s*:|#\s*include\s*<[a-z_]+>)|\bstd::|\benum\s+class\b", re.M)
 
 
+#: what only Objective-C writes, to tell its header from a C one: ``@interface``, ``@protocol``, ``@class``,
+#: ``#import``, or Foundation's nullability block
+_OBJC_HEADER = re.compile(rb"^\s*(?:@interface|@protocol|@class|#\s*import)\b|\bNS_ASSUME_NONNULL_BEGIN\b", re.M)
+
+
 def detect_language(path: str, head: bytes = b"") -> str | None:
     """The language of a file from its name (a ``.h`` file is C++ when its start says so), else from a
     shebang line; None if neither says."""
@@ -46,6 +52,8 @@ def detect_language(path: str, head: bytes = b"") -> str | None:
     if p.name in FILENAMES:
         return FILENAMES[p.name]
     lang = EXTENSIONS.get(p.suffix.lower())
+    if lang == "c" and p.suffix == ".h" and _OBJC_HEADER.search(head):
+        return "objc"
     if lang == "c" and p.suffix == ".h" and _CPP_HEADER.search(head):
         return "cpp"
     if lang:
@@ -167,6 +175,15 @@ SPECS: dict[str, LangSpec] = {
         frozenset({"import_header"}), {"delegation_specifier": "extends"}, {"function": "fun", "method": "fun"},
         {"property_declaration": "variable"},
         {"property_declaration": "attribute", "class_parameter": "attribute", "enum_entry": "attribute"}),
+    "objc": LangSpec(
+        # an @implementation (and a category's @interface) is kind impl: its methods are the class's
+        {"class_interface": "class", "class_implementation": "impl", "protocol_declaration": "interface",
+         "method_definition": "method", "function_definition": "function"},
+        frozenset({"class_interface", "class_implementation", "protocol_declaration"}),
+        {"message_expression": "method", "call_expression": "function"}, frozenset({"preproc_include"}),
+        {"parameterized_arguments": "implements", "protocol_reference_list": "implements"},
+        {"class": "@interface", "impl": "@implementation", "interface": "@protocol"}, C_BINDINGS,
+        {"method_declaration": "method", "property_declaration": "attribute"}),
     "swift": LangSpec(
         # a struct, an enum, an actor and an extension are class declarations too (the chunker tells them apart)
         {"class_declaration": "class", "protocol_declaration": "interface", "function_declaration": "function",

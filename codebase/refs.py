@@ -73,6 +73,8 @@ def heritage(node, spec: LangSpec, language: str) -> list[tuple[str, str]]:
                 holders.append((c, rel))
             elif c.type in ("class_heritage", "delegation_specifiers", "super_interfaces", "type_list"):
                 queue.extend(c.named_children)
+    if language == "objc" and (superclass := node.child_by_field_name("superclass")) is not None:
+        found.append(("extends", node_text(superclass)))
     for holder, rel in holders:
         for name in _names_in(holder):
             r = rel

@@ -1,5 +1,6 @@
 """What Swift's grammar needs beside the shared chunker: the five kinds one node declares, subscripts that parse
-as calls, and conditional compilation that tree-sitter-swift cannot read everywhere."""
+as calls, conditional compilation that tree-sitter-swift cannot read everywhere, and the names of properties
+(Objective-C's ``@property`` too, which Swift code reads as its own)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,20 @@ def for_parser(data: bytes) -> bytes:
                 skipping[-1] = True
         out.append(re.sub(rb"\S", b" ", line) if m or any(skipping) else line)
     return b"\n".join(out)
+
+
+def property_name(node):
+    """The name of a Swift property (``let store: Store``, in a pattern) or of an Objective-C ``@property``
+    (``NSString *name``, in a struct declarator), else None."""
+    pattern = node.child_by_field_name("name")
+    if pattern is not None:
+        return pattern if pattern.type == "simple_identifier" else next(
+            (c for c in pattern.named_children if c.type == "simple_identifier"), None)
+    decl = next((c for c in node.named_children if c.type == "struct_declaration"), None)
+    stack = [c for c in decl.named_children if c.type == "struct_declarator"] if decl is not None else []
+    while stack:  # `*name`, `(^handler)(int)`: the first identifier inside
+        c = stack.pop(0)
+        if c.type == "identifier":
+            return c
+        stack[:0] = c.named_children
+    return None

@@ -63,6 +63,7 @@ def test_swift_declarations_are_symbols_of_their_kinds():
     cache = {s.qualname: s.kind for s in parse_file("Cache.swift", textwrap.dedent(SWIFT["Sources/App/Cache.swift"]),
                                                      "swift").symbols}
     assert cache["extension Cache"] == "impl" and cache["Cache.flush"] == "method"  # the extended type's member
+    assert cache["Cache.store"] == "attribute" and cache["Cache.items"] == "attribute"  # `let store: DiskStore`
 
 
 def test_swift_calls_go_through_declared_types_protocols_and_extensions():
