@@ -19,7 +19,6 @@ from .chunks import MARKUP_COMMENT, Chunk
 from .refs import Ref
 
 COMPONENT_LANGUAGES = frozenset({"vue", "svelte"})
-_MARK = MARKUP_COMMENT
 
 _BLOCK = re.compile(r"<(script|style)\b([^>]*)>(.*?)</\1\s*>", re.S | re.I)
 _LANG = re.compile(r"""\blang\s*=\s*["']?(ts|typescript|tsx|jsx|js|javascript)\b""", re.I)
@@ -37,7 +36,7 @@ _STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`(?:[^`\\]|\\.
 _CALL = re.compile(r"((?:[A-Za-z_$][\w$]*\.)*)([A-Za-z_$][\w$]*)\s*\(")
 _NAME = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*")
 _NOT_CALLS = frozenset({"if", "for", "while", "switch", "return", "typeof", "function", "await", "new", "each",
-                        "await", "key", "html", "const", "debug", "render", "snippet", "then", "catch"})
+                        "key", "html", "const", "debug", "render", "snippet", "then", "catch"})
 
 
 def component_source(text: str) -> tuple[str, str]:
@@ -73,15 +72,15 @@ def component_source(text: str) -> tuple[str, str]:
 
 def _commented(line: str) -> str:
     # JavaScript ends a line comment at U+2028/U+2029 too: they must not let markup out into the code
-    return _MARK + line.replace("\u2028", " ").replace("\u2029", " ") if line.strip() else ""
+    return MARKUP_COMMENT + line.replace("\u2028", " ").replace("\u2029", " ") if line.strip() else ""
 
 
 def restore_markup(chunks: list[Chunk]) -> None:
     """Give chunks cut from ``component_source``'s text the markup lines as the file has them, uncommented."""
     for c in chunks:
-        if _MARK in c.content:
-            c.content = "\n".join(ln[len(_MARK):] if ln.startswith(_MARK) else ln.replace(" " + _MARK, " ")
-                                  for ln in c.content.split("\n"))
+        if MARKUP_COMMENT in c.content:
+            c.content = "\n".join(ln[len(MARKUP_COMMENT):] if ln.startswith(MARKUP_COMMENT)
+                                  else ln.replace(" " + MARKUP_COMMENT, " ") for ln in c.content.split("\n"))
 
 
 def markup_refs(text: str, language: str) -> list[Ref]:

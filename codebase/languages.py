@@ -43,17 +43,21 @@ _CPP_HEADER = re.compile(rb"^\s*(?:template\s*<|namespace\s+\w+\s*\{|class\s+\w+
 #: what only Objective-C writes, to tell its header from a C one: ``@interface``, ``@protocol``, ``@class``,
 #: ``#import``, or Foundation's nullability block
 _OBJC_HEADER = re.compile(rb"^\s*(?:@interface|@protocol|@class|#\s*import)\b|\bNS_ASSUME_NONNULL_BEGIN\b", re.M)
+#: what an Objective-C ``.m`` file writes that a MATLAB one, the other language of ``.m``, never does
+_OBJC_SOURCE = re.compile(rb"^\s*(?:@implementation|@interface|@protocol|@end|#\s*(?:import|include))\b", re.M)
 
 
 def detect_language(path: str, head: bytes = b"") -> str | None:
-    """The language of a file from its name (a ``.h`` file is C++ when its start says so), else from a
-    shebang line; None if neither says."""
+    """The language of a file from its name (a ``.h`` file is C++ or Objective-C, a ``.m`` file MATLAB, when
+    its start says so), else from a shebang line; None if neither says."""
     p = PurePosixPath(path)
     if p.name in FILENAMES:
         return FILENAMES[p.name]
     lang = EXTENSIONS.get(p.suffix.lower())
     if lang == "c" and p.suffix == ".h" and _OBJC_HEADER.search(head):
         return "objc"
+    if lang == "objc" and p.suffix == ".m" and head and not _OBJC_SOURCE.search(head):
+        return "matlab"  # no grammar: line windows, and no parse error counted for every file
     if lang == "c" and p.suffix == ".h" and _CPP_HEADER.search(head):
         return "cpp"
     if lang:

@@ -64,6 +64,10 @@ def test_an_objective_c_header_is_told_from_a_c_one():
     assert detect_language("EXStore.h", textwrap.dedent(OBJC["EXStore.h"]).encode()) == "objc"
     assert detect_language("lua.h", b"#include <stdio.h>\nint lua_gettop(lua_State *L);\n") == "c"
     assert detect_language("EXStore.m") == "objc" and detect_language("EXHost.mm") == "objc"
+    source = textwrap.dedent(OBJC["EXStore.m"]).encode()
+    assert detect_language("EXStore.m", source) == "objc"
+    # MATLAB writes .m files too: no Objective-C grammar for them (line windows, no parse error each)
+    assert detect_language("fit_line.m", b"function y = fit_line(x)\n% least squares\ny = x;\nend\n") == "matlab"
 
 
 def test_objective_c_declarations_are_symbols():
