@@ -15,7 +15,8 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from . import swift
-from .chunks import MARKUP_COMMENT, Chunk, ParsedFile, Symbol, estimate_tokens, line_chunks, markdown_chunks, window
+from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
+                     meaningful, owned_lines, window)
 from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
                     macro_calls, pure_virtual_name)
 from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
@@ -170,7 +171,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 # decorators, `export`, `type (...)` and `const f = ...` belong to the definition's chunk
                 while anchor.parent is not None and anchor.parent.type in _WRAPPERS:
                     anchor = anchor.parent
-                start = _doc_start(anchor)
+                start = doc_start(anchor)
                 end = min(node.end_point[0], nlines - 1)
                 defs.append((made, start, end))
                 in_func = not is_classy(out.symbols[made].kind)
@@ -219,13 +220,13 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     for idx, start, end in sorted(defs, key=lambda d: (d[1], -d[2])):
         s = out.symbols[idx]
         s.start_line, s.end_line = start + 1, end + 1
-        body, line_map = _owned(lines, owner, idx, start, end)
-        if _meaningful(body):
+        body, line_map = owned_lines(lines, owner, idx, start, end)
+        if meaningful(body):
             chunks.append(Chunk(start + 1, end + 1, s.kind, s.name, _breadcrumb(out, idx, language), body,
                                 s.qualname, s.signature, line_map))
     for first, last in _module_runs(owner):
-        body, line_map = _owned(lines, owner, -1, first, last)
-        if _meaningful(body):
+        body, line_map = owned_lines(lines, owner, -1, first, last)
+        if meaningful(body):
             shown = [n for n in line_map if n]
             chunks.append(Chunk(shown[0], shown[-1], "module", PurePosixPath(out.path).name, "", body, "",
                                 line_map=line_map))
@@ -289,59 +290,6 @@ def _module_runs(owner: list[int]) -> list[tuple[int, int]]:
 
 _WRAPPERS = frozenset({"decorated_definition", "export_statement", "type_declaration", "lexical_declaration",
                        "variable_declaration", "expression_statement"})
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
-_MARKUP = MARKUP_COMMENT.encode()
-
-
-def _doc_start(node) -> int:
-    """The first line (0-based) of a definition with the comments just above it (JSDoc, Go and Rust doc
-    comments, ``#`` notes): the words that describe a definition are what a query in words matches.
-
-    A comment counts when at most one blank line separates it from what follows, and it does not share a
-    line with the code before it (``x = 1  # note``)."""
-    start = node.start_point[0]
-    prev = node.prev_named_sibling
-    while prev is not None and prev.type in _COMMENTS and start - _last_row(prev) <= 2 and \
-            not prev.text.startswith(_MARKUP):  # a component's markup (``<script setup>``) documents nothing
-        before = prev.prev_sibling
-        if before is not None and _last_row(before) >= prev.start_point[0]:
-            break
-        start = prev.start_point[0]
-        prev = prev.prev_named_sibling
-    return start
-
-
-def _last_row(node) -> int:
-    """The last line a node has text on (Rust's line comments end at column 0 of the next line)."""
-    row, col = node.end_point
-    return row - 1 if col == 0 and row > node.start_point[0] else row
-
-
-def _meaningful(body: str) -> bool:
-    """More than braces, blank lines and elisions."""
-    return len(re.sub(r"[\W_]", "", body.replace("…", ""))) >= 3
-
-
-def _owned(lines: list[str], owner: list[int], idx: int, start: int, end: int) -> tuple[str, tuple[int, ...]]:
-    """The lines of [start, end] owned by ``idx``, runs joined with an elision line, and the source line
-    (1-based; 0 for an elision) of each."""
-    parts: list[tuple[int, str]] = []
-    gap = False
-    for i in range(start, end + 1):
-        if owner[i] == idx:
-            if gap and parts:
-                parts.append((0, "…"))
-            parts.append((i + 1, lines[i]))
-            gap = False
-        else:
-            gap = True
-    while parts and (not parts[-1][1].strip() or not parts[-1][0]):
-        parts.pop()
-    while parts and (not parts[0][1].strip() or not parts[0][0]):
-        parts.pop(0)
-    return "\n".join(t for _, t in parts), tuple(n for n, _ in parts)
-
-
 def _name_node(node, kind: str):
     if node.type == "impl_item":
         return node.child_by_field_name("type")
@@ -535,7 +483,7 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     if decl is not None and decl.type in _DECLARATIONS:  # `const API_URL = ...`, not `API_URL = ...`
         text = f"{decl.text.split(maxsplit=1)[0].decode('utf-8', errors='replace')} {text}"
     out.symbols.append(Symbol(name, qual, kind, re.sub(r"\s+", " ", text).strip()[:200], node.start_point[0] + 1,
-                              _last_row(node) + 1, parent.qualname))
+                              last_row(node) + 1, parent.qualname))
     out.qualnames.add(qual)
     return qual
 

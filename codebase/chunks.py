@@ -17,6 +17,59 @@ MARKUP_COMMENT = "//\u2063"
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 
 
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
+_MARKUP = MARKUP_COMMENT.encode()
+
+
+def doc_start(node) -> int:
+    """The first line (0-based) of a definition with the comments just above it (JSDoc, Go and Rust doc
+    comments, ``#`` notes): the words that describe a definition are what a query in words matches.
+
+    A comment counts when at most one blank line separates it from what follows, and it does not share a
+    line with the code before it (``x = 1  # note``)."""
+    start = node.start_point[0]
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type in _COMMENTS and start - last_row(prev) <= 2 and \
+            not prev.text.startswith(_MARKUP):  # a component's markup (``<script setup>``) documents nothing
+        before = prev.prev_sibling
+        if before is not None and last_row(before) >= prev.start_point[0]:
+            break
+        start = prev.start_point[0]
+        prev = prev.prev_named_sibling
+    return start
+
+
+def last_row(node) -> int:
+    """The last line a node has text on (Rust's line comments end at column 0 of the next line)."""
+    row, col = node.end_point
+    return row - 1 if col == 0 and row > node.start_point[0] else row
+
+
+def meaningful(body: str) -> bool:
+    """More than braces, blank lines and elisions."""
+    return len(re.sub(r"[\W_]", "", body.replace("…", ""))) >= 3
+
+
+def owned_lines(lines: list[str], owner: list[int], idx: int, start: int, end: int) -> tuple[str, tuple[int, ...]]:
+    """The lines of [start, end] owned by ``idx``, runs joined with an elision line, and the source line
+    (1-based; 0 for an elision) of each."""
+    parts: list[tuple[int, str]] = []
+    gap = False
+    for i in range(start, end + 1):
+        if owner[i] == idx:
+            if gap and parts:
+                parts.append((0, "…"))
+            parts.append((i + 1, lines[i]))
+            gap = False
+        else:
+            gap = True
+    while parts and (not parts[-1][1].strip() or not parts[-1][0]):
+        parts.pop()
+    while parts and (not parts[0][1].strip() or not parts[0][0]):
+        parts.pop(0)
+    return "\n".join(t for _, t in parts), tuple(n for n, _ in parts)
+
+
 def estimate_tokens(text: str) -> int:
     """A conservative guess of the word pieces a BERT tokenizer makes of ``text``.
 
