@@ -14,15 +14,15 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import swift
+from . import lua, swift
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
 from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
                     macro_calls, pure_virtual_name)
 from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
                         keyword)
-from .refs import (EXPRESSION, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident, receiver_call,
-                   ruby_directive, rust_mod_declaration)
+from .refs import (EXPRESSION, REQUIRE_LANGUAGES, SELF_RECEIVERS, Ref, callee, heritage, imports_of, is_required,
+                   last_ident, receiver_call, record_require, required_module, ruby_directive, rust_mod_declaration)
 from .typed import (AWAITED, DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,
                     held_through, local_type, parameter_property, rust_types)
 
@@ -62,8 +62,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: trait's required methods and enum variants are symbols, a Kotlin interface is of kind interface, a Python
 #: ``@abstractmethod``'s signature says so; 23 = a C++ pure virtual method (``virtual void f() = 0;``) is a
 #: symbol; 24 = Vue and Svelte components are parsed as their scripts (``codebase.components``), and Swift is
-#: parsed (``codebase.swift``). A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "24"
+#: parsed (``codebase.swift``); 25 = Lua is parsed (``codebase.lua``), and a CommonJS ``require`` is an import,
+#: not a variable. A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "25"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 
@@ -124,6 +125,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     call_at: dict[tuple[int, int], Ref] = {}  # each call by its bytes
     chained: list[tuple[Ref, tuple[int, int], str]] = []  # a call on a call's result: the inner call's bytes, mark
     parents: dict[int, int] = {}              # symbol index -> the index of the symbol it is defined in
+    aliases: dict[str, tuple[str, str]] = {}  # Lua: a short name -> the (table, field) it was bound to
 
     def held(receiver: str, scope: int) -> str:
         """The class a receiver holds in a scope: a variable's, or an attribute's of the enclosing class."""
@@ -154,7 +156,9 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             if rank >= ranks.get((at, key), 0):
                 classes.setdefault(at, {})[key], ranks[at, key] = cls, rank
         binding = None if in_func else _binding_kind(node, spec, out.symbols[scope].kind)
-        if binding and not _in_loop(node) and not _in_lambda(node) and \
+        if binding and language == "lua" and lua.bind_aliases(node, aliases, out.imports):
+            pass  # `local insert = table.insert`: a call of insert is table.insert's
+        elif binding and not _in_loop(node) and not _in_lambda(node) and \
                 (bound := _make_variable(node, binding, out, scope)):
             # its lines stay in the module's or class's chunk; calls in its value are that scope's, but a
             # macro's body is no parse tree: what it calls is the macro's
@@ -181,8 +185,12 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         elif language == "ruby" and node.type in ("call", "super") and ruby_directive(
                 node, out, out.symbols[scope], is_classy(out.symbols[scope].kind) and not in_func):
             pass  # include, require, super: a base type, an import, a call of the base's method
+        elif node.type in spec.calls and language in REQUIRE_LANGUAGES and (module := required_module(node)):
+            record_require(node, module, out)
         elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)):
             name, receiver = callee(node, spec.calls[node.type], language)
+            if language == "lua":
+                name, receiver = lua.call_target(name, receiver, node, aliases)
             if name:
                 out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1,
                                     receiver))
@@ -195,6 +203,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         elif node.type in spec.imports or (node.type == "export_statement" and
                                            node.child_by_field_name("source") is not None):
             imports_of(node, out)
+        # a Lua function value's body (`setup({ on_attach = function() ... end })`) binds its own locals
+        in_func = in_func or (language == "lua" and node.type == "function_definition")
         for child in reversed(node.named_children):
             stack.append((child, sym_here, in_func))
 
@@ -315,8 +325,9 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         if value is None or value.type not in _JS_FUNCTIONS:
             return None
     owner = None
-    if node.type == "assignment_expression":
-        assigned = _assigned_function(node)
+    if node.type == "assignment_expression" or language == "lua":
+        assigned = _assigned_function(node) if node.type == "assignment_expression" else \
+            lua.function_name(node) if node.type == "function_declaration" else lua.assigned_function(node)
         if assigned is None:
             return None
         name, owner = assigned
@@ -389,11 +400,12 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
 
 _C_LIKE = frozenset({"c", "cpp", "objc"})
 _JS_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
+_FUNCTION_VALUES = frozenset({*_JS_FUNCTIONS, "function_definition"})  # Lua's `local f = function() end`
 _MODULE_SCOPES = frozenset({"module", "namespace"})
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "const_declaration", "var_declaration"})
 
 
-_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement", "repeat_statement"})
 
 
 def _in_loop(node) -> bool:
@@ -455,6 +467,8 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         if node.type == "class_parameter" and not any(c.type == "binding_pattern_kind" for c in node.children):
             return ""
         name_node = name_node or swift.property_name(node)
+    elif node.type == "assignment_statement":  # Lua
+        name_node = lua.binding(node)[0]
     else:
         name_node = node.child_by_field_name("left") or node.child_by_field_name("name") or \
             node.child_by_field_name("property")
@@ -463,11 +477,11 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     if name_node is None or name_node.type not in _BINDING_NAMES:
         return ""
     value = node.child_by_field_name("right") or node.child_by_field_name("value")
-    if value is not None and value.type in _JS_FUNCTIONS:
-        return ""
-    if value is not None and value.type == "call_expression" and \
-            getattr(value.child_by_field_name("function"), "text", b"") == b"require":
-        return ""
+    if node.type == "assignment_statement":  # Lua: `local Stack = {}`, a class when the file gives it methods
+        value = lua.binding(node)[1]
+        kind = lua.binding_kind(node, name_node.text.decode("utf-8", errors="replace"))
+    if not kind or value is not None and (value.type in _FUNCTION_VALUES or is_required(value)):
+        return ""  # the module's own table, a function (a definition of its own), an import
     name = name_node.text.decode("utf-8", errors="replace")
     parent = out.symbols[scope]
     prefix = parent.member_prefix or parent.qualname

@@ -199,6 +199,11 @@ SPECS: dict[str, LangSpec] = {
         {"property_declaration": "variable"},
         {"property_declaration": "attribute", "enum_entry": "attribute", "protocol_function_declaration": "method",
          "protocol_property_declaration": "attribute"}),
+    "lua": LangSpec(
+        # `M.run = function() end` defines run; a table the file defines methods of is a class (codebase.lua)
+        {"function_declaration": "function", "assignment_statement": "function"}, frozenset(),
+        {"function_call": "name"}, frozenset(), {}, {"function": "function", "method": "function"},
+        {"assignment_statement": "variable"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
 }
 SPECS["tsx"] = SPECS["typescript"]

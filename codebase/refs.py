@@ -301,6 +301,55 @@ def imports_of(node, out: Any) -> None:
             out.imports[last] = module
 
 
+#: languages whose ``require("m")`` call is an import: JavaScript's CommonJS, Lua
+REQUIRE_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "lua"})
+
+
+def required_module(call) -> str:
+    """The module a ``require("m")`` call names (Lua's ``require "m"`` too), else ""."""
+    fn = call.child_by_field_name("function") or call.child_by_field_name("name")
+    args = call.child_by_field_name("arguments")
+    if fn is None or fn.text != b"require" or args is None:
+        return ""
+    strings = [args] if args.type == "string" else args.named_children
+    if len(strings) != 1 or strings[0].type != "string":
+        return ""  # require(some_variable): nothing to follow
+    return "".join(node_text(c) for c in strings[0].named_children if c.type in ("string_fragment", "string_content"))
+
+
+def is_required(value) -> bool:
+    """Whether a bound value is a module a ``require`` call returns, or one of its members
+    (``require('./utils').isAbsolute``): an import, not a variable."""
+    if value is not None and value.type in ("member_expression", "dot_index_expression"):
+        value = value.child_by_field_name("object") or value.child_by_field_name("table")
+    return value is not None and bool(required_module(value))
+
+
+def record_require(call, module: str, out: Any) -> None:
+    """Record a ``require`` call as an import of ``module``, binding the names it is assigned to: ``const u =
+    require('./u')``, ``const { merge } = require('./merge')``, Lua's ``local utils = require "pl.utils"``."""
+    out.refs.append(Ref("", "imports", module, call.start_point[0] + 1))
+    holder = call.parent
+    if holder is not None and holder.type == "member_expression" and holder.parent is not None and \
+            holder.parent.type == "variable_declarator":  # `var isAbsolute = require('./utils').isAbsolute`
+        holder, call = holder.parent, holder
+    if holder is not None and holder.type == "variable_declarator":
+        bound = holder.child_by_field_name("name")
+        names = [node_text(bound)] if bound is not None and bound.type == "identifier" else [
+            n for n in IDENT_RE.findall(node_text(bound))] if bound is not None and bound.type == "object_pattern" \
+            else []
+    elif holder is not None and holder.type == "expression_list" and holder.parent is not None and \
+            holder.parent.type == "assignment_statement":  # Lua: `local a, b = require "a", require "b"`
+        at = holder.named_children.index(call) if call in holder.named_children else -1
+        targets = next((c for c in holder.parent.named_children if c.type == "variable_list"), None)
+        names = [node_text(targets.named_children[at])] if targets is not None and \
+            0 <= at < len(targets.named_children) and targets.named_children[at].type == "identifier" else []
+    else:
+        names = []
+    for name in names:
+        out.imports[name] = module
+
+
 _RUBY_MIXINS = frozenset({"include", "extend", "prepend"})
 
 

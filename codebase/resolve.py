@@ -29,6 +29,7 @@ from typing import Iterable, Iterator
 from .components import COMPONENT_LANGUAGES
 from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS
 from .likeness import resembles
+from .lua import GLOBALS as LUA_GLOBALS, is_global
 from .receivers import CLASSY, ReceiverTypes, owner_of, project_path, type_key
 from .refs import EXPRESSION, SELF_RECEIVERS, STAR, last_ident
 from .tsconfig import Alias, alias_targets
@@ -85,7 +86,8 @@ class Resolver(ReceiverTypes):
                     self.components[s["name"]].append(s)
                 stem = _strip_ext(s["path"])
                 self.by_stem[stem].append(s["path"])
-                if ("/" + stem).endswith(("/__init__", "/index", "/mod")):  # `from '..'`: the root's is ""
+                if ("/" + stem).endswith(("/__init__", "/index", "/mod")) or (  # `from '..'`: the root's is ""
+                        s["path"].endswith("/init.lua") or s["path"] == "init.lua"):  # Lua's `require "pl"`
                     self.by_stem[stem.rpartition("/")[0]].append(s["path"])
                 continue
             if s["kind"] != "attribute":  # a class attribute is reached through its class, never by bare name
@@ -238,6 +240,8 @@ class Resolver(ReceiverTypes):
             # Rust's `use a::B as C`, PHP's `use A\\B as C`: the name the module defines
             real = re.split(r"::|\\", imports[name])[-1] if re.search(r"::|\\", imports[name]) else name
             return pick(self._exported(real, self.module_files(imports[name], from_path)))
+        if from_path.endswith(".lua"):  # a bare name is a local, an import or a global function: no other
+            return pick([s for s in self.by_name.get(name, []) if is_global(s)])
         hit = pick(self._starred(name, from_path))
         if hit is not None:
             return hit
@@ -258,6 +262,8 @@ class Resolver(ReceiverTypes):
                 return self._in_hierarchy(owner, name, from_path, skip_first=receiver == "super")
             return self._by_receiver_name(name, receiver, from_path)
         root, _, rest = receiver.partition(".")
+        if from_path.endswith(".lua") and (root in imports or root in LUA_GLOBALS):
+            return self._lua_path(name, receiver, imports)
         if root in imports and not self._module_files_of(root, imports[root], from_path) \
                 and (not root[:1].isupper() or root not in self.by_name) and not project_path(imports[root]):
             return None  # a library module's function (os.path.join), a library class's (Build.MODEL.contains)
@@ -284,6 +290,30 @@ class Resolver(ReceiverTypes):
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path)
 
+    def _lua_path(self, name: str, receiver: str, imports: dict[str, str]) -> dict | None:
+        """A Lua function called through a module: an imported one's (``utils.raise``, ``List.new``), a
+        submodule's of an imported package (``pl.utils.raise``), a global table's where the project is that
+        module (Neovim's runtime calls ``vim.lsp.util.f``), a global function (``GLOBAL``); None for what the
+        project does not define by that name (``table.insert``, ``log.warn`` set in a loop): never guessed."""
+        root, _, rest = receiver.partition(".")
+        if root == "_G" and not rest:  # a name no local binds: a global function, or a builtin
+            return next((s for s in self.by_name.get(name, []) if is_global(s)), None)
+        module = imports[root] + ("." + rest if rest else "") if root in imports else receiver
+        files = self._lua_module(module) if "." in module or root in imports else []
+        found = self._exported(name, files) if files else []
+        owners = {owner_of(s["qualname"]) for s in found}
+        # a module's function, else the method of the one class a module returns (`List.new`)
+        return self._in_module(name, files) or (found[0] if len(owners) == 1 else None)
+
+    def _lua_module(self, module: str) -> list[str]:
+        """The project files of a Lua module path (``vim.lsp.util``: ``lua/vim/lsp/util.lua``), if any."""
+        key = (module, "lua")
+        if key not in self._module_cache:
+            tail = "/" + module.replace(".", "/")
+            self._module_cache[key] = [p for stem, paths in self.by_stem.items() if ("/" + stem).endswith(tail)
+                                       for p in paths if p.endswith(".lua")]
+        return self._module_cache[key]
+
     def _module_files_of(self, bound: str, module: str, from_path: str) -> list[str]:
         """The project files of the module an import bound to ``bound`` (``from . import types`` binds the
         module ``.types``), or none when it is a library's."""
@@ -302,6 +332,8 @@ class Resolver(ReceiverTypes):
             if hit is not None:
                 return hit
         cands = [s for s in self.by_name.get(name, []) if s["kind"] in CALLABLE]
+        if from_path.endswith(".lua"):  # a local or a module's function is reached by its file or module only
+            cands = [c for c in cands if owner_of(c["qualname"])]
         members = [c for c in cands if owner_of(c["qualname"])]
         exact = [c for c in members if owner_of(c["qualname"]).rsplit(".", 1)[-1].lower().replace("_", "") == flat]
         like = [c for c in members if resembles(receiver, owner_of(c["qualname"]))]

@@ -157,6 +157,11 @@ def unchanged_vectors(old: pa.Table, chunks: list[dict]) -> list[str]:
 PACKAGE_STEMS = frozenset({"__init__", "index", "mod"})
 
 
+def is_package_file(path: PurePosixPath) -> bool:
+    """Whether a file is its folder's module: ``__init__.py``, ``index.js``, ``mod.rs``, Lua's ``init.lua``."""
+    return path.stem in PACKAGE_STEMS or path.name == "init.lua"
+
+
 def index_symbol(index: EntityIndex, s: dict) -> None:
     """Add a symbol to the in-memory name index by its name and qualified name; a module by the name code
     imports it by (its file's stem, its folder's for ``__init__.py``, ``index.js`` or ``mod.rs``), which only
@@ -164,7 +169,7 @@ def index_symbol(index: EntityIndex, s: dict) -> None:
     name, aliases = s["name"], [s["qualname"]] if s["qualname"] != s["name"] else []
     if s["kind"] == "module":
         path = PurePosixPath(s["path"])
-        name, aliases = (path.parent.name if path.stem in PACKAGE_STEMS else path.stem), []
+        name, aliases = (path.parent.name if is_package_file(path) else path.stem), []
     # a short module name is kept: only dotted names look modules up (``db.connection``), so it matches no prose
     if len(name) >= 3 or s["kind"] == "module":
         index.add(s["id"], name, s["kind"], aliases)

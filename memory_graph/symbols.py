@@ -10,7 +10,7 @@ from itertools import chain
 from pathlib import PurePosixPath
 from typing import Any, Iterator
 
-from .code import PACKAGE_STEMS, is_test_path
+from .code import is_package_file, is_test_path
 from .errors import NotFoundError, ValidationError
 from .graph import SYMBOL
 from .linking import norm
@@ -63,7 +63,7 @@ def _like(needle: str) -> str:
 def _top_level(path: str) -> bool:
     """Whether a module's file is at its project's root, or is a root folder's package file."""
     parts = PurePosixPath(path).parts
-    return len(parts) == 1 or (len(parts) == 2 and PurePosixPath(path).stem in PACKAGE_STEMS)
+    return len(parts) == 1 or (len(parts) == 2 and is_package_file(PurePosixPath(path)))
 
 
 def _same_file(indexed: str, named: str) -> bool:
@@ -163,7 +163,7 @@ class SymbolsMixin:
         """The modules of the indexed files a path names (``transaction.py``, ``db/transaction.py``, an absolute
         path that ends in one), code before tests, then the least nested first."""
         g, want = self.code_graph, PurePosixPath(path)
-        name = want.parent.name if want.stem in PACKAGE_STEMS else want.stem
+        name = want.parent.name if is_package_file(want) else want.stem
         found = [i for i in self.symbol_index.by_norm.get(norm(name), ()) if i in g and
                  g.attrs(i).get("symbol_kind") == "module" and (project is None or g.attrs(i).get("project") == project)
                  and _same_file(str(g.attrs(i).get("path")), path)]
@@ -335,14 +335,14 @@ class SymbolsMixin:
         g, index = self.code_graph, self.symbol_index
         attrs = g.attrs(package_id)
         path = PurePosixPath(attrs.get("path") or "")
-        if attrs.get("symbol_kind") != "module" or path.stem not in PACKAGE_STEMS:
+        if attrs.get("symbol_kind") != "module" or not is_package_file(path):
             return None
         for i in sorted(index.by_norm.get(norm(member), ())):
             a = g.attrs(i) if i in g else {}
             p = PurePosixPath(a.get("path") or "")
             if a.get("symbol_kind") == "module" and a.get("project") == attrs.get("project") and (
                     (p.parent == path.parent and p.stem == member) or
-                    (p.stem in PACKAGE_STEMS and p.parent.parent == path.parent and p.parent.name == member)):
+                    (is_package_file(p) and p.parent.parent == path.parent and p.parent.name == member)):
                 return i
         return None
 
@@ -352,7 +352,7 @@ class SymbolsMixin:
         and breadth first, when ``package_id`` is a package's module, else None."""
         g, attrs = self.code_graph, self.code_graph.attrs(package_id)
         folder = posixpath.dirname(attrs.get("path") or "") + "/"
-        if attrs.get("symbol_kind") != "module" or PurePosixPath(attrs.get("path") or "").stem not in PACKAGE_STEMS:
+        if attrs.get("symbol_kind") != "module" or not is_package_file(PurePosixPath(attrs.get("path") or "")):
             return None
 
         def inside(i: str) -> bool:
