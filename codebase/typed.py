@@ -97,7 +97,8 @@ def local_type(node) -> tuple[str, str] | None:
         return None
     if value.type == "new_expression":
         found = class_name(node_text(value.child_by_field_name("constructor")))
-    elif value.type in ("call", "call_expression"):
+    elif value.type in ("call", "call_expression") and getattr(value.child_by_field_name("function"), "text",
+                                                                 b"") != b"require":  # an import: no class
         found = _made_by(value.child_by_field_name("function"), AWAITED if awaited else "")
     else:
         return None

@@ -164,8 +164,9 @@ def test_commonjs_require_is_an_import():
             }
             """,
     }
+    files["lib/server.ts"] = "const utils = require('./utils')\nexport function start() { utils.merge({}, {}) }\n"
     assert edges_of(files, "auto", paths=True) >= {("send", "lib/utils.js:isAbsolute"), ("send", "lib/utils.js:merge"),
-                                                   ("send", "?sign")}
+                                                   ("send", "?sign"), ("start", "lib/utils.js:merge")}
     assert ("send", "lib/utils.js:sign") not in edges_of(files, "auto", paths=True)  # a library's sign
     parsed = parse_file("lib/response.js", textwrap.dedent(files["lib/response.js"]), "javascript")
     assert {s.name for s in parsed.symbols} == {"response", "send"}  # imports are no variables
