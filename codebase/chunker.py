@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import lua, swift
+from . import hcl, lua, swift
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
 from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
@@ -62,8 +62,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: trait's required methods and enum variants are symbols, a Kotlin interface is of kind interface, a Python
 #: ``@abstractmethod``'s signature says so; 23 = a C++ pure virtual method (``virtual void f() = 0;``) is a
 #: symbol; 24 = Vue and Svelte components are parsed as their scripts (``codebase.components``), and Swift is
-#: parsed (``codebase.swift``); 25 = Lua is parsed (``codebase.lua``), and a CommonJS ``require`` is an import,
-#: not a variable. A re-cut file re-embeds only the chunks whose text changed.
+#: parsed (``codebase.swift``); 25 = Lua (``codebase.lua``) and Terraform (``codebase.hcl``) are parsed, and a
+#: CommonJS ``require`` is an import, not a variable. A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "25"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
@@ -185,6 +185,10 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         elif language == "ruby" and node.type in ("call", "super") and ruby_directive(
                 node, out, out.symbols[scope], is_classy(out.symbols[scope].kind) and not in_func):
             pass  # include, require, super: a base type, an import, a call of the base's method
+        elif language == "hcl" and node.type == "expression" and (address := hcl.reference(node)):
+            out.refs.append(Ref(out.symbols[scope].qualname, "calls", address, node.start_point[0] + 1))
+        elif language == "hcl" and node.type == "attribute" and (source := hcl.module_source(node)):
+            out.refs.append(Ref("", "imports", source, node.start_point[0] + 1))
         elif node.type in spec.calls and language in REQUIRE_LANGUAGES and (module := required_module(node)):
             record_require(node, module, out)
         elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)):
@@ -331,6 +335,11 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         if assigned is None:
             return None
         name, owner = assigned
+    elif language == "hcl":
+        block = hcl.block(node)
+        if block is None:
+            return None
+        name, owner, kind = block
     else:
         name_node = (node.type == "function_definition" and language in _C_LIKE and function_name(node)) or \
             (node.type in SPECIFIERS and anonymous_type_name(node)) or _name_node(node, kind)
@@ -357,7 +366,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
             if typ is not None else ""
     elif owner is not None:
         prefix = owner
-        kind = "method" if owner else "function"
+        kind = kind if language == "hcl" else "method" if owner else "function"
     elif language == "cpp" and "::" in name and kind == "function":  # int A::run() {...}, outside class A
         qualifier = [q for q in re.sub(r"<[^<>]*>", "", name).split("::")[:-1] if q]
         prefix = ".".join([p for p in [parent.member_prefix or parent.qualname] if p] + qualifier)
@@ -469,6 +478,8 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         name_node = name_node or swift.property_name(node)
     elif node.type == "assignment_statement":  # Lua
         name_node = lua.binding(node)[0]
+    elif node.type == "attribute":  # Terraform: a `locals` entry, `local.name`
+        name_node = node.named_children[0] if hcl.local_name(node) else None
     else:
         name_node = node.child_by_field_name("left") or node.child_by_field_name("name") or \
             node.child_by_field_name("property")
@@ -485,7 +496,7 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     name = name_node.text.decode("utf-8", errors="replace")
     parent = out.symbols[scope]
     prefix = parent.member_prefix or parent.qualname
-    qual = f"{prefix}.{name}" if prefix else name
+    qual = f"local.{name}" if node.type == "attribute" else f"{prefix}.{name}" if prefix else name
     if name == "_" or qual in out.qualnames:  # the first binding of a name is its definition
         return qual
     # Java's `private final Store mStore = ...;` says more than its declarator `mStore = ...`
@@ -546,7 +557,7 @@ def _breadcrumb(out: ParsedFile, idx: int, language: str) -> str:
     by_qual = {x.qualname: x for x in out.symbols}
     while s is not None and s.kind != "module":
         parent = by_qual.get(s.parent) if s.parent else None
-        label = s.name
+        label = s.qualname if language == "hcl" else s.name  # Terraform's address: aws_s3_bucket.logs
         if s.kind == "method":
             # a method defined outside its type's body (Go's receivers, `res.cookie = function`, C++'s
             # `int A::run()`) names its owner: its qualified name below the enclosing scope's

@@ -29,6 +29,9 @@ def doc_start(node) -> int:
     line with the code before it (``x = 1  # note``)."""
     start = node.start_point[0]
     prev = node.prev_named_sibling
+    if prev is None and node.parent is not None and node.parent.type == "body" and \
+            node.parent.parent is not None and node.parent.parent.type == "config_file":
+        prev = node.parent.prev_named_sibling  # HCL: the comment above a file's first block is outside its body
     while prev is not None and prev.type in _COMMENTS and start - last_row(prev) <= 2 and \
             not prev.text.startswith(_MARKUP):  # a component's markup (``<script setup>``) documents nothing
         before = prev.prev_sibling

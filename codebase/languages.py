@@ -25,7 +25,7 @@ EXTENSIONS = {
     ".sql": "sql", ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".xml": "xml",
     ".swift": "swift", ".scala": "scala", ".lua": "lua", ".r": "r", ".dart": "dart", ".ex": "elixir",
     ".exs": "elixir", ".hs": "haskell", ".ml": "ocaml", ".vue": "vue", ".svelte": "svelte", ".pl": "perl",
-    ".proto": "protobuf", ".graphql": "graphql", ".tf": "hcl", ".gradle": "groovy", ".cmake": "cmake",
+    ".proto": "protobuf", ".graphql": "graphql", ".tf": "hcl", ".hcl": "hcl", ".gradle": "groovy", ".cmake": "cmake",
 }
 FILENAMES = {"Dockerfile": "dockerfile", "Makefile": "make", "CMakeLists.txt": "cmake", "Gemfile": "ruby",
              "Rakefile": "ruby", "Jenkinsfile": "groovy"}
@@ -204,6 +204,8 @@ SPECS: dict[str, LangSpec] = {
         {"function_declaration": "function", "assignment_statement": "function"}, frozenset(),
         {"function_call": "name"}, frozenset(), {}, {"function": "function", "method": "function"},
         {"assignment_statement": "variable"}),
+    # Terraform: a top-level block is a definition named by its address, a `locals` entry a binding (codebase.hcl)
+    "hcl": LangSpec({"block": "resource"}, keywords={"module_call": "module"}, variables={"attribute": "variable"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
 }
 SPECS["tsx"] = SPECS["typescript"]

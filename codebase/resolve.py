@@ -78,8 +78,11 @@ class Resolver(ReceiverTypes):
         self._star_cache: dict[tuple[str, str, int], list[dict]] = {}   # (name, path, depth) -> _starred
         self._subtypes: dict[str, set[str]] | None = None   # base -> direct subtypes, once bases are known
         self.components: dict[str, list[dict]] = defaultdict(list)   # Vue/Svelte file's name -> its module
+        self.terraform: dict[tuple[str, str], dict] = {}   # (folder, address) -> a Terraform block or local
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
+            if s["path"].endswith(".tf"):
+                self.terraform.setdefault((posixpath.dirname(s["path"]), s["qualname"]), s)
             if s["kind"] == "module":
                 self.module_of[s["path"]] = s
                 if _is_component(s["path"]):
@@ -201,6 +204,8 @@ class Resolver(ReceiverTypes):
         """The symbol a name used in ``from_path`` (by the symbol whose qualname is ``source``) refers to, or
         None. ``receiver`` is what a called method is looked up on (``Ref.receiver``), ``typed`` the class it
         is known to hold (``Ref.typed``)."""
+        if from_path.endswith(".tf"):  # an address (`var.region`), of the module's folder: never another's
+            return self.terraform.get((posixpath.dirname(from_path), name)) if kind == "calls" else None
         typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
         if kind == "calls" and HOLDS in typed:  # `s.store.Save()`, `s.open().Save()`: along the chain
             typed, held_in = self._follow(typed, from_path, imports, source)

@@ -1,0 +1,79 @@
+"""Terraform (HCL): each top-level block is a definition named by its address as Terraform writes it
+(``aws_s3_bucket.logs``, ``data.aws_iam_policy_document.read``, ``var.region``, ``module.vpc``,
+``output.arn``), each ``locals`` entry a binding ``local.name``, and a reference in an expression
+(``var.region``, ``aws_s3_bucket.logs.arn``) a use of what it names, resolved in the same folder (a Terraform
+module is a folder)."""
+
+from __future__ import annotations
+
+from .refs import node_text
+
+#: block type -> (the prefix of its address, the symbol kind); a resource's prefix is its type
+BLOCKS = {"resource": ("", "resource"), "data": ("data", "data"), "variable": ("var", "variable"),
+          "output": ("output", "output"), "module": ("module", "module_call"), "provider": ("provider", "provider")}
+#: what a reference to a block of the module starts with, besides a resource's type
+_ROOTS = frozenset({"var", "local", "module", "data"})
+
+
+def _labels(node) -> list[str]:
+    return [node_text(c).strip('"') for c in node.named_children if c.type in ("string_lit", "identifier")][1:]
+
+
+def block(node) -> tuple[str, str, str] | None:
+    """(name, owner, kind) of a top-level block (``resource "aws_s3_bucket" "logs"``: logs, aws_s3_bucket,
+    resource), else None (``terraform``, ``locals``, a nested block)."""
+    if node.parent is None or node.parent.parent is None or node.parent.parent.parent is not None:
+        return None  # config_file > body > block: only the file's own blocks
+    word = node_text(node.named_children[0]) if node.named_children else ""
+    labels = _labels(node)
+    if word not in BLOCKS or not labels:
+        return None
+    prefix, kind = BLOCKS[word]
+    if word in ("resource", "data"):
+        if len(labels) < 2:
+            return None
+        owner = ".".join(p for p in (prefix, labels[0]) if p)
+        return labels[1], owner, kind
+    return labels[0], prefix, kind
+
+
+def local_name(node) -> str:
+    """The name a ``locals`` block's entry binds, else ""."""
+    holder = node.parent.parent if node.parent is not None else None
+    if holder is None or holder.type != "block" or not holder.named_children or \
+            node_text(holder.named_children[0]) != "locals":
+        return ""
+    name = node.named_children[0] if node.named_children else None
+    return node_text(name) if name is not None and name.type == "identifier" else ""
+
+
+def reference(node) -> str:
+    """The address an expression refers to (``var.region``, ``aws_vpc.this``, ``data.aws_region.current``,
+    ``module.vpc``, ``local.name``), else ""."""
+    parts = []
+    for c in node.named_children:
+        if not parts and c.type != "variable_expr":
+            return ""
+        if c.type == "variable_expr":
+            parts.append(node_text(c))
+        elif c.type == "get_attr" and c.named_children:
+            parts.append(node_text(c.named_children[0]))
+        else:
+            break
+    want = 3 if parts[:1] == ["data"] else 2
+    # a resource type has its provider's prefix (aws_vpc, random_id): `v.create` is a for expression's `v`
+    if len(parts) < want or parts[0] not in _ROOTS and "_" not in parts[0]:
+        return ""
+    return ".".join(parts[:want])
+
+
+def module_source(node) -> str:
+    """The folder a ``module`` block's ``source = "./modules/vpc"`` names (a local path only; a registry's
+    or a URL's module is not in the project), else ""."""
+    holder = node.parent.parent if node.parent is not None else None
+    if holder is None or holder.type != "block" or not holder.named_children or \
+            node_text(holder.named_children[0]) != "module" or len(node.named_children) < 2 or \
+            node_text(node.named_children[0]) != "source":
+        return ""
+    value = node_text(node.named_children[1]).strip().strip('"')
+    return value if value.startswith(("./", "../")) else ""
