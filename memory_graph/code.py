@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 import time
 from pathlib import PurePosixPath
 from typing import Any, Iterable
@@ -20,6 +19,7 @@ from .errors import NotFoundError, ValidationError
 from .graph import CHUNK, DEFINES, SYMBOL, Graph
 from .linking import EntityIndex
 from .models import Filters, Hit
+from .paths import is_package_file, is_test_path
 from .retrieval import Candidate, LegResult, rank
 from .retrieval.density import current_lists, density, localized_centering, update_neighbours
 from .runs import describe, keep_runs_out, notes_runs, running
@@ -32,19 +32,8 @@ CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol
 #: symbol kinds of bindings (module-level variables and constants, class attributes): no chunk of their own, the
 #: chunk of their scope on their lines defines them
 BINDING_KINDS = frozenset({"variable", "constant", "attribute", "macro", "typedef"})
-_TEST_DIRS = frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs", "testdata"})
-# test_x.py, conftest.py, tests.py, x_test.go, x.test.ts, x.spec.js, XTest.java, XTests.cs, and Ruby's x_spec.rb
-# (pod_spec.go and TableSpec.ts are not tests)
-_TEST_STEM = re.compile(r"^(?:test_.*|tests?|conftest)$|(?:_test|_tests|\.test|\.spec)$|[a-z0-9]Tests?$")
 _TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock",
                          "mocks", "pytest", "unittest", "jest", "assert", "assertion", "assertions"})
-
-
-def is_test_path(path: str) -> bool:
-    """Whether a project-relative path is a test file by the usual conventions (folders and file names)."""
-    *folders, name = path.split("/")
-    return bool(_TEST_DIRS.intersection(folders)) or bool(_TEST_STEM.search(name.rsplit(".", 1)[0])) or \
-        name.endswith("_spec.rb")
 
 
 def asks_for_tests(query: str) -> bool:
@@ -152,14 +141,6 @@ def unchanged_vectors(old: pa.Table, chunks: list[dict]) -> list[str]:
     mat = vector_matrix(old)
     return [c["id"] for c in chunks if c["id"] in row and
             np.array_equal(mat[row[c["id"]]], np.asarray(c["vector"], dtype=mat.dtype))]
-
-
-PACKAGE_STEMS = frozenset({"__init__", "index", "mod"})
-
-
-def is_package_file(path: PurePosixPath) -> bool:
-    """Whether a file is its folder's module: ``__init__.py``, ``index.js``, ``mod.rs``, Lua's ``init.lua``."""
-    return path.stem in PACKAGE_STEMS or path.name == "init.lua"
 
 
 def index_symbol(index: EntityIndex, s: dict) -> None:

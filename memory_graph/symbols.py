@@ -10,10 +10,10 @@ from itertools import chain
 from pathlib import PurePosixPath
 from typing import Any, Iterator
 
-from .code import is_package_file, is_test_path
 from .errors import NotFoundError, ValidationError
 from .graph import SYMBOL
 from .linking import norm
+from .paths import is_package_file, is_test_path
 from .runs import notes_runs
 from .store.lance import sql_in, sql_quote
 from .text import IDENT_RE, WORD_RE, dotted_names
