@@ -476,8 +476,8 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         if node.type == "class_parameter" and not any(c.type == "binding_pattern_kind" for c in node.children):
             return ""
         name_node = name_node or swift.property_name(node)
-    elif node.type == "assignment_statement":  # Lua
-        name_node = lua.binding(node)[0]
+    elif node.type == "assignment_statement":  # Lua: `local Stack = {}`, a class when the file gives it methods
+        name_node, lua_value = lua.binding(node)
     elif node.type == "attribute":  # Terraform: a `locals` entry, `local.name`
         name_node = node.named_children[0] if hcl.local_name(node) else None
     else:
@@ -488,9 +488,8 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     if name_node is None or name_node.type not in _BINDING_NAMES:
         return ""
     value = node.child_by_field_name("right") or node.child_by_field_name("value")
-    if node.type == "assignment_statement":  # Lua: `local Stack = {}`, a class when the file gives it methods
-        value = lua.binding(node)[1]
-        kind = lua.binding_kind(node, name_node.text.decode("utf-8", errors="replace"))
+    if node.type == "assignment_statement":
+        value, kind = lua_value, lua.binding_kind(node, name_node.text.decode("utf-8", errors="replace"))
     if not kind or value is not None and (value.type in _FUNCTION_VALUES or is_required(value)):
         return ""  # the module's own table, a function (a definition of its own), an import
     name = name_node.text.decode("utf-8", errors="replace")

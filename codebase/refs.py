@@ -333,19 +333,19 @@ def record_require(call, module: str, out: Any) -> None:
     if holder is not None and holder.type == "member_expression" and holder.parent is not None and \
             holder.parent.type == "variable_declarator":  # `var isAbsolute = require('./utils').isAbsolute`
         holder, call = holder.parent, holder
+    names: list[str] = []
     if holder is not None and holder.type == "variable_declarator":
         bound = holder.child_by_field_name("name")
-        names = [node_text(bound)] if bound is not None and bound.type == "identifier" else [
-            n for n in IDENT_RE.findall(node_text(bound))] if bound is not None and bound.type == "object_pattern" \
-            else []
+        if bound is not None and bound.type == "identifier":
+            names = [node_text(bound)]
+        elif bound is not None and bound.type == "object_pattern":  # `{ merge, a: b }`
+            names = IDENT_RE.findall(node_text(bound))
     elif holder is not None and holder.type == "expression_list" and holder.parent is not None and \
             holder.parent.type == "assignment_statement":  # Lua: `local a, b = require "a", require "b"`
         at = holder.named_children.index(call) if call in holder.named_children else -1
         targets = next((c for c in holder.parent.named_children if c.type == "variable_list"), None)
         names = [node_text(targets.named_children[at])] if targets is not None and \
             0 <= at < len(targets.named_children) and targets.named_children[at].type == "identifier" else []
-    else:
-        names = []
     for name in names:
         out.imports[name] = module
 

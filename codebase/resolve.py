@@ -24,7 +24,10 @@ import hashlib
 import posixpath
 import re
 from collections import defaultdict
+from pathlib import PurePosixPath
 from typing import Iterable, Iterator
+
+from memory_graph.paths import is_package_file
 
 from .components import COMPONENT_LANGUAGES
 from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS
@@ -89,8 +92,7 @@ class Resolver(ReceiverTypes):
                     self.components[s["name"]].append(s)
                 stem = _strip_ext(s["path"])
                 self.by_stem[stem].append(s["path"])
-                if ("/" + stem).endswith(("/__init__", "/index", "/mod")) or (  # `from '..'`: the root's is ""
-                        s["path"].endswith("/init.lua") or s["path"] == "init.lua"):  # Lua's `require "pl"`
+                if is_package_file(PurePosixPath(s["path"])):  # `from '..'`, Lua's `require "pl"`: the root's is ""
                     self.by_stem[stem.rpartition("/")[0]].append(s["path"])
                 continue
             if s["kind"] != "attribute":  # a class attribute is reached through its class, never by bare name
@@ -306,13 +308,13 @@ class Resolver(ReceiverTypes):
         module = imports[root] + ("." + rest if rest else "") if root in imports else receiver
         files = self._lua_module(module) if "." in module or root in imports else []
         found = self._exported(name, files) if files else []
-        owners = {owner_of(s["qualname"]) for s in found}
         # a module's function, else the method of the one class a module returns (`List.new`)
-        return self._in_module(name, files) or (found[0] if len(owners) == 1 else None)
+        return next((s for s in found if not owner_of(s["qualname"])), None) or (
+            found[0] if len({owner_of(s["qualname"]) for s in found}) == 1 else None)
 
     def _lua_module(self, module: str) -> list[str]:
         """The project files of a Lua module path (``vim.lsp.util``: ``lua/vim/lsp/util.lua``), if any."""
-        key = (module, "lua")
+        key = (module, "\0lua")  # apart from module_files' keys, whose second part is a folder or a path
         if key not in self._module_cache:
             tail = "/" + module.replace(".", "/")
             self._module_cache[key] = [p for stem, paths in self.by_stem.items() if ("/" + stem).endswith(tail)
