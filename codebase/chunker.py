@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import hcl, lua, swift
+from . import hcl, lua, scala, swift
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
 from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
@@ -22,7 +22,8 @@ from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, f
 from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
                         keyword)
 from .refs import (EXPRESSION, REQUIRE_LANGUAGES, SELF_RECEIVERS, Ref, callee, heritage, imports_of, is_required,
-                   last_ident, receiver_call, record_require, required_module, ruby_directive, rust_mod_declaration)
+                   last_ident, receiver_call, receiver_key, record_require, required_module, ruby_directive,
+                   rust_mod_declaration)
 from .typed import (AWAITED, DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,
                     held_through, local_type, parameter_property, rust_types)
 
@@ -63,8 +64,10 @@ log = logging.getLogger("memory_graph.codebase")
 #: ``@abstractmethod``'s signature says so; 23 = a C++ pure virtual method (``virtual void f() = 0;``) is a
 #: symbol; 24 = Vue and Svelte components are parsed as their scripts (``codebase.components``), and Swift is
 #: parsed (``codebase.swift``); 25 = Lua (``codebase.lua``) and Terraform (``codebase.hcl``) are parsed, and a
-#: CommonJS ``require`` is an import, not a variable. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "25"
+#: CommonJS ``require`` is an import, not a variable; 26 = Scala is parsed (``codebase.scala``), and a definition
+#: ends on its last line of text (an indented body had reached the next definition). A re-cut file re-embeds
+#: only the chunks whose text changed.
+CHUNKER_VERSION = "26"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 
@@ -176,7 +179,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 while anchor.parent is not None and anchor.parent.type in _WRAPPERS:
                     anchor = anchor.parent
                 start = doc_start(anchor)
-                end = min(node.end_point[0], nlines - 1)
+                end = min(last_row(node), nlines - 1)
                 defs.append((made, start, end))
                 in_func = not is_classy(out.symbols[made].kind)
                 if node.type == "file_scoped_namespace_declaration":  # C#'s `namespace A.B;` holds what follows
@@ -189,6 +192,11 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             out.refs.append(Ref(out.symbols[scope].qualname, "calls", address, node.start_point[0] + 1))
         elif language == "hcl" and node.type == "attribute" and (source := hcl.module_source(node)):
             out.refs.append(Ref("", "imports", source, node.start_point[0] + 1))
+        elif language == "scala" and (read := scala.member_read(node)) is not None:
+            # `cart.total` calls Cart's `def total` when it is one: the resolver keeps only such reads
+            out.refs.append(Ref(out.symbols[scope].qualname, "reads", read[0], node.start_point[0] + 1,
+                                receiver_key(read[1], language)))
+            calls.append((out.refs[-1], scope))
         elif node.type in spec.calls and language in REQUIRE_LANGUAGES and (module := required_module(node)):
             record_require(node, module, out)
         elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)):
@@ -253,6 +261,8 @@ def _typed(node, language: str, known: dict[str, str]) -> list[tuple[str, str, i
     what another variable of the scope holds (``known``: variable -> class)."""
     if language == "rust":
         found = rust_types(node)
+    elif language == "scala":
+        found = scala.declared(node) if node.type in scala.DECLARING else []
     elif language in DECLARED_TYPES:
         found = declared_types(node) if node.type in DECLARED_NODES or node.type == "variable_declarator" else []
     else:
@@ -346,6 +356,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         if name_node is None:
             return None
         name = name_node.text.decode("utf-8", errors="replace").strip()
+        owner = (scala.extended_type(node) or None) if language == "scala" else None
     if node.type in ("type_spec",):
         kind = "struct" if any(c.type == "struct_type" for c in node.named_children) else (
             "interface" if any(c.type == "interface_type" for c in node.named_children) else "type")
@@ -355,6 +366,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         kind = swift.kind_of(node)
     elif language == "objc" and node.type == "class_interface" and node.child_by_field_name("category"):
         kind = "impl"  # `@interface Store (Disk)`, a category: methods it adds to Store
+    elif language == "scala" and node.type == "object_definition" and scala.is_companion(node):
+        kind = "impl"  # `object Cart` beside `class Cart`: `Cart.empty()` is the class's
     parent = out.symbols[scope]
     if node.type == "method_declaration" and language == "go":
         recv = node.child_by_field_name("receiver")
@@ -470,6 +483,9 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         name_node = binding_name(node)
     elif node.type == "field_declaration" and kind == "method":  # C++'s `virtual void f() = 0;`
         name_node = pure_virtual_name(node)
+    elif node.type in scala.DECLARING and node.child_by_field_name("name" if node.type == "class_parameter"
+                                                                     else "pattern") is not None:
+        name_node = scala.member_name(node)  # Scala's `val x = ...`, `case class P(a: Int)`
     elif node.type in _KOTLIN_BINDINGS:  # no field names; a constructor parameter is a property with val/var
         decl = next((c for c in node.named_children if c.type == "variable_declaration"), node)
         name_node = next((c for c in decl.named_children if c.type == "simple_identifier"), None)

@@ -43,9 +43,10 @@ def doc_start(node) -> int:
 
 
 def last_row(node) -> int:
-    """The last line a node has text on (Rust's line comments end at column 0 of the next line)."""
-    row, col = node.end_point
-    return row - 1 if col == 0 and row > node.start_point[0] else row
+    """The last line a node has text on: Rust's line comments end at column 0 of the next line, and Scala's
+    indented bodies at the next definition's first token."""
+    text = node.text
+    return node.end_point[0] - text[len(text.rstrip()):].count(b"\n")
 
 
 def meaningful(body: str) -> bool:

@@ -23,7 +23,7 @@ EXTENSIONS = {
     ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "rst", ".txt": "text",
     ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini",
     ".sql": "sql", ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".xml": "xml",
-    ".swift": "swift", ".scala": "scala", ".lua": "lua", ".r": "r", ".dart": "dart", ".ex": "elixir",
+    ".swift": "swift", ".scala": "scala", ".sc": "scala", ".sbt": "scala", ".lua": "lua", ".r": "r", ".dart": "dart", ".ex": "elixir",
     ".exs": "elixir", ".hs": "haskell", ".ml": "ocaml", ".vue": "vue", ".svelte": "svelte", ".pl": "perl",
     ".proto": "protobuf", ".graphql": "graphql", ".tf": "hcl", ".hcl": "hcl", ".gradle": "groovy", ".cmake": "cmake",
 }
@@ -206,19 +206,30 @@ SPECS: dict[str, LangSpec] = {
         {"assignment_statement": "variable"}),
     # Terraform: a top-level block is a definition named by its address, a `locals` entry a binding (codebase.hcl)
     "hcl": LangSpec({"block": "resource"}, keywords={"module_call": "module"}, variables={"attribute": "variable"}),
+    "scala": LangSpec(
+        # a trait's abstract `def price: BigDecimal` is a declaration; an object's members are its own, or the
+        # class's when it is that class's companion (codebase.chunker)
+        {"class_definition": "class", "object_definition": "object", "trait_definition": "trait",
+         "enum_definition": "enum", "function_definition": "function", "function_declaration": "method"},
+        frozenset({"class_definition", "object_definition", "trait_definition", "enum_definition"}),
+        {"call_expression": "function", "instance_expression": ""}, frozenset({"import_declaration"}),
+        {"extends_clause": "extends"}, {"function": "def", "method": "def", "impl": "object"},
+        {"val_definition": "variable", "var_definition": "variable"},
+        {"val_definition": "attribute", "var_definition": "attribute", "class_parameter": "attribute",
+         "simple_enum_case": "attribute", "full_enum_case": "attribute"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
 }
 SPECS["tsx"] = SPECS["typescript"]
 #: languages whose declarations state each variable's type (``codebase.refs.declared_types``): a call on a
 #: variable of a type the project does not define is a library's, never guessed from the method's name
-DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp", "rust", "swift"})
+DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp", "rust", "swift", "scala"})
 #: languages whose written types are the language's (TypeScript's annotations too, ``codebase.refs.local_type``):
 #: a variable annotated with a type the project does not define holds a library's
 STATIC_TYPES = DECLARED_TYPES | {"typescript", "tsx"}
 #: languages where a method names its class's fields without ``this.``
-IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "swift"})
+IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "swift", "scala"})
 #: languages where a method calls its class's methods (its bases', an outer class's) without ``this.``
-IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp", "swift"})
+IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp", "swift", "scala"})
 
 #: grammar names in tree-sitter-language-pack where they differ from ours
 GRAMMARS = {"csharp": "csharp"}
@@ -230,7 +241,8 @@ NAME_TYPES = frozenset({"identifier", "type_identifier", "simple_identifier", "c
 #: node types that hold a body (the signature of a definition is what comes before it)
 BODY_TYPES = frozenset({"block", "body_statement", "class_body", "declaration_list", "field_declaration_list",
                         "compound_statement", "statement_block", "function_body", "enum_body",
-                        "interface_body", "object_type", "enum_variant_list", "field_list", "do_group"})
+                        "interface_body", "object_type", "enum_variant_list", "field_list", "do_group",
+                        "template_body"})
 
 
 def keyword(lang: str, kind: str) -> str:

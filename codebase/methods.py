@@ -3,7 +3,8 @@ implement.
 
 Go's methods (``func (r *Registry) Gather()``), C++'s out-of-class definitions (``void Disk::save() {}``) and
 Rust's methods in ``impl`` blocks are contained by their file or block, so a type's members lacked them and a
-method a type inherits could not be found through it. Each becomes a member of its type too: the type of that
+method a type inherits could not be found through it; so are the methods (and fields) of a Swift extension or a
+Scala companion object. Each becomes a member of its type too: the type of that
 name in the same file, else in Go the one in the same folder (its package), else the one in a header of the same
 file name, in the same folder or in the project.
 
@@ -52,9 +53,12 @@ def method_edges(project: str, symbols: list[dict], edges: list[dict]) -> list[d
                              "line": int(target["start_line"] if kind == "contains" else source["start_line"])})
 
     members: dict[str, list[dict]] = defaultdict(list)  # type id -> its methods
+    # blocks that add methods to a type: Rust's `impl`, Swift's extension, a Scala companion object
+    impls = {(s["path"], s["qualname"]) for s in symbols if s["kind"] == "impl"}
     for s in symbols:
-        owner = owner_of(s["qualname"]) if s["kind"] == "method" else ""
-        if not owner or (s["parent"] and not s["parent"].startswith("impl ")):
+        in_impl = (s["path"], s["parent"]) in impls
+        owner = owner_of(s["qualname"]) if s["kind"] == "method" or s["kind"] == "attribute" and in_impl else ""
+        if not owner or (s["parent"] and not s["parent"].startswith("impl ") and not in_impl):
             continue  # defined inside its type's body, which contains it already
         typ = _owner_type(types.get(owner, []), s["path"])
         if typ is not None:

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from . import scala
 from .languages import BODY_TYPES, NAME_TYPES, LangSpec
 from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_taken_from, rust_type, unmark
 
@@ -34,7 +35,9 @@ class Ref:
     """A name used by a symbol, to be resolved against the project's symbols."""
 
     source: str            # qualname of the symbol that uses the name ("" = the module)
-    kind: str              # calls | imports | extends | implements | holds (a class's attribute, its class in typed)
+    #: calls | imports | extends | implements | holds (a class's attribute, its class in typed) | reads (Scala's
+    #: member read without parentheses: a call if it names a method)
+    kind: str
     name: str
     line: int = 0
     #: for a call, what the name is looked up on: "" for a plain call, else the receiver as a dotted name
@@ -127,6 +130,8 @@ def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     target = node.child_by_field_name(field_name) if field_name else None
     if target is None:
         target = node.named_children[0] if node.named_children else None
+    if language == "scala":
+        target = scala.callee_node(target)
     if target is None or target.type in ("call_expression", "call"):  # f()() : the inner call counts on its own
         return "", ""
     text = target.text.decode("utf-8", errors="replace")[:200]
@@ -237,6 +242,8 @@ def imports_of(node, out: Any) -> None:
         uses = _rust_uses(argument) if argument is not None else []
     elif node.type == "namespace_use_declaration":  # PHP
         uses = _php_uses(node_text(node))
+    elif node.type == "import_declaration" and node.child_by_field_name("path") is not None:  # Scala
+        uses = scala.imports(node)
     if uses is not None:
         for bound, path in uses:
             out.refs.append(Ref("", "imports", path, node.start_point[0] + 1))

@@ -202,10 +202,11 @@ class Resolver(ReceiverTypes):
         return sorted(dict.fromkeys(found))
 
     def resolve(self, name: str, kind: str, from_path: str, imports: dict[str, str], receiver: str = "",
-                source: str = "", typed: str = "") -> dict | None:
+                source: str = "", typed: str = "", guess: bool = True) -> dict | None:
         """The symbol a name used in ``from_path`` (by the symbol whose qualname is ``source``) refers to, or
         None. ``receiver`` is what a called method is looked up on (``Ref.receiver``), ``typed`` the class it
-        is known to hold (``Ref.typed``)."""
+        is known to hold (``Ref.typed``); ``guess=False``: a method on a receiver of unknown type is None, not
+        the one its name suggests."""
         if from_path.endswith(".tf"):  # an address (`var.region`), of the module's folder: never another's
             return self.terraform.get((posixpath.dirname(from_path), name)) if kind == "calls" else None
         typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
@@ -222,7 +223,7 @@ class Resolver(ReceiverTypes):
             if known:
                 return hit
         if kind == "calls" and receiver:
-            return self._method(name, receiver, from_path, imports, source)
+            return self._method(name, receiver, from_path, imports, source, guess)
         if kind == "calls" and EXTENSIONS.get(posixpath.splitext(from_path)[1]) in IMPLICIT_THIS_CALLS:
             owner = owner_of(source)  # `reload()` in a method is `this.reload()`: the class's, then an outer one's
             while owner:
@@ -237,7 +238,8 @@ class Resolver(ReceiverTypes):
             if kind in ("extends", "implements"):  # `class Request < Base::Request`: never the class itself
                 cands = [c for c in cands if c["qualname"] != source]
             good = [c for c in cands if c["kind"] in want]
-            good.sort(key=lambda c: c["kind"] == "namespace")  # C#'s class Store before its namespace Store
+            # C#'s class Store before its namespace Store, a class before its Scala companion or Swift extension
+            good.sort(key=lambda c: (c["kind"] == "namespace", c["kind"] == "impl"))
             return (good or cands or [None])[0]
 
         hit = pick(self.by_file_name.get((from_path, name), []))
@@ -262,12 +264,12 @@ class Resolver(ReceiverTypes):
         return pick(self.by_name.get(name, []))
 
     def _method(self, name: str, receiver: str, from_path: str, imports: dict[str, str],
-                source: str) -> dict | None:
+                source: str, guess: bool = True) -> dict | None:
         if receiver in SELF_RECEIVERS or receiver == "super":
             owner = owner_of(source)
             if owner:  # a method of a type: the type's own hierarchy, or nothing (an external base's method)
                 return self._in_hierarchy(owner, name, from_path, skip_first=receiver == "super")
-            return self._by_receiver_name(name, receiver, from_path)
+            return self._by_receiver_name(name, receiver, from_path) if guess else None
         root, _, rest = receiver.partition(".")
         if from_path.endswith(".lua") and (root in imports or root in LUA_GLOBALS):
             return self._lua_path(name, receiver, imports)
@@ -276,7 +278,7 @@ class Resolver(ReceiverTypes):
             return None  # a library module's function (os.path.join), a library class's (Build.MODEL.contains)
         last = rest.rsplit(".", 1)[-1] if rest else root  # self.runner.invoke(): a method of what runners are
         if last == EXPRESSION or not IDENT_RE.fullmatch(last) or last in SELF_RECEIVERS:
-            return self._by_receiver_name(name, last, from_path)
+            return self._by_receiver_name(name, last, from_path) if guess else None
         typ = self.resolve(last, "extends", from_path, imports)
         # Foo.create(), Foo::new(), and Rust's `use a::Kind as Sort` then `Sort::plain()`
         if typ is not None and typ["kind"] in CLASSY and (typ["name"] == last or last in imports):
@@ -295,7 +297,7 @@ class Resolver(ReceiverTypes):
             if not files and not root[:1].isupper():  # a project path the files do not show (_project_path)
                 top = self._functions(name)
                 return top[0] if len(top) == 1 else None
-        return self._by_receiver_name(name, last, from_path)
+        return self._by_receiver_name(name, last, from_path) if guess else None
 
     def _lua_path(self, name: str, receiver: str, imports: dict[str, str]) -> dict | None:
         """A Lua function called through a module: an imported one's (``utils.raise``, ``List.new``), a
@@ -476,6 +478,11 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
         imports = files[path].get("imports") or {}
         src = resolver.by_file_qual.get((path, source_qual)) or resolver.module_of.get(path)
         if src is None or not name:
+            continue
+        if kind == "reads":  # Scala's `cart.total`: a call of a method without parentheses, never a guessed one
+            hit = resolver.resolve(name, "calls", path, imports, receiver, source_qual, typed, guess=False)
+            if hit is not None and hit["kind"] in ("function", "method"):
+                add(path, src["id"], "calls", name, hit["id"], line)
             continue
         if kind == "imports":
             targets = resolver.module_files(name, path)
