@@ -483,9 +483,8 @@ def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         name_node = binding_name(node)
     elif node.type == "field_declaration" and kind == "method":  # C++'s `virtual void f() = 0;`
         name_node = pure_virtual_name(node)
-    elif node.type in scala.DECLARING and node.child_by_field_name("name" if node.type == "class_parameter"
-                                                                     else "pattern") is not None:
-        name_node = scala.member_name(node)  # Scala's `val x = ...`, `case class P(a: Int)`
+    elif scala.is_binding(node):  # `val x = ...`, `case class P(a: Int)`
+        name_node = scala.member_name(node)
     elif node.type in _KOTLIN_BINDINGS:  # no field names; a constructor parameter is a property with val/var
         decl = next((c for c in node.named_children if c.type == "variable_declaration"), node)
         name_node = next((c for c in decl.named_children if c.type == "simple_identifier"), None)

@@ -23,9 +23,10 @@ EXTENSIONS = {
     ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "rst", ".txt": "text",
     ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini",
     ".sql": "sql", ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".xml": "xml",
-    ".swift": "swift", ".scala": "scala", ".sc": "scala", ".sbt": "scala", ".lua": "lua", ".r": "r", ".dart": "dart", ".ex": "elixir",
-    ".exs": "elixir", ".hs": "haskell", ".ml": "ocaml", ".vue": "vue", ".svelte": "svelte", ".pl": "perl",
-    ".proto": "protobuf", ".graphql": "graphql", ".tf": "hcl", ".hcl": "hcl", ".gradle": "groovy", ".cmake": "cmake",
+    ".swift": "swift", ".scala": "scala", ".sc": "scala", ".sbt": "scala", ".lua": "lua", ".r": "r", ".dart": "dart",
+    ".ex": "elixir", ".exs": "elixir", ".hs": "haskell", ".ml": "ocaml", ".vue": "vue", ".svelte": "svelte",
+    ".pl": "perl", ".proto": "protobuf", ".graphql": "graphql", ".tf": "hcl", ".hcl": "hcl", ".gradle": "groovy",
+    ".cmake": "cmake",
 }
 FILENAMES = {"Dockerfile": "dockerfile", "Makefile": "make", "CMakeLists.txt": "cmake", "Gemfile": "ruby",
              "Rakefile": "ruby", "Jenkinsfile": "groovy"}

@@ -48,6 +48,12 @@ def is_companion(node) -> bool:
     return any(s.type in _TYPES and node_text(s.child_by_field_name("name")) == name for s in siblings)
 
 
+def is_binding(node) -> bool:
+    """Whether a node is a Scala ``val``, ``var`` or class parameter (Kotlin's class parameter has no fields)."""
+    return node.type in ("val_definition", "var_definition") or \
+        node.type == "class_parameter" and node.child_by_field_name("name") is not None
+
+
 def member_name(node):
     """The name node of what a ``val``, ``var`` or class parameter makes a member, else None: a class
     parameter is one only with ``val`` or ``var`` or in a case class; a pattern (``val (a, b) = ...``) binds no

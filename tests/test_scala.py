@@ -9,6 +9,7 @@ from conftest import edges_of, write_files
 
 from codebase import index_project
 from codebase.chunker import parse_file
+from codebase.languages import detect_language
 
 ITEM = """
     package shop.model
@@ -138,6 +139,7 @@ def test_imports_bind_selectors_renames_and_wildcards():
         "shop.model.Book", "shop.model.Priced", "shop.util"}  # `Color => _` hides Color: no import
     two = _parsed("import a.b.C, x.y.{Z, W => V}\nimport q.r.*\n")
     assert two.imports == {"C": "a.b.C", "Z": "x.y.Z", "V": "x.y.W", "*q.r": "q.r"}
+    assert {detect_language(p) for p in ("build.sbt", "scripts/release.sc", "src/A.scala")} == {"scala"}
 
 
 def _called() -> dict[str, set[str]]:
