@@ -190,8 +190,14 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             pass  # include, require, super: a base type, an import, a call of the base's method
         elif language == "hcl" and node.type == "expression" and (address := hcl.reference(node)):
             out.refs.append(Ref(out.symbols[scope].qualname, "calls", address, node.start_point[0] + 1))
+            if output := hcl.module_output(node):  # the child's output, found through the module block
+                out.refs.append(Ref(out.symbols[scope].qualname, "calls", f"output.{output}",
+                                    node.start_point[0] + 1, address))
         elif language == "hcl" and node.type == "attribute" and (source := hcl.module_source(node)):
-            out.refs.append(Ref("", "imports", source, node.start_point[0] + 1))
+            out.refs.append(Ref(out.symbols[scope].qualname, "imports", source, node.start_point[0] + 1))
+        elif language == "hcl" and node.type == "attribute" and (variable := hcl.module_input(node)):
+            qual = out.symbols[scope].qualname  # `cidr = ...` in `module "vpc"` sets the child's var.cidr
+            out.refs.append(Ref(qual, "calls", f"var.{variable}", node.start_point[0] + 1, qual))
         elif language == "scala" and (read := scala.member_read(node)) is not None:
             # `cart.total` calls Cart's `def total` when it is one: the resolver keeps only such reads
             out.refs.append(Ref(out.symbols[scope].qualname, "reads", read[0], node.start_point[0] + 1,

@@ -2,7 +2,9 @@
 (``aws_s3_bucket.logs``, ``data.aws_iam_policy_document.read``, ``var.region``, ``module.vpc``,
 ``output.arn``), each ``locals`` entry a binding ``local.name``, and a reference in an expression
 (``var.region``, ``aws_s3_bucket.logs.arn``) a use of what it names, resolved in the same folder (a Terraform
-module is a folder)."""
+module is a folder). A ``module`` block with a local ``source`` reaches into its child's folder: its arguments
+set the child's variables (``cidr = ...`` uses ``var.cidr`` there) and ``module.vpc.vpc_id`` reads the child's
+``output.vpc_id``."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ BLOCKS = {"resource": ("", "resource"), "data": ("data", "data"), "variable": ("
           "output": ("output", "output"), "module": ("module", "module_call"), "provider": ("provider", "provider")}
 #: what a reference to a block of the module starts with, besides a resource's type
 _ROOTS = frozenset({"var", "local", "module", "data"})
+#: a module block's arguments that are Terraform's, not the child's variables
+_META_ARGUMENTS = frozenset({"source", "version", "providers", "count", "for_each", "depends_on"})
 
 
 def _labels(node) -> list[str]:
@@ -47,19 +51,25 @@ def local_name(node) -> str:
     return node_text(name) if name is not None and name.type == "identifier" else ""
 
 
-def reference(node) -> str:
-    """The address an expression refers to (``var.region``, ``aws_vpc.this``, ``data.aws_region.current``,
-    ``module.vpc``, ``local.name``), else ""."""
-    parts = []
+def _parts(node) -> list[str]:
+    """The names a reference expression is made of (``module.vpc.vpc_id[0]``: module, vpc, vpc_id)."""
+    parts: list[str] = []
     for c in node.named_children:
         if not parts and c.type != "variable_expr":
-            return ""
+            return []
         if c.type == "variable_expr":
             parts.append(node_text(c))
         elif c.type == "get_attr" and c.named_children:
             parts.append(node_text(c.named_children[0]))
         else:
             break
+    return parts
+
+
+def reference(node) -> str:
+    """The address an expression refers to (``var.region``, ``aws_vpc.this``, ``data.aws_region.current``,
+    ``module.vpc``, ``local.name``), else ""."""
+    parts = _parts(node)
     want = 3 if parts[:1] == ["data"] else 2
     # a resource type has its provider's prefix (aws_vpc, random_id): `v.create` is a for expression's `v`
     if len(parts) < want or parts[0] not in _ROOTS and "_" not in parts[0]:
@@ -77,3 +87,22 @@ def module_source(node) -> str:
         return ""
     value = node_text(node.named_children[1]).strip().strip('"')
     return value if value.startswith(("./", "../")) else ""
+
+
+def module_output(node) -> str:
+    """The child module's output an expression reads (``module.vpc.vpc_id``: vpc_id), else ""."""
+    parts = _parts(node)
+    return parts[2] if len(parts) >= 3 and parts[0] == "module" else ""
+
+
+def module_input(node) -> str:
+    """The child's variable an argument of a ``module`` block with a local ``source`` sets (``cidr = ...``:
+    cidr), else "": a meta-argument, or a module from a registry, whose variables are not in the project."""
+    holder = node.parent.parent if node.parent is not None else None
+    if holder is None or holder.type != "block" or not node.named_children or \
+            node.named_children[0].type != "identifier" or node_text(node.named_children[0]) in _META_ARGUMENTS:
+        return ""
+    body = node.parent
+    if not any(c.type == "attribute" and module_source(c) for c in body.named_children):
+        return ""
+    return node_text(node.named_children[0])

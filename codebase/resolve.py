@@ -82,6 +82,7 @@ class Resolver(ReceiverTypes):
         self._subtypes: dict[str, set[str]] | None = None   # base -> direct subtypes, once bases are known
         self.components: dict[str, list[dict]] = defaultdict(list)   # Vue/Svelte file's name -> its module
         self.terraform: dict[tuple[str, str], dict] = {}   # (folder, address) -> a Terraform block or local
+        self.terraform_modules: dict[tuple[str, str], str] = {}  # (folder, module.x) -> its local source's folder
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
             if s["path"].endswith(".tf"):
@@ -208,7 +209,10 @@ class Resolver(ReceiverTypes):
         is known to hold (``Ref.typed``); ``guess=False``: a method on a receiver of unknown type is None, not
         the one its name suggests."""
         if from_path.endswith(".tf"):  # an address (`var.region`), of the module's folder: never another's
-            return self.terraform.get((posixpath.dirname(from_path), name)) if kind == "calls" else None
+            folder: str | None = posixpath.dirname(from_path)
+            if receiver:  # a module block's input or output: its child's (`module.vpc` -> ./modules/vpc)
+                folder = self.terraform_modules.get((folder, receiver))
+            return self.terraform.get((folder, name)) if kind == "calls" and folder is not None else None
         typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
         if kind == "calls" and HOLDS in typed:  # `s.store.Save()`, `s.open().Save()`: along the chain
             typed, held_in = self._follow(typed, from_path, imports, source)
@@ -449,6 +453,11 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
     """
     resolver = Resolver(symbols, package, aliases)
     resolver.file_imports = {path: info.get("imports") or {} for path, info in files.items()}
+    for path, info in files.items():  # Terraform's `module "vpc" { source = "./modules/vpc" }`
+        folder = posixpath.dirname(path)
+        resolver.terraform_modules.update(
+            ((folder, ref[0]), posixpath.normpath(posixpath.join(folder, ref[2]))) for ref in info.get("refs") or []
+            if path.endswith(".tf") and ref[1] == "imports" and ref[0].startswith("module."))
     edges: dict[str, dict] = {}
 
     def add(path: str, source: str, kind: str, name: str, target: str, line: int) -> None:

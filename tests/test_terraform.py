@@ -81,15 +81,27 @@ def test_references_resolve_in_their_own_folder():
     assert used["aws_s3_bucket.logs"] == {"infra/variables.tf:var.prefix", "infra/main.tf:local.tags"}
     # a resource in a for expression; each, count and a for expression's variables are no references
     assert used["data.aws_iam_policy_document.read"] == {"infra/main.tf:aws_s3_bucket.logs"}
+    # `module.network.vpc_id`: the module block, and the output of the child it reads
     assert used["aws_subnet.private"] == {"infra/variables.tf:var.subnets", "infra/main.tf:module.network",
+                                          "infra/modules/network/main.tf:output.vpc_id",
                                           "infra/main.tf:local.tags", "infra/variables.tf:var.prefix",
                                           "infra/main.tf:data.aws_iam_policy_document.read"}
     # the child module's own variable, never the caller's or another root's
     assert used["aws_vpc.this"] == {"infra/modules/network/main.tf:var.cidr"}
-    assert used["module.network"] == {"infra/variables.tf:var.cidr"}
+    # `cidr = var.cidr` in the module block: the caller's variable, and the child's it sets
+    assert used["module.network"] == {"infra/variables.tf:var.cidr", "infra/modules/network/main.tf:var.cidr"}
     assert used["staging/main.tf:aws_s3_bucket.logs"] == {"staging/main.tf:var.env"}
     imports = edges_of(PROJECT, "auto", paths=True, kind="imports")
-    assert imports == {("", "infra/modules/network/main.tf:")}
+    assert imports == {("module.network", "infra/modules/network/main.tf:")}
+
+
+def test_a_registry_modules_arguments_and_outputs_name_nothing():
+    files = {"main.tf": 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "5.0"\n'
+                        '  cidr    = "10.0.0.0/16"\n}\noutput "id" {\n  value = module.vpc.vpc_id\n}\n',
+             "modules/vpc/main.tf": 'variable "cidr" {}\noutput "vpc_id" {\n  value = 1\n}\n'}
+    edges = edges_of(files, "auto", ids=True)
+    # not the local folder that happens to hold a module of that shape: the registry's is not in the project
+    assert edges == {("main.tf:output.id", "main.tf:module.vpc"), ("main.tf:output.id", "?output.vpc_id")}
 
 
 def test_a_terraform_project_answers_who_uses_a_variable(engine, tmp_path):
@@ -101,3 +113,7 @@ def test_a_terraform_project_answers_who_uses_a_variable(engine, tmp_path):
     prefix = next(s["id"] for s in engine.find_symbols("var.prefix", project="tf"))
     users = {(c["path"], c["qualname"]) for c in engine.symbol_graph(prefix, "callers", project="tf")["results"]}
     assert users == {("infra/main.tf", "aws_s3_bucket.logs"), ("infra/main.tf", "aws_subnet.private")}
+    child = next(s["id"] for s in engine.find_symbols("var.cidr", project="tf")
+                 if s["path"] == "infra/modules/network/main.tf")
+    setters = {(c["path"], c["qualname"]) for c in engine.symbol_graph(child, "callers", project="tf")["results"]}
+    assert setters == {("infra/main.tf", "module.network"), ("infra/modules/network/main.tf", "aws_vpc.this")}
