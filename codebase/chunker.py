@@ -64,9 +64,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: ``@abstractmethod``'s signature says so; 23 = a C++ pure virtual method (``virtual void f() = 0;``) is a
 #: symbol; 24 = Vue and Svelte components are parsed as their scripts (``codebase.components``), and Swift is
 #: parsed (``codebase.swift``); 25 = Lua (``codebase.lua``) and Terraform (``codebase.hcl``) are parsed, and a
-#: CommonJS ``require`` is an import, not a variable; 26 = Scala is parsed (``codebase.scala``), and a definition
-#: ends on its last line of text (an indented body had reached the next definition). A re-cut file re-embeds
-#: only the chunks whose text changed.
+#: CommonJS ``require`` is an import, not a variable; 26 = Scala is parsed (``codebase.scala``), a definition ends
+#: on its last line of text (an indented body had reached the next definition), and a Terraform module block
+#: reaches its child's variables and outputs. A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "26"
 
 _MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})

@@ -295,6 +295,9 @@ def imports_of(node, out: Any) -> None:
                 out.imports[last_ident(ident.text.decode())] = module
     elif node.type in ("import_statement", "export_statement") and strings:  # JavaScript, TypeScript
         clause = text.split(" from ")[0] if " from " in text else ""
+        required = next((c for c in node.named_children if c.type == "import_require_clause"), None)
+        if required is not None and required.named_children:  # TypeScript's `import u = require("./utils")`
+            clause = "import " + node_text(required.named_children[0])
         for ident in IDENT_RE.findall(clause):
             if ident not in ("import", "export", "type", "as", "from", "default"):
                 out.imports[ident] = module

@@ -183,3 +183,13 @@ def test_a_lua_project_is_indexed_and_its_dotted_paths_found(engine, tmp_path):
     assert [(s["path"], s["start_line"]) for s in found][:1] == [("lua/pl/utils.lua", 6)]
     callers = {c["name"] for c in engine.symbol_graph("pl.List.append", "callers", project="proj")["results"]}
     assert callers == {"setup", "extend"}
+
+
+def test_typescript_import_equals_require_binds_its_name():
+    files = {"lib/utils.ts": "export function merge(a: object) { return a }\n",
+             "lib/a_other.ts": "export function merge(a: object) { return a }\n",
+             "lib/client.ts": "import u = require('./utils')\nexport function connect() { u.merge({}) }\n"}
+    parsed = parse_file("lib/client.ts", files["lib/client.ts"], "typescript")
+    assert parsed.imports == {"u": "./utils"}
+    # the module it names, not the first file defining a merge
+    assert edges_of(files, "auto", paths=True) == {("connect", "lib/utils.ts:merge")}
