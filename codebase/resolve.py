@@ -267,6 +267,18 @@ class Resolver(ReceiverTypes):
             return self.components[name][0]  # `<NavBar />` of a globally registered Vue component
         return pick(self.by_name.get(name, []))
 
+    def implicit_member(self, name: str, from_path: str, source: str) -> dict | None:
+        """What a bare name used in ``source`` names among methods: its class's (its bases', an outer class's),
+        else a top-level function of its file; None for anything else (a local, a parameter)."""
+        owner = owner_of(source)
+        while owner:
+            hit = self._in_hierarchy(owner, name, from_path)
+            if hit is not None:
+                return hit
+            owner = owner_of(owner)
+        return next((s for s in self.by_file_name.get((from_path, name), [])
+                     if s["kind"] in CALLABLE and not owner_of(s["qualname"])), None)
+
     def _method(self, name: str, receiver: str, from_path: str, imports: dict[str, str],
                 source: str, guess: bool = True) -> dict | None:
         if receiver in SELF_RECEIVERS or receiver == "super":
@@ -489,7 +501,8 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
         if src is None or not name:
             continue
         if kind == "reads":  # Scala's `cart.total`: a call of a method without parentheses, never a guessed one
-            hit = resolver.resolve(name, "calls", path, imports, receiver, source_qual, typed, guess=False)
+            hit = resolver.resolve(name, "calls", path, imports, receiver, source_qual, typed, guess=False) \
+                if receiver else resolver.implicit_member(name, path, source_qual)
             if hit is not None and hit["kind"] in ("function", "method"):
                 add(path, src["id"], "calls", name, hit["id"], line)
             continue

@@ -121,6 +121,19 @@ def member_read(node) -> tuple[str, str] | None:
     return (node_text(field), node_text(value)) if field is not None and value is not None else None
 
 
+#: fields whose identifier binds or names something rather than reading a value
+_NAMING_FIELDS = frozenset({"name", "pattern", "alias", "path", "type", "function", "field"})
+
+
+def bare_read(node) -> str:
+    """The name an identifier reads as a value (``price`` in ``price * n``, ``isEmpty`` in ``if (isEmpty)``),
+    else "": a definition's or parameter's name, a call's callee, a member after a dot, an import's part."""
+    parent = node.parent
+    if node.type != "identifier" or parent is None or parent.type in ("namespace_selectors", "import_declaration"):
+        return ""
+    return "" if any(parent.child_by_field_name(f) == node for f in _NAMING_FIELDS) else node_text(node)
+
+
 def callee_node(target):
     """The node naming what a call calls, past type arguments: ``foo[Int](x)`` calls foo, ``new Box[Int]()``
     makes a Box."""

@@ -21,7 +21,7 @@ ITEM = """
     }
 
     case class Book(title: String, price: BigDecimal) extends Priced {
-      def label(): String = title.toUpperCase()
+      def label(): String = title.toUpperCase() + price
     }
 
     enum Color { case Red, Green }
@@ -74,6 +74,8 @@ LOGGER = """
     }
 
     class Counter { def balance: Int = 0 }
+
+    object Report { def show(): String = "b" + balance }
     """
 
 MAIN = """
@@ -169,6 +171,10 @@ def test_a_member_read_is_a_call_only_of_a_known_types_method():
     # receiver of unknown type, is not guessed to be Counter's or Store's
     assert called["Cart.report"] == {"Store.scala:Store.balance"}
     assert called["Cart.sum"] == {"?map"}  # `items.map(...).sum` reads a library's member: no edge
+    # a bare name: the class's own parameterless def (`price * n`); Book's `price` is its field, and Report
+    # has no `balance` of its own (Counter's, in the same file, is not Report's)
+    assert called["Priced.total"] == {"model/Item.scala:Priced.price"}
+    assert called["Book.label"] == {"?toUpperCase"} and "Report.show" not in called
 
 
 def test_a_scala_project_is_indexed_and_navigated(engine, tmp_path):
