@@ -8,6 +8,8 @@ import re
 from .typed import DOTTED, RETURNED, class_name, declared_type, node_text
 
 _TYPES = frozenset({"class_definition", "trait_definition", "enum_definition"})
+#: marks a star import's key, as ``refs.STAR`` does (refs imports this module, so not from there)
+_STAR = "*"
 
 
 def imports(node) -> list[tuple[str, str]]:
@@ -24,7 +26,7 @@ def imports(node) -> list[tuple[str, str]]:
         elif c.type == "identifier":
             path.append(node_text(c))
         elif c.type == "namespace_wildcard":
-            found.append(("*" + ".".join(path), ".".join(path)))
+            found.append((_STAR + ".".join(path), ".".join(path)))
             path = []
         elif c.type == "namespace_selectors":
             prefix = ".".join(path)
@@ -35,7 +37,7 @@ def imports(node) -> list[tuple[str, str]]:
                     name = node_text(s.child_by_field_name("name"))
                     found.append((node_text(s.child_by_field_name("alias")), f"{prefix}.{name}"))
                 elif s.type == "namespace_wildcard":
-                    found.append(("*" + prefix, prefix))
+                    found.append((_STAR + prefix, prefix))
             path = []
     return [(bound, p) for bound, p in found if p]
 
