@@ -129,7 +129,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     chained: list[tuple[Ref, tuple[int, int], str]] = []  # a call on a call's result: the inner call's bytes, mark
     parents: dict[int, int] = {}              # symbol index -> the index of the symbol it is defined in
     aliases: dict[str, tuple[str, str]] = {}  # Lua: a short name -> the (table, field) it was bound to
-    bare: list[tuple[Ref, int]] = []          # Scala: each name read as a value, kept if a parameterless def's
+    bare: list[Ref] = []                      # Scala: each name read as a value, kept if a parameterless def's
 
     def held(receiver: str, scope: int) -> str:
         """The class a receiver holds in a scope: a variable's, or an attribute's of the enclosing class."""
@@ -205,7 +205,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                                 receiver_key(read[1], language)))
             calls.append((out.refs[-1], scope))
         elif language == "scala" and node.type == "identifier" and (read := scala.bare_read(node)):
-            bare.append((Ref(out.symbols[scope].qualname, "reads", read, node.start_point[0] + 1), scope))
+            bare.append(Ref(out.symbols[scope].qualname, "reads", read, node.start_point[0] + 1))
         elif node.type in spec.calls and language in REQUIRE_LANGUAGES and (module := required_module(node)):
             record_require(node, module, out)
         elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)):
@@ -230,8 +230,9 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             stack.append((child, sym_here, in_func))
 
     # `def total = price * n`: a read of the file's `def price` is a call of it (a local of that name is rare)
-    parameterless = {s.name for s in out.symbols if s.kind in ("function", "method") and "(" not in s.signature}
-    out.refs.extend(ref for ref, _ in bare if ref.name in parameterless)
+    if bare:
+        parameterless = {s.name for s in out.symbols if s.kind in ("function", "method") and "(" not in s.signature}
+        out.refs.extend(ref for ref in bare if ref.name in parameterless)
     for ref, scope in calls:  # after the walk: a method may use what __init__, defined below it, assigns
         ref.typed = held(ref.receiver, scope)
         root, _, attr = ref.receiver.rpartition(".")
