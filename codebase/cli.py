@@ -10,10 +10,10 @@ from typing import List, Optional
 import typer
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
-from rich.table import Column, Table
+from rich.table import Table
 from rich.text import Text
 
-from memory_graph.cli import JsonOpt, _json, app, engine, err, labelled, out, print_explanations
+from memory_graph.cli import JsonOpt, _json, app, engine, err, explanation, labelled, out
 from memory_graph.runs import status
 from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP, SYMBOL_RELATIONS
 
@@ -113,17 +113,18 @@ def search_code(query: str = typer.Argument(..., help=(
     if as_json:
         _json([h.to_dict(explain=explain) for h in hits])
         return
-    # a path stays whole (it is copied into an editor); the breadcrumb wraps
-    t = Table("score", Column("where", no_wrap=True), "what")
+    # grep-style lines, as `symbols` prints: a table's no-wrap path column left a narrow terminal no room
+    # for the breadcrumb, and a path is copied into an editor whole
     for h in hits:
         r = h.record or {}
         where = f"{r.get('path')}:{r.get('start_line')}-{r.get('end_line')}"
         if r.get("definition_start_line"):  # one window of a longer definition
             where += f" of {r['definition_start_line']}-{r['definition_end_line']}"
-        t.add_row(f"{h.score:.3f}", where, h.title)
-    out.print(t)
-    if explain:
-        print_explanations(hits)
+        out.print(Text.assemble(f"{h.score:.3f}  ", (where, "cyan"), "  ", (h.title, "bold")), soft_wrap=True)
+        if explain:
+            out.print(Text("       " + explanation(h), style="dim"), soft_wrap=True)
+    if not hits:
+        out.print("no results")
 
 
 def _note_runs(eng, project: Optional[str]) -> None:

@@ -180,11 +180,15 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
 def print_explanations(hits) -> None:
     """One line per result: its rank in each leg, the fused score and each later stage's factor."""
     for h in hits:
-        e = h.explanation
-        out.print(f"{h.id}: ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} "
-                  f"decay={e.decay_factor:.3f}" + (f" prior={e.prior_factor:.2f}" if e.prior_factor != 1 else "") +
-                  f" mmr_moved={e.mmr_moved} path={' > '.join(e.graph_path)}",
-                  soft_wrap=True)
+        out.print(f"{h.id}: {explanation(h)}", soft_wrap=True)
+
+
+def explanation(h) -> str:
+    """A result's rank in each leg, its fused score and each later stage's factor, on one line."""
+    e = h.explanation
+    return (f"ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} decay={e.decay_factor:.3f}"
+            + (f" prior={e.prior_factor:.2f}" if e.prior_factor != 1 else "")
+            + f" mmr_moved={e.mmr_moved}" + (f" path={' > '.join(e.graph_path)}" if e.graph_path else ""))
 
 
 def _ended(record: dict) -> str:

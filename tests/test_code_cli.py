@@ -58,7 +58,7 @@ def test_index_of_a_subfolder_takes_its_whole_git_repository_unless_a_project_is
     assert [s["path"] for s in json.loads(run("symbols", "charge_card", "--json").stdout)] == ["billing.py"]
 
 
-def test_code_tables_print_whole_paths_at_80_columns_and_the_definition_of_a_window(run, tmp_path):
+def test_code_answers_print_whole_paths_at_80_columns_and_the_definition_of_a_window(run, tmp_path):
     path = "services/billing/invoices/reconciliation/late_payment_reminders.py"
     (tmp_path / "shop" / path).parent.mkdir(parents=True)
     (tmp_path / "shop" / path).write_text("def send_late_payment_reminder(invoice):\n    return invoice.customer\n")
@@ -68,7 +68,8 @@ def test_code_tables_print_whole_paths_at_80_columns_and_the_definition_of_a_win
     (tmp_path / "shop" / "legacy.py").write_bytes("def caf\xe9():\n    return 1\n".encode("latin-1"))
     report = " ".join(run("index", str(tmp_path / "shop"), "--project", "shop").stdout.split())
     assert "not UTF-8 │ 1 (legacy.py as cp1252)" in report
-    assert f"{path}:1-2" in run("search-code", "late payment reminder").stdout
+    # the breadcrumb stays whole beside a long path (a table's columns had left it none)
+    assert f"{path}:1-2  def send_late_payment_reminder\n" in run("search-code", "late payment reminder").stdout
     assert re.search(r"ledger\.py:\d+-\d+ of 1-63", run("search-code", "reconcile ledger line").stdout)
     assert f"{path}:1" in run("symbols", "send_late_payment_reminder").stdout
 
