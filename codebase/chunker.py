@@ -15,15 +15,14 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from . import hcl, lua, scala, swift
+from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
-from .clang import (C_BINDINGS, SPECIFIERS, anonymous_type_name, binding_name, for_parser, function_name,
-                    macro_calls, pure_virtual_name)
+from .clang import SPECIFIERS, anonymous_type_name, for_parser, function_name, macro_calls
 from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
                         keyword)
-from .refs import (EXPRESSION, REQUIRE_LANGUAGES, SELF_RECEIVERS, Ref, callee, heritage, imports_of, is_required,
-                   last_ident, receiver_call, receiver_key, record_require, required_module, ruby_directive,
-                   rust_mod_declaration)
+from .refs import (EXPRESSION, REQUIRE_LANGUAGES, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident,
+                   receiver_call, receiver_key, record_require, required_module, ruby_directive, rust_mod_declaration)
 from .typed import (AWAITED, DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,
                     held_through, local_type, parameter_property, rust_types)
 
@@ -69,7 +68,6 @@ log = logging.getLogger("memory_graph.codebase")
 #: reaches its child's variables and outputs. A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "26"
 
-_MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 
 
 @lru_cache(maxsize=None)
@@ -159,11 +157,11 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             # outweighs what another variable holds (`node = obj` where `obj: Any`, then `node = traverse(obj)`)
             if rank >= ranks.get((at, key), 0):
                 classes.setdefault(at, {})[key], ranks[at, key] = cls, rank
-        binding = None if in_func else _binding_kind(node, spec, out.symbols[scope].kind)
+        binding = None if in_func else binding_kind(node, spec, out.symbols[scope].kind)
         if binding and language == "lua" and lua.bind_aliases(node, aliases, out.imports):
             pass  # `local insert = table.insert`: a call of insert is table.insert's
-        elif binding and not _in_loop(node) and not _in_lambda(node) and \
-                (bound := _make_variable(node, binding, out, scope)):
+        elif binding and not in_loop(node) and not in_lambda(node) and \
+                (bound := make_variable(node, binding, out, scope)):
             # its lines stay in the module's or class's chunk; calls in its value are that scope's, but a
             # macro's body is no parse tree: what it calls is the macro's
             if binding == "macro":
@@ -349,11 +347,11 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         return None  # a use of the type, not its definition
     if node.type in ("variable_declarator", "field_definition", "public_field_definition"):
         value = node.child_by_field_name("value")  # `handleClick = (e) => {...}` in a class is a method
-        if value is None or value.type not in _JS_FUNCTIONS:
+        if value is None or value.type not in JS_FUNCTIONS:
             return None
     owner = None
     if node.type == "assignment_expression" or language == "lua":
-        assigned = _assigned_function(node) if node.type == "assignment_expression" else \
+        assigned = assigned_function(node) if node.type == "assignment_expression" else \
             lua.function_name(node) if node.type == "function_declaration" else lua.assigned_function(node)
         if assigned is None:
             return None
@@ -400,7 +398,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
             kind = "method"
     else:
         prefix = parent.member_prefix or parent.qualname
-    if kind == "function" and parent.kind in _MEMBER_OF:
+    if kind == "function" and parent.kind in MEMBER_OF:
         kind = "method"
     if kind == "function" and node.type == "method_declaration":
         kind = "method"
@@ -434,135 +432,6 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
 
 
 _C_LIKE = frozenset({"c", "cpp", "objc"})
-_JS_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
-_FUNCTION_VALUES = frozenset({*_JS_FUNCTIONS, "function_definition"})  # Lua's `local f = function() end`
-_MODULE_SCOPES = frozenset({"module", "namespace"})
-_DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "const_declaration", "var_declaration"})
-
-
-_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement", "repeat_statement"})
-
-
-def _in_loop(node) -> bool:
-    """Inside a loop: a module-level loop's variables (``for (let i ...)``, ``total = n`` in its body) are
-    scratch, not definitions, while an ``if`` or ``try`` at module level does define its bindings."""
-    node = node.parent
-    while node is not None and node.type not in _LOOPS:
-        node = node.parent
-    return node is not None
-
-
-#: function values a binding inside is a local of, not a definition of the class or module around them
-_LAMBDAS = frozenset({"lambda_expression", "lambda_literal", "anonymous_function", "arrow_function",
-                      "function_expression"})
-_SCOPE_BODIES = frozenset({"class_body", "enum_class_body", "interface_body", "enum_body", "source_file", "program"})
-
-
-def _in_lambda(node) -> bool:
-    """Inside a function value (a Java or JavaScript lambda, a Kotlin `run { val x = 1 }`) that lies in a
-    class body or at module level: its variables are the lambda's."""
-    node = node.parent
-    while node is not None and node.type not in _SCOPE_BODIES:
-        if node.type in _LAMBDAS:
-            return True
-        node = node.parent
-    return False
-
-
-def _binding_kind(node, spec: LangSpec, scope_kind: str) -> str | None:
-    """The symbol kind of a binding made by ``node`` in a scope of this kind: a module-level one (a variable,
-    a constant) or one in a class body (an attribute), else None."""
-    if scope_kind in _MODULE_SCOPES:
-        return spec.variables.get(node.type)
-    if node.type == "method_signature" and scope_kind != "interface":
-        return None  # TypeScript's overload signatures in a class: the method is the definition after them
-    return spec.attributes.get(node.type) if scope_kind in _MEMBER_OF else None
-
-
-_BINDING_NAMES = frozenset({"identifier", "property_identifier", "private_property_identifier", "type_identifier",
-                            "simple_identifier", "field_identifier"})
-_KOTLIN_BINDINGS = frozenset({"property_declaration", "class_parameter", "enum_entry"})
-_JAVA_FIELDS = frozenset({"field_declaration", "constant_declaration"})
-
-
-def _make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
-    """Record a binding of one name in a module (``gettext_lazy = lazy(gettext, str)``, ``const API_URL``, Go's
-    ``var ErrNotFound``, Rust's ``const MAX``) or a class body (``objects = UserManager()``, a dataclass field, an
-    enum member, a JavaScript class field) as a symbol, unless the name is ``_`` or already bound (the first
-    binding is the definition), and C's macros and typedefs. Returns its qualified name, or "" when the node
-    binds no name this way: a pattern, a ``require()`` (an import), a function value (a definition of its own),
-    a typedef of the struct it defines."""
-    if node.type in C_BINDINGS:
-        name_node = binding_name(node)
-    elif node.type == "field_declaration" and kind == "method":  # C++'s `virtual void f() = 0;`
-        name_node = pure_virtual_name(node)
-    elif scala.is_binding(node):  # `val x = ...`, `case class P(a: Int)`
-        name_node = scala.member_name(node)
-    elif node.type in _KOTLIN_BINDINGS:  # no field names; a constructor parameter is a property with val/var
-        decl = next((c for c in node.named_children if c.type == "variable_declaration"), node)
-        name_node = next((c for c in decl.named_children if c.type == "simple_identifier"), None)
-        if node.type == "class_parameter" and not any(c.type == "binding_pattern_kind" for c in node.children):
-            return ""
-        name_node = name_node or swift.property_name(node)
-    elif node.type == "assignment_statement":  # Lua: `local Stack = {}`, a class when the file gives it methods
-        name_node, lua_value = lua.binding(node)
-    elif node.type == "attribute":  # Terraform: a `locals` entry, `local.name`
-        name_node = node.named_children[0] if hcl.local_name(node) else None
-    else:
-        name_node = node.child_by_field_name("left") or node.child_by_field_name("name") or \
-            node.child_by_field_name("property")
-        if name_node is None and node.type == "method_declaration":  # Objective-C's `- (void)save:(id)x;`
-            name_node = next((c for c in node.named_children if c.type == "identifier"), None)
-    if name_node is None or name_node.type not in _BINDING_NAMES:
-        return ""
-    value = node.child_by_field_name("right") or node.child_by_field_name("value")
-    if node.type == "assignment_statement":
-        value, kind = lua_value, lua.binding_kind(node, name_node.text.decode("utf-8", errors="replace"))
-    if not kind or value is not None and (value.type in _FUNCTION_VALUES or is_required(value)):
-        return ""  # the module's own table, a function (a definition of its own), an import
-    name = name_node.text.decode("utf-8", errors="replace")
-    parent = out.symbols[scope]
-    prefix = parent.member_prefix or parent.qualname
-    qual = f"local.{name}" if node.type == "attribute" else f"{prefix}.{name}" if prefix else name
-    if name == "_" or qual in out.qualnames:  # the first binding of a name is its definition
-        return qual
-    # Java's `private final Store mStore = ...;` says more than its declarator `mStore = ...`
-    shown = node.parent if node.type == "variable_declarator" and node.parent.type in _JAVA_FIELDS else node
-    text = shown.text.decode("utf-8", errors="replace").split("\n", 1)[0].rstrip("\\")
-    decl = node.parent
-    while decl is not None and decl.type.endswith("_list"):  # Go's `var (...)` groups
-        decl = decl.parent
-    if decl is not None and decl.type in _DECLARATIONS:  # `const API_URL = ...`, not `API_URL = ...`
-        text = f"{decl.text.split(maxsplit=1)[0].decode('utf-8', errors='replace')} {text}"
-    out.symbols.append(Symbol(name, qual, kind, re.sub(r"\s+", " ", text).strip()[:200], node.start_point[0] + 1,
-                              last_row(node) + 1, parent.qualname))
-    out.qualnames.add(qual)
-    return qual
-
-
-def _assigned_function(node) -> tuple[str, str] | None:
-    """(name, owner) of a function assigned in JavaScript's pre-class style, else None.
-
-    ``res.cookie = function (...)`` defines res.cookie, ``Foo.prototype.bar = ...`` Foo.bar, and
-    ``exports.baz = ...`` or ``module.exports = function createApp`` a plain function."""
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if left is None or right is None or right.type not in _JS_FUNCTIONS:
-        return None
-    if left.type == "identifier":
-        return left.text.decode("utf-8", errors="replace"), ""
-    prop = left.child_by_field_name("property") if left.type == "member_expression" else None
-    obj = left.child_by_field_name("object") if prop is not None else None
-    if obj is None:
-        return None
-    name, target = prop.text.decode("utf-8", errors="replace"), obj.text.decode("utf-8", errors="replace")
-    if target == "module" and name == "exports":
-        own = right.child_by_field_name("name")
-        return (own.text.decode("utf-8", errors="replace"), "") if own is not None else None
-    target = re.sub(r"\.prototype$", "", target)
-    if target in ("exports", "module.exports", "this"):
-        return name, ""
-    owner = last_ident(target)
-    return (name, owner) if owner else None
 
 
 def _signature(node) -> str:
