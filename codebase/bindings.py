@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import hcl, lua, scala, swift
+from . import dart, hcl, lua, scala, swift
 from .chunks import ParsedFile, Symbol, last_row
 from .clang import C_BINDINGS, binding_name, pure_virtual_name
 from .languages import LangSpec
@@ -85,6 +85,8 @@ def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         name_node = name_node or swift.property_name(node)
     elif node.type == "assignment_statement":  # Lua: `local Stack = {}`, a class when the file gives it methods
         name_node, lua_value = lua.binding(node)
+    elif out.language == "dart":  # a field's `declaration`, a top-level variable list
+        name_node = dart.member_name(node)
     elif node.type == "attribute":  # Terraform: a `locals` entry, `local.name`
         name_node = node.named_children[0] if hcl.local_name(node) else None
     else:
@@ -113,6 +115,8 @@ def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         decl = decl.parent
     if decl is not None and decl.type in _DECLARATIONS:  # `const API_URL = ...`, not `API_URL = ...`
         text = f"{decl.text.split(maxsplit=1)[0].decode('utf-8', errors='replace')} {text}"
+    elif out.language == "dart" and node.parent is not None and node.parent.type == "program":
+        text = f"{dart.declared_with(node)} {text}"  # `final String name = 'x'`: its words are its siblings
     out.symbols.append(Symbol(name, qual, kind, re.sub(r"\s+", " ", text).strip()[:200], node.start_point[0] + 1,
                               last_row(node) + 1, parent.qualname))
     out.qualnames.add(qual)

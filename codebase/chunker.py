@@ -14,13 +14,13 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import hcl, lua, scala, swift
+from . import dart, hcl, lua, scala, swift
 from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
 from .clang import SPECIFIERS, anonymous_type_name, for_parser, function_name, macro_calls
-from .languages import (BODY_TYPES, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy,
-                        keyword)
+from .languages import (BODY_TYPES, DART_DEFINITIONS, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS,
+                        LangSpec, is_classy, keyword)
 from .refs import (EXPRESSION, REQUIRE_LANGUAGES, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident,
                    receiver_call, receiver_key, record_require, required_module, ruby_directive, rust_mod_declaration)
 from .typed import (AWAITED, DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,
@@ -65,8 +65,10 @@ log = logging.getLogger("memory_graph.codebase")
 #: parsed (``codebase.swift``); 25 = Lua (``codebase.lua``) and Terraform (``codebase.hcl``) are parsed, and a
 #: CommonJS ``require`` is an import, not a variable; 26 = Scala is parsed (``codebase.scala``), a definition ends
 #: on its last line of text (an indented body had reached the next definition), and a Terraform module block
-#: reaches its child's variables and outputs. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "26"
+#: reaches its child's variables and outputs; 27 = Dart is parsed (``codebase.dart``), and a bare call that a
+#: Java, Kotlin, C#, C++, Swift, Scala or Dart class's hierarchy does not answer is no other class's method.
+#: A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "27"
 
 
 
@@ -127,7 +129,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     chained: list[tuple[Ref, tuple[int, int], str]] = []  # a call on a call's result: the inner call's bytes, mark
     parents: dict[int, int] = {}              # symbol index -> the index of the symbol it is defined in
     aliases: dict[str, tuple[str, str]] = {}  # Lua: a short name -> the (table, field) it was bound to
-    bare: list[Ref] = []                      # Scala: each name read as a value, kept if a parameterless def's
+    bare: list[Ref] = []                      # Scala, Dart: each name read as a value, kept if a parameterless def's
+    adopted: dict[tuple[int, int], int] = {}  # Dart: a function body's bytes -> its signature's symbol
 
     def held(receiver: str, scope: int) -> str:
         """The class a receiver holds in a scope: a variable's, or an attribute's of the enclosing class."""
@@ -145,6 +148,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     stack = [(root, 0, False)]
     while stack:
         node, scope, in_func = stack.pop()
+        if adopted and (node.start_byte, node.end_byte) in adopted:  # Dart: the body beside its signature
+            scope, in_func = adopted.pop((node.start_byte, node.end_byte)), True
         sym_here = scope
         kind = spec.definitions.get(node.type)
         for var, cls, rank in _typed(node, language, classes.get(scope, {})):
@@ -173,12 +178,15 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             if made is not None:
                 sym_here = made
                 parents[made] = scope
-                anchor = node
+                anchor = dart.first_of(node) if language == "dart" else node
                 # decorators, `export`, `type (...)` and `const f = ...` belong to the definition's chunk
                 while anchor.parent is not None and anchor.parent.type in _WRAPPERS:
                     anchor = anchor.parent
                 start = doc_start(anchor)
-                end = min(last_row(node), nlines - 1)
+                body = dart.body_of(node) if language == "dart" else None
+                if body is not None:
+                    adopted[(body.start_byte, body.end_byte)] = made
+                end = min(last_row(node if body is None else body), nlines - 1)
                 defs.append((made, start, end))
                 in_func = not is_classy(out.symbols[made].kind)
                 if node.type == "file_scoped_namespace_declaration":  # C#'s `namespace A.B;` holds what follows
@@ -204,6 +212,22 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             calls.append((out.refs[-1], scope))
         elif language == "scala" and node.type == "identifier" and (read := scala.bare_read(node)):
             bare.append(Ref(out.symbols[scope].qualname, "reads", read, node.start_point[0] + 1))
+        elif language == "dart" and (read := dart.member_read(node)) is not None:
+            out.refs.append(Ref(out.symbols[scope].qualname, "reads", read[0], node.start_point[0] + 1,
+                                receiver_key(read[1], language)))
+            calls.append((out.refs[-1], scope))
+        elif language == "dart" and (read := dart.bare_read(node)):
+            bare.append(Ref(out.symbols[scope].qualname, "reads", read, node.start_point[0] + 1))
+        elif language == "dart" and node.type in spec.calls and (made_call := dart.call(node)) is not None:
+            name, receiver, inner = made_call
+            out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, node.start_point[0] + 1,
+                                receiver_key(receiver, language)))
+            calls.append((out.refs[-1], scope))
+            call_at[(node.start_byte, node.end_byte)] = out.refs[-1]
+            if inner is not None:  # `repo.find().save()`: typed by what `find` returns, once `repo` is typed
+                chained.append((out.refs[-1], (inner.start_byte, inner.end_byte), ""))
+        elif language == "dart" and node.type in spec.calls:
+            pass  # a member or index selector, or a call of a call's result
         elif node.type in spec.calls and language in REQUIRE_LANGUAGES and (module := required_module(node)):
             record_require(node, module, out)
         elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)):
@@ -274,6 +298,8 @@ def _typed(node, language: str, known: dict[str, str]) -> list[tuple[str, str, i
         found = rust_types(node)
     elif language == "scala":
         found = scala.declared(node) if node.type in scala.DECLARING else []
+    elif language == "dart":
+        found = dart.declared(node) if node.type in dart.DECLARING else []
     elif language in DECLARED_TYPES:
         found = declared_types(node) if node.type in DECLARED_NODES or node.type == "variable_declarator" else []
     else:
@@ -361,6 +387,11 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         if block is None:
             return None
         name, owner, kind = block
+    elif language == "dart":
+        found = dart.definition(node)
+        if found is None:
+            return None
+        name, kind = found
     else:
         name_node = (node.type == "function_definition" and language in _C_LIKE and function_name(node)) or \
             (node.type in SPECIFIERS and anonymous_type_name(node)) or _name_node(node, kind)
@@ -414,7 +445,9 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         member_prefix, qual = qual, f"{word} {qual}"
     while any(s.qualname == qual for s in out.symbols):  # overloads: keep every one
         qual += "'"
-    sig = _signature(node)
+    sig = _signature(node, language)
+    if language == "dart" and dart.is_abstract(node):
+        sig = f"abstract {sig}"  # a body-less method: what subclasses implement, which `callees` lists
     if language == "python" and node.parent is not None and node.parent.type == "decorated_definition" and any(
             d.text.decode("utf-8", errors="replace").endswith("abstractmethod") for d in node.parent.named_children
             if d.type == "decorator"):
@@ -434,15 +467,19 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
 _C_LIKE = frozenset({"c", "cpp", "objc"})
 
 
-def _signature(node) -> str:
+def _signature(node, language: str = "") -> str:
+    if language == "dart" and not is_classy(DART_DEFINITIONS[node.type]):
+        node = dart.signature_of(node)  # however many lines: its body (if any) is beside it
     text = node.text.decode("utf-8", errors="replace")
     body = node.child_by_field_name("body")
     if body is None:
         body = next((c for c in node.named_children if c.type in BODY_TYPES), None)
     if body is not None and body.start_byte > node.start_byte:
         text = node.text[: body.start_byte - node.start_byte].decode("utf-8", errors="replace")
-    else:
+    elif language != "dart":
         text = text.split("\n", 1)[0]
+    else:  # a parameter per line, a trailing comma: `Request(String method, {Uri? url})`
+        text = re.sub(r",?\s*([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", text))
     text = re.sub(r"\s+", " ", text).strip().rstrip("{:").strip()
     return text[:200]
 

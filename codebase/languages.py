@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from .clang import C_BINDINGS
+from .dart import DEFINITIONS as DART_DEFINITIONS
 
 #: extension -> language. Languages with a LangSpec below are parsed with tree-sitter; the rest are
 #: chunked in line windows (Markdown on its headings).
@@ -218,19 +219,27 @@ SPECS: dict[str, LangSpec] = {
         {"val_definition": "variable", "var_definition": "variable"},
         {"val_definition": "attribute", "var_definition": "attribute", "class_parameter": "attribute",
          "simple_enum_case": "attribute", "full_enum_case": "attribute"}),
+    "dart": LangSpec(
+        # a signature and its body are siblings, a call a chain of selectors: codebase.dart reads them
+        DART_DEFINITIONS, frozenset({"class_definition", "mixin_declaration", "extension_declaration"}),
+        {"selector": "", "cascade_section": "", "redirection": ""},
+        frozenset({"import_or_export", "part_directive", "part_of_directive"}),
+        {"superclass": "extends", "interfaces": "implements"}, {"impl": "extension"},
+        {"initialized_identifier_list": "variable", "static_final_declaration_list": "variable"},
+        {"declaration": "attribute", "enum_constant": "attribute"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
 }
 SPECS["tsx"] = SPECS["typescript"]
 #: languages whose declarations state each variable's type (``codebase.refs.declared_types``): a call on a
 #: variable of a type the project does not define is a library's, never guessed from the method's name
-DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp", "rust", "swift", "scala"})
+DECLARED_TYPES = frozenset({"java", "kotlin", "go", "csharp", "rust", "swift", "scala", "dart"})
 #: languages whose written types are the language's (TypeScript's annotations too, ``codebase.refs.local_type``):
 #: a variable annotated with a type the project does not define holds a library's
 STATIC_TYPES = DECLARED_TYPES | {"typescript", "tsx"}
 #: languages where a method names its class's fields without ``this.``
-IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "swift", "scala"})
+IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "swift", "scala", "dart"})
 #: languages where a method calls its class's methods (its bases', an outer class's) without ``this.``
-IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp", "swift", "scala"})
+IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp", "swift", "scala", "dart"})
 
 #: grammar names in tree-sitter-language-pack where they differ from ours
 GRAMMARS = {"csharp": "csharp"}

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import scala
+from . import dart, scala
 from .languages import BODY_TYPES, NAME_TYPES, LangSpec
 from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_taken_from, rust_type, unmark
 
@@ -244,6 +244,8 @@ def imports_of(node, out: Any) -> None:
         uses = _php_uses(node_text(node))
     elif node.type == "import_declaration" and node.child_by_field_name("path") is not None:  # Scala
         uses = scala.imports(node)
+    elif node.type in ("import_or_export", "part_directive", "part_of_directive"):  # Dart
+        uses = dart.imports(node)
     if uses is not None:
         for bound, path in uses:
             out.refs.append(Ref("", "imports", path, node.start_point[0] + 1))

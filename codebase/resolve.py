@@ -155,6 +155,13 @@ class Resolver(ReceiverTypes):
                 if found:
                     return sorted(dict.fromkeys(found))
             return []
+        if m.startswith("package:"):  # Dart: a package's lib/ folder, the project's own or a monorepo's
+            name, _, rest = m.removeprefix("package:").partition("/")
+            keys = [_strip_ext(f"{name}/lib/{rest}"), _strip_ext(f"lib/{rest}")]
+            found = next((self.by_stem[k] for k in keys if k in self.by_stem), None) or next(
+                (found for k in keys if (found := [p for stem, paths in self.by_stem.items()
+                                                   if ("/" + stem).endswith("/" + k) for p in paths])), [])
+            return sorted(dict.fromkeys(found))  # a pub package's (package:flutter/...): none
         if m.startswith("."):
             if "/" in m:
                 key = posixpath.normpath(posixpath.join(posixpath.dirname(from_path), m))
@@ -259,13 +266,18 @@ class Resolver(ReceiverTypes):
         if hit is not None:
             return hit
         folder = posixpath.dirname(from_path)
-        same_dir = [s for s in self.by_name.get(name, []) if posixpath.dirname(s["path"]) == folder]
-        hit = pick(same_dir)
+        found = self.by_name.get(name, [])
+        if kind == "calls" and EXTENSIONS.get(posixpath.splitext(from_path)[1]) in IMPLICIT_THIS_CALLS:
+            # a bare call its class's hierarchy has not answered is no other class's method (`print(x)` in a
+            # Dart mixin is not Receipt.print): a function's, or a class's constructor
+            found = [s for s in found if not owner_of(s["qualname"]) or self.by_file_qual.get(
+                (s["path"], owner_of(s["qualname"])), {}).get("kind") == "namespace"]  # C++'s `ns::helper`
+        hit = pick([s for s in found if posixpath.dirname(s["path"]) == folder])
         if hit is not None:
             return hit
         if kind == "calls" and _is_component(from_path) and len(self.components.get(name, ())) == 1:
             return self.components[name][0]  # `<NavBar />` of a globally registered Vue component
-        return pick(self.by_name.get(name, []))
+        return pick(found)
 
     def implicit_member(self, name: str, from_path: str, source: str) -> dict | None:
         """What a bare name used in ``source`` names among methods: its class's (its bases', an outer class's),

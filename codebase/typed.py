@@ -364,12 +364,16 @@ _SWIFT_TYPES = ("user_type", "optional_type")
 _KOTLIN_RESULT = re.compile(r"\)\s*:\s*([^=]+?)\s*(?:=.*)?$")
 
 
+_DART_WORDS = frozenset({"factory", "external", "abstract"})
+
+
 def result_type(signature: str, path: str, name: str = "") -> str:
     """The (first) result type of a Go, Kotlin or Java function's signature: ``func NewServer(o Options)
     (*Server, error)``, ``func (f *Factory) Make() *Server``, ``func Open() (s *Server, err error)`` give
     ``*Server``; Kotlin's ``fun make(id: Int): Server?`` gives ``Server?`` (TypeScript's ``make(id: number):
     Server`` ``Server``); Java's ``public static @Nullable Server make(int id)`` (``name``: make) gives
-    ``Server``, C#'s ``async Task<User> Get()`` ``Task<User>``."""
+    ``Server``, C#'s ``async Task<User> Get()`` ``Task<User>``, Dart's ``Future<User> load()`` ``Future<User>``
+    (a getter's ``double get price`` ``double``, a named constructor's ``factory Cart.of(...)`` ``Cart``)."""
     if path.endswith(".rs"):  # `fn open(p: &Path) -> io::Result<Self> where ...`
         angle = depth = 0  # the parameters are the first (...) outside <...>: `fn f<F: Fn(u8) -> u8>(f: F)`
         for i, ch in enumerate(signature):
@@ -379,14 +383,16 @@ def result_type(signature: str, path: str, name: str = "") -> str:
                 rest = signature[i + 1:].strip()
                 return re.split(r"\swhere\s", rest[2:], maxsplit=1)[0].strip() if rest.startswith("->") else ""
         return ""
-    if path.endswith((".java", ".cs")):
-        at = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
+    if path.endswith((".java", ".cs", ".dart")):
+        at = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature) or \
+            re.search(rf"\bget\s+{re.escape(name)}\b", signature)  # Dart's getter: `double get price`
         words, depth = [""], 0
         for ch in signature[:at.start()] if at else "":  # words outside <...>: `<T extends Foo> List<T>`
             depth += {"<": 1, ">": -1}.get(ch, 0)
             words += [""] if ch.isspace() and depth == 0 else []
             words[-1] += "" if ch.isspace() and depth == 0 else ch
-        return next((w for w in reversed(words) if w), "")
+        # Dart's named constructor `factory Cart.of(...)` makes a Cart
+        return next((w.rstrip(".") for w in reversed(words) if w and w not in _DART_WORDS), "")
     if not path.endswith(".go"):
         found = _KOTLIN_RESULT.search(signature)
         return found.group(1) if found else ""
