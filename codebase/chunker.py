@@ -65,8 +65,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: parsed (``codebase.swift``); 25 = Lua (``codebase.lua``) and Terraform (``codebase.hcl``) are parsed, and a
 #: CommonJS ``require`` is an import, not a variable; 26 = Scala is parsed (``codebase.scala``), a definition ends
 #: on its last line of text (an indented body had reached the next definition), and a Terraform module block
-#: reaches its child's variables and outputs; 27 = Dart is parsed (``codebase.dart``), and a bare call that a
-#: Java, Kotlin, C#, C++, Swift, Scala or Dart class's hierarchy does not answer is no other class's method.
+#: reaches its child's variables and outputs; 27 = Dart is parsed (``codebase.dart``), a Scala def without a body
+#: is marked abstract, and a bare call that a Java, Kotlin, C#, C++, Swift, Scala or Dart class's hierarchy
+#: does not answer is no other class's method.
 #: A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "27"
 
@@ -446,7 +447,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     while any(s.qualname == qual for s in out.symbols):  # overloads: keep every one
         qual += "'"
     sig = _signature(node, language)
-    if language == "dart" and dart.is_abstract(node):
+    if language == "dart" and dart.is_abstract(node) or language == "scala" and node.type == "function_declaration":
         sig = f"abstract {sig}"  # a body-less method: what subclasses implement, which `callees` lists
     if language == "python" and node.parent is not None and node.parent.type == "decorated_definition" and any(
             d.text.decode("utf-8", errors="replace").endswith("abstractmethod") for d in node.parent.named_children
@@ -481,7 +482,7 @@ def _signature(node, language: str = "") -> str:
     else:  # a parameter per line, a trailing comma: `Request(String method, {Uri? url})`
         text = re.sub(r",?\s*([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", text))
     text = re.sub(r"\s+", " ", text).strip().rstrip("{:").strip()
-    return text[:200]
+    return (text.removesuffix("=").rstrip() if language == "scala" else text)[:200]  # `def f(): Int =`
 
 
 def _breadcrumb(out: ParsedFile, idx: int, language: str) -> str:

@@ -134,6 +134,13 @@ def test_types_members_and_a_companion_object():
     assert any(c.breadcrumb == "object Cart > def empty" for c in chunks)
 
 
+def test_a_def_without_a_body_is_abstract_in_an_abstract_class_too():
+    shape = _parsed("abstract class Shape {\n  def area: Double\n  def name(): String = \"s\"\n}\n")
+    signatures = {s.qualname: s.signature for s in shape.symbols}
+    # what `callees` of a call of it lists the implementations of, as a trait's; a body's `=` is no signature's
+    assert signatures["Shape.area"] == "abstract def area: Double" and signatures["Shape.name"] == "def name(): String"
+
+
 def test_imports_bind_selectors_renames_and_wildcards():
     parsed = _parsed(CART)
     assert parsed.imports == {"Book": "shop.model.Book", "P": "shop.model.Priced", "*shop.util": "shop.util"}
