@@ -252,10 +252,12 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         for child in reversed(node.named_children):
             stack.append((child, sym_here, in_func))
 
-    # `def total = price * n`: a read of the file's `def price` is a call of it (a local of that name is rare)
+    # `def total = price * n`: a read of the file's `def price` is a call of it (a local of that name is rare);
+    # so is Dart's tear-off of a method (`onPressed: _increment`), which is how a widget's handler is called
     if bare:
-        parameterless = {s.name for s in out.symbols if s.kind in ("function", "method") and "(" not in s.signature}
-        out.refs.extend(ref for ref in bare if ref.name in parameterless)
+        read = {s.name for s in out.symbols if s.kind in ("function", "method") and (
+            "(" not in s.signature or language == "dart" and not s.name[:1].isupper())}  # not a constructor
+        out.refs.extend(ref for ref in bare if ref.name in read)
     for ref, scope in calls:  # after the walk: a method may use what __init__, defined below it, assigns
         ref.typed = held(ref.receiver, scope)
         root, _, attr = ref.receiver.rpartition(".")

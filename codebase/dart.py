@@ -214,12 +214,13 @@ def member_read(node) -> tuple[str, str] | None:
 _NAMING = frozenset({"formal_parameter", "initialized_identifier", "static_final_declaration", "label",
                      "cascade_selector", "combinator", "dotted_identifier_list", "annotation", "constructor_param",
                      "super_formal_parameter", "mixin_declaration", "enum_constant", "type_alias",
-                     "assignable_expression", *_CONSTRUCTORS, *_MEMBERS})
+                     "assignable_expression", "redirection", *_CONSTRUCTORS, *_MEMBERS})
 
 
 def bare_read(node) -> str:
-    """The name an identifier reads as a value (``price`` in ``price * n``), else "": a declaration's name,
-    a call's callee, a member after a dot, a label, an assignment's target."""
+    """The name an identifier reads as a value (``price`` in ``price * n``, a method torn off as in
+    ``onPressed: _increment``), else "": a declaration's name, a call's callee, a member after a dot, a label,
+    an assignment's target."""
     parent = node.parent
     if node.type == "identifier_dollar_escaped":  # `'total: $sum'`
         return node_text(node).lstrip("$")

@@ -100,6 +100,8 @@ CART = """
       String report() => store.name + '${store.balance}' + '$sum';
 
       String show(Priced p) => p.describe();
+
+      void onTap() => schedule(pay);
     }
 
     extension CartSize on Cart {
@@ -167,7 +169,7 @@ def test_a_signature_and_its_body_are_one_definition():
     assert symbols["Cart.add"] == ("method", 19, 26)
     assert {"Cart.empty", "Cart.of", "Cart.store", "Cart.log", "Cart.sum"} <= set(symbols)
     assert symbols["Audited"] == ("class", 6, 8) and symbols["extension Cart"][0] == "impl"
-    assert symbols["Cart.size"] == ("method", 42, 42)  # an extension's members are its type's
+    assert symbols["Cart.size"] == ("method", 44, 44)  # an extension's members are its type's
     chunks = {c.breadcrumb: c for c in _parsed(CART).chunks}
     add = chunks["class Cart > method add"]
     assert add.content.count("log.info(item.label());") == 1 and "{int count = 1}" in add.content
@@ -213,6 +215,7 @@ def test_calls_go_through_declared_types_imports_and_chains():
     assert called["Priced.total"] == {"item.dart:Priced.price"}  # a bare getter of its own class
     assert called["Cart.isEmpty"] == {"cart.dart:Cart.size"}  # of its extension
     assert called["Cart.empty"] == {"store.dart:Store", "cart.dart:Cart.Cart"}  # `: this(...)`, a constructor
+    assert called["Cart.onTap"] == {"?schedule", "cart.dart:Cart.pay"}  # a method torn off is called by who has it
     assert called["Audited.audit"] == {"?print"}  # not Receipt.print: a bare call is no other class's method
     # through `package:shop/shop.dart`'s exports: a named constructor, a factory's result and its cascade,
     # an extension's getter read on the variable it typed
