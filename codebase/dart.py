@@ -97,11 +97,11 @@ _DECLARING_WORDS = frozenset({"final_builtin", "const_builtin", "inferred_type",
 def declared_with(lst) -> str:
     """The words before a top-level variable list, which the grammar leaves beside it (``late final Map<K, V>``
     in ``late final Map<K, V> cache;``)."""
-    first = lst
-    while (prev := first.prev_sibling) is not None and prev.type in _DECLARING_WORDS:
-        first = prev
-    return lst.parent.text[first.start_byte - lst.parent.start_byte:lst.start_byte - lst.parent.start_byte] \
-        .decode("utf-8", errors="replace").strip() if first != lst else ""
+    words, prev = [], lst.prev_sibling
+    while prev is not None and prev.type in _DECLARING_WORDS:
+        words.append(node_text(prev))
+        prev = prev.prev_sibling
+    return " ".join(reversed(words)).replace(" <", "<").replace(" ?", "?")  # `Map<K, V>`, `Store?`
 
 
 def imports(node) -> list[tuple[str, str]]:
