@@ -133,6 +133,20 @@ def run(tmp_path):
     return invoke
 
 
+def spans(parsed) -> dict[str, tuple[str, int, int]]:
+    """(kind, first line, last line) of each symbol of a parsed file but its module, by qualified name."""
+    return {s.qualname: (s.kind, s.start_line, s.end_line) for s in parsed.symbols if s.kind != "module"}
+
+
+def called_by(files: dict[str, str], folder: str = "") -> dict[str, set[str]]:
+    """Each caller's call targets ("path:qualname" without ``folder``, "?name" when unresolved) in a small
+    project, each file's language from its name."""
+    called: dict[str, set[str]] = {}
+    for source, target in edges_of(files, "auto", paths=True):
+        called.setdefault(source, set()).add(target.replace(folder, ""))
+    return called
+
+
 def edges_of(files: dict[str, str], language: str = "python", strip_receivers: bool = False,
              package: str = "", paths: bool = False, kind: str = "calls", ids: bool = False) -> set:
     """(source qualname, target qualname or "?name") of every call (or ``kind``) edge of a small project;

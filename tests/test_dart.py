@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import textwrap
 
-from conftest import edges_of, write_files
+from conftest import called_by, edges_of, spans, write_files
 
 from codebase import index_project
 from codebase.chunker import parse_file
@@ -144,7 +144,7 @@ def _parsed(text: str, path: str = "lib/src/cart.dart"):
 
 
 def _symbols(text: str) -> dict[str, tuple[str, int, int]]:
-    return {s.qualname: (s.kind, s.start_line, s.end_line) for s in _parsed(text).symbols if s.kind != "module"}
+    return spans(_parsed(text))
 
 
 def test_a_signature_and_its_body_are_one_definition():
@@ -195,10 +195,7 @@ def test_imports_are_of_files_with_show_and_as():
 
 
 def _called() -> dict[str, set[str]]:
-    called: dict[str, set[str]] = {}
-    for source, target in edges_of(PROJECT, "auto", paths=True):
-        called.setdefault(source, set()).add(target.replace("lib/src/", ""))
-    return called
+    return called_by(PROJECT, "lib/src/")
 
 
 def test_calls_go_through_declared_types_imports_and_chains():

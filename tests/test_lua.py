@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from conftest import edges_of, write_files
+from conftest import edges_of, spans, write_files
 
 from codebase import index_project
 from codebase.chunker import parse_file
@@ -97,8 +97,7 @@ PROJECT = {
 
 
 def _symbols(text: str, path: str = "lua/pl/utils.lua") -> dict[str, tuple[str, int, int]]:
-    parsed = parse_file(path, textwrap.dedent(text), "lua")
-    return {s.qualname: (s.kind, s.start_line, s.end_line) for s in parsed.symbols if s.kind != "module"}
+    return spans(parse_file(path, textwrap.dedent(text), "lua"))
 
 
 def test_a_modules_functions_are_its_own_and_its_table_no_symbol():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from conftest import edges_of, write_files
+from conftest import called_by, spans, write_files
 
 from codebase import index_project
 from codebase.chunker import parse_file
@@ -106,7 +106,7 @@ def _parsed(text: str, path: str = "src/main/scala/shop/Cart.scala"):
 
 
 def _symbols(text: str) -> dict[str, tuple[str, int, int]]:
-    return {s.qualname: (s.kind, s.start_line, s.end_line) for s in _parsed(text).symbols if s.kind != "module"}
+    return spans(_parsed(text))
 
 
 def test_types_members_and_a_companion_object():
@@ -152,10 +152,7 @@ def test_imports_bind_selectors_renames_and_wildcards():
 
 
 def _called() -> dict[str, set[str]]:
-    called: dict[str, set[str]] = {}
-    for source, target in edges_of(PROJECT, "auto", paths=True):
-        called.setdefault(source, set()).add(target.replace("src/main/scala/shop/", ""))
-    return called
+    return called_by(PROJECT, "src/main/scala/shop/")
 
 
 def test_calls_go_through_declared_types_and_companions():

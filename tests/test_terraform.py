@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from conftest import edges_of, write_files
+from conftest import edges_of, spans, write_files
 
 from codebase import index_project
 from codebase.chunker import parse_file
@@ -60,7 +60,7 @@ def test_blocks_are_symbols_named_by_their_addresses():
     assert detect_language("infra/main.tf") == "hcl"
     parsed = parse_file("infra/main.tf", textwrap.dedent(MAIN), "hcl")
     assert not parsed.parse_error
-    symbols = {s.qualname: (s.kind, s.start_line, s.end_line) for s in parsed.symbols if s.kind != "module"}
+    symbols = spans(parsed)
     assert symbols == {
         "aws_s3_bucket.logs": ("resource", 2, 6),  # with the comment above it
         "local.tags": ("variable", 9, 9),
