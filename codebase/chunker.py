@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import dart, hcl, lua, scala, swift
+from . import dart, elixir, hcl, lua, scala, swift
 from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
@@ -67,9 +67,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: on its last line of text (an indented body had reached the next definition), and a Terraform module block
 #: reaches its child's variables and outputs; 27 = Dart is parsed (``codebase.dart``), a Scala def without a body
 #: is marked abstract, and a bare call that a Java, Kotlin, C#, C++, Swift, Scala or Dart class's hierarchy
-#: does not answer is no other class's method.
+#: does not answer is no other class's method; 28 = Elixir is parsed (``codebase.elixir``).
 #: A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "27"
+CHUNKER_VERSION = "28"
 
 
 
@@ -132,6 +132,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     aliases: dict[str, tuple[str, str]] = {}  # Lua: a short name -> the (table, field) it was bound to
     bare: list[Ref] = []                      # Scala, Dart: each name read as a value, kept if a parameterless def's
     adopted: dict[tuple[int, int], int] = {}  # Dart: a function body's bytes -> its signature's symbol
+    clauses: dict[int, int] = {}              # Elixir: a def's start byte -> its function's symbol
+    def_at: dict[int, int] = {}               # symbol index -> its place in defs
 
     def held(receiver: str, scope: int) -> str:
         """The class a receiver holds in a scope: a variable's, or an attribute's of the enclosing class."""
@@ -151,8 +153,10 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         node, scope, in_func = stack.pop()
         if adopted and (node.start_byte, node.end_byte) in adopted:  # Dart: the body beside its signature
             scope, in_func = adopted.pop((node.start_byte, node.end_byte)), True
+        if language == "elixir" and elixir.skipped(node):
+            continue  # a typespec or a document: nothing in it is called
         sym_here = scope
-        kind = spec.definitions.get(node.type)
+        kind = elixir.kind_of(node) if language == "elixir" else spec.definitions.get(node.type)
         for var, cls, rank in _typed(node, language, classes.get(scope, {})):
             cls = held_through(cls, lambda receiver: held(receiver, scope))  # `u = repo.get()`, repo: Repo
             cls = _own_type(out, parents, scope) if cls == "Self" else cls  # Rust's `s: &Self`
@@ -174,12 +178,19 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 out.refs.extend(Ref(bound, "calls", name, line) for name, line in macro_calls(node))
         elif node.type == "mod_item" and node.child_by_field_name("body") is None:
             rust_mod_declaration(node, out, out.path)
+        elif kind and not in_func and language == "elixir" and \
+                (first := clauses.get(elixir.previous_clause(node))) is not None:
+            sym_here, in_func = first, True  # `defp walk([h | t])` after `defp walk([])`: one function
+            clauses[node.start_byte] = first
+            defs[def_at[first]] = (first, defs[def_at[first]][1], min(last_row(node), nlines - 1))
         elif kind and not in_func:
             made = _make_symbol(node, kind, out, scope, language, spec)
             if made is not None:
+                clauses[node.start_byte], def_at[made] = made, len(defs)
                 sym_here = made
                 parents[made] = scope
-                anchor = dart.first_of(node) if language == "dart" else node
+                anchor = dart.first_of(node) if language == "dart" else elixir.first_of(node) \
+                    if language == "elixir" else node
                 # decorators, `export`, `type (...)` and `const f = ...` belong to the definition's chunk
                 while anchor.parent is not None and anchor.parent.type in _WRAPPERS:
                     anchor = anchor.parent
@@ -193,6 +204,18 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 if node.type == "file_scoped_namespace_declaration":  # C#'s `namespace A.B;` holds what follows
                     stack = [(n, made if n.parent == node.parent and n.start_byte > node.start_byte else s, f)
                              for n, s, f in stack]
+        elif language == "elixir" and (bound := elixir.directive(node, out.imports, own := elixir.enclosing(
+                out.symbols, parents, scope))) is not None:
+            for name, module in bound:  # alias, import, require, use
+                out.refs.append(Ref("", "imports", module, node.start_point[0] + 1))
+                if name:
+                    out.imports[name] = module
+        elif language == "elixir" and (base := elixir.behaviour(node, out.imports, own)):
+            out.refs.append(Ref(own, "implements", base, node.start_point[0] + 1))
+        elif language == "elixir":
+            if (made_call := elixir.call(node, out.imports, own)) is not None:
+                out.refs.append(Ref(out.symbols[scope].qualname, "calls", made_call[0], node.start_point[0] + 1,
+                                    made_call[1]))
         elif language == "ruby" and node.type in ("call", "super") and ruby_directive(
                 node, out, out.symbols[scope], is_classy(out.symbols[scope].kind) and not in_func):
             pass  # include, require, super: a base type, an import, a call of the base's method
@@ -395,6 +418,17 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         if found is None:
             return None
         name, kind = found
+    elif language == "elixir":  # a module by its full name: `defmodule Inner` in Shop is Shop.Inner
+        own = out.symbols[scope].qualname if is_classy(out.symbols[scope].kind) else ""
+        defined = elixir.definition(node, out.imports, own)
+        if defined is None:
+            return None
+        name, kind, absolute = defined
+        dotted, _, short = name.rpartition(".")
+        owner = dotted if absolute else ".".join(p for p in (own, dotted) if p)
+        if is_classy(kind) and own and not absolute:  # and `Inner` names it in Shop
+            out.imports[name.split(".")[0]] = f"{own}.{name.split('.')[0]}"
+        name = short
     else:
         name_node = (node.type == "function_definition" and language in _C_LIKE and function_name(node)) or \
             (node.type in SPECIFIERS and anonymous_type_name(node)) or _name_node(node, kind)
@@ -424,7 +458,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
             if typ is not None else ""
     elif owner is not None:
         prefix = owner
-        kind = kind if language == "hcl" else "method" if owner else "function"
+        kind = kind if language in ("hcl", "elixir") else "method" if owner else "function"
     elif language == "cpp" and "::" in name and kind == "function":  # int A::run() {...}, outside class A
         qualifier = [q for q in re.sub(r"<[^<>]*>", "", name).split("::")[:-1] if q]
         prefix = ".".join([p for p in [parent.member_prefix or parent.qualname] if p] + qualifier)
@@ -432,7 +466,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
             kind = "method"
     else:
         prefix = parent.member_prefix or parent.qualname
-    if kind == "function" and parent.kind in MEMBER_OF:
+    if kind == "function" and parent.kind in MEMBER_OF and language != "elixir":  # a protocol's are functions
         kind = "method"
     if kind == "function" and node.type == "method_declaration":
         kind = "method"
@@ -461,7 +495,9 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     idx = len(out.symbols) - 1
     if trait is not None:
         out.refs.append(Ref(qual, "implements", last_ident(trait.text.decode()), node.start_point[0] + 1))
-    if is_classy(kind):
+    if language == "elixir" and (protocol := elixir.protocol_of(node, out.imports, parent.qualname)):
+        out.refs.append(Ref(qual, "implements", protocol, node.start_point[0] + 1))
+    elif is_classy(kind):
         for rel, target in heritage(node, spec, language):
             out.refs.append(Ref(qual, rel, target, node.start_point[0] + 1))
     return idx
@@ -471,6 +507,8 @@ _C_LIKE = frozenset({"c", "cpp", "objc"})
 
 
 def _signature(node, language: str = "") -> str:
+    if language == "elixir":
+        return elixir.signature(node)[:200]
     if language == "dart" and not is_classy(DART_DEFINITIONS[node.type]):
         node = dart.signature_of(node)  # however many lines: its body (if any) is beside it
     text = node.text.decode("utf-8", errors="replace")
@@ -499,6 +537,11 @@ def _breadcrumb(out: ParsedFile, idx: int, language: str) -> str:
             # `int A::run()`) names its owner: its qualified name below the enclosing scope's
             scope = (parent.member_prefix or parent.qualname) + "." if parent is not None else ""
             label = s.qualname.rstrip("'").removeprefix(scope)
-        parts.append(f"{keyword(language, s.kind)} {label}")
+        word = keyword(language, s.kind)
+        if language == "elixir":  # defmodule, defimpl, defp, defmacro: the signature's first word
+            word = s.signature.split(" ", 1)[0]
+            if is_classy(s.kind):  # Shop.Cart, or Inner in it
+                label = s.qualname.removeprefix(parent.qualname + "." if parent is not None and parent.qualname else "")
+        parts.append(f"{word} {label}")
         s = parent
     return " > ".join(reversed(parts))

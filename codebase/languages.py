@@ -227,6 +227,8 @@ SPECS: dict[str, LangSpec] = {
         {"superclass": "extends", "interfaces": "implements"}, {"impl": "extension"},
         {"initialized_identifier_list": "variable", "static_final_declaration_list": "variable"},
         {"declaration": "attribute", "enum_constant": "attribute"}),
+    # every form is a call: codebase.elixir tells definitions, directives and calls apart
+    "elixir": LangSpec({}, keywords={"namespace": "defmodule", "interface": "defprotocol", "function": "def"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
 }
 SPECS["tsx"] = SPECS["typescript"]

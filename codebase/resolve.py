@@ -41,6 +41,7 @@ from .typed import HOLDS, IDENT_RE, kotlin_property
 __all__ = ["Resolver", "edge_id", "owner_of", "resolve_edges", "type_key"]
 
 CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object"})
+_ELIXIR = (".ex", ".exs")
 
 
 def edge_id(project: str, source: str, kind: str, name: str, target: str) -> str:
@@ -83,10 +84,13 @@ class Resolver(ReceiverTypes):
         self.components: dict[str, list[dict]] = defaultdict(list)   # Vue/Svelte file's name -> its module
         self.terraform: dict[tuple[str, str], dict] = {}   # (folder, address) -> a Terraform block or local
         self.terraform_modules: dict[tuple[str, str], str] = {}  # (folder, module.x) -> its local source's folder
+        self.elixir_modules: dict[str, dict] = {}  # an Elixir module's full name (Shop.Cart) -> its symbol
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
             if s["path"].endswith(".tf"):
                 self.terraform.setdefault((posixpath.dirname(s["path"]), s["qualname"]), s)
+            elif s["path"].endswith(_ELIXIR) and s["kind"] in ("namespace", "interface"):
+                self.elixir_modules.setdefault(s["qualname"], s)
             if s["kind"] == "module":
                 self.module_of[s["path"]] = s
                 if _is_component(s["path"]):
@@ -120,6 +124,8 @@ class Resolver(ReceiverTypes):
                 self._module_cache[key] = self._aliased_files(m, from_path)
             if self._module_cache[key]:
                 return self._module_cache[key]
+        if from_path.endswith(_ELIXIR):  # a module is named wherever its file is: `alias Shop.Cart`
+            return [self.elixir_modules[m]["path"]] if m in self.elixir_modules else []
         key = (module, posixpath.dirname(from_path) if m.startswith(".") else
                from_path if m.startswith(("self::", "super::")) else "")
         if key not in self._module_cache:
@@ -220,6 +226,8 @@ class Resolver(ReceiverTypes):
             if receiver:  # a module block's input or output: its child's (`module.vpc` -> ./modules/vpc)
                 folder = self.terraform_modules.get((folder, receiver))
             return self.terraform.get((folder, name)) if kind == "calls" and folder is not None else None
+        if from_path.endswith(_ELIXIR):
+            return self._elixir(name, kind, receiver, imports, source)
         typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
         if kind == "calls" and HOLDS in typed:  # `s.store.Save()`, `s.open().Save()`: along the chain
             typed, held_in = self._follow(typed, from_path, imports, source)
@@ -326,6 +334,22 @@ class Resolver(ReceiverTypes):
                 top = self._functions(name)
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path) if guess else None
+
+    def _elixir(self, name: str, kind: str, receiver: str, imports: dict[str, str], source: str) -> dict | None:
+        """What an Elixir name refers to (the chunker has made aliases full names): a behaviour or protocol by
+        its name; ``Shop.Price.check()`` the function of that module; a bare ``check()`` its own module's (an
+        outer module's does not count), else an imported module's; None for Kernel's and libraries'."""
+        if kind != "calls":
+            return self.elixir_modules.get(name)
+        if receiver:
+            owners = [receiver]
+        else:
+            own = type_key(source)
+            while own and own not in self.elixir_modules:
+                own = own.rpartition(".")[0]
+            owners = [own] * bool(own) + [m for bound, m in imports.items() if bound.startswith(STAR)]
+        return next((s for owner in owners for s in self.members.get((owner, name), [])
+                     if s["kind"] in ("function", "method")), None)
 
     def _lua_path(self, name: str, receiver: str, imports: dict[str, str]) -> dict | None:
         """A Lua function called through a module: an imported one's (``utils.raise``, ``List.new``), a
