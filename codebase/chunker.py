@@ -300,12 +300,13 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         for i in range(start, end + 1):
             owner[i] = idx
     chunks: list[Chunk] = []
+    by_qual = {x.qualname: x for x in out.symbols}
     for idx, start, end in sorted(defs, key=lambda d: (d[1], -d[2])):
         s = out.symbols[idx]
         s.start_line, s.end_line = start + 1, end + 1
         body, line_map = owned_lines(lines, owner, idx, start, end)
         if meaningful(body):
-            chunks.append(Chunk(start + 1, end + 1, s.kind, s.name, _breadcrumb(out, idx, language), body,
+            chunks.append(Chunk(start + 1, end + 1, s.kind, s.name, _breadcrumb(out, idx, language, by_qual), body,
                                 s.qualname, s.signature, line_map))
     for first, last in _module_runs(owner):
         body, line_map = owned_lines(lines, owner, -1, first, last)
@@ -480,7 +481,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     elif kind == "impl":  # Swift's `extension Cache`, Objective-C's `@implementation Cache`: members are Cache's
         word = "@interface" if node.type == "class_interface" else keyword(language, "impl")
         member_prefix, qual = qual, f"{word} {qual}"
-    while any(s.qualname == qual for s in out.symbols):  # overloads: keep every one
+    while qual in out.qualnames:  # overloads: keep every one
         qual += "'"
     sig = _signature(node, language)
     if language == "dart" and dart.is_abstract(node) or language == "scala" and node.type == "function_declaration":
@@ -525,10 +526,10 @@ def _signature(node, language: str = "") -> str:
     return (text.removesuffix("=").rstrip() if language == "scala" else text)[:200]  # `def f(): Int =`
 
 
-def _breadcrumb(out: ParsedFile, idx: int, language: str) -> str:
+def _breadcrumb(out: ParsedFile, idx: int, language: str, by_qual: dict[str, Symbol]) -> str:
+    """``class Foo > def bar``; ``by_qual``: the file's symbols by qualified name."""
     parts = []
     s = out.symbols[idx]
-    by_qual = {x.qualname: x for x in out.symbols}
     while s is not None and s.kind != "module":
         parent = by_qual.get(s.parent) if s.parent else None
         label = s.qualname if language == "hcl" else s.name  # Terraform's address: aws_s3_bucket.logs

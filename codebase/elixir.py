@@ -191,8 +191,9 @@ def directive(node, aliases: dict[str, str], own: str) -> list[tuple[str, str]] 
 def call(node, aliases: dict[str, str], own: str) -> tuple[str, str] | None:
     """(name, receiver) of a call a reader follows: ``helper(x)`` and ``x |> helper()`` (receiver ""),
     ``Price.check(x)`` and ``&Price.check/1`` (receiver the module's full name), ``__MODULE__.f()``; a capture
-    ``&helper/1`` too. None for syntax (``if``, ``case``), a definition's head, a map's field (``cart.items``),
-    an anonymous function's call (``fun.(1)``) and calls on what only runs know (``mod.run()``, ``:ets.new()``)."""
+    ``&helper/1`` and a function plug (``plug :fetch_user``) too. None for syntax (``if``, ``case``), a
+    definition's head, a map's field (``cart.items``), an anonymous function's call (``fun.(1)``) and calls on
+    what only runs know (``mod.run()``, ``:ets.new()``)."""
     if node.type == "unary_operator":  # &helper/1
         operand = node.child_by_field_name("operand")
         if node_text(node).startswith("&") and operand is not None and operand.type == "binary_operator" and \
@@ -207,7 +208,9 @@ def call(node, aliases: dict[str, str], own: str) -> tuple[str, str] | None:
     if target is None:
         return None
     if target.type == "identifier":
-        name = node_text(target)
+        name, args = node_text(target), _args(node)
+        if name == "plug" and args and args[0].type == "atom":  # `plug :fetch_user`: the module's function
+            return node_text(args[0]).lstrip(":"), ""
         return None if name in SYNTAX else (name, "")
     if target.type != "dot":
         return None

@@ -91,6 +91,7 @@ PROJECT = {
         defmodule Shop.DiskStore do
           @behaviour Shop.Store
           alias Shop.Cart, as: C
+          plug :log
 
           @impl true
           def save(cart) do
@@ -163,6 +164,7 @@ def test_calls_go_through_aliases_imports_and_the_module_itself():
     # `as:`, a protocol's function, __MODULE__; a bare `add` is not Shop.Price.add, which nothing imports
     assert called["Shop.DiskStore.save"] == {"cart.ex:Shop.Cart.total", "sized.ex:Shop.Sized.size",
                                              "store.ex:Shop.DiskStore.log", "?add"}
+    assert called["Shop.DiskStore"] == {"store.ex:Shop.DiskStore.log"}  # `plug :log`: its own function
     assert "Shop.Item.valid?" not in called  # a head (`valid?(...) when p > 0`) is no call of itself
     assert "Shop.Price" not in called  # `@timeout 5_000` sets an attribute: nothing is called
     # aliases, imports and requires are imports of the files defining those modules, wherever they are
