@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import dart, elixir, hcl, lua, scala, swift
+from . import dart, elixir, hcl, lua, scala, solidity, swift
 from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
@@ -67,7 +67,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: on its last line of text (an indented body had reached the next definition), and a Terraform module block
 #: reaches its child's variables and outputs; 27 = Dart is parsed (``codebase.dart``), a Scala def without a body
 #: is marked abstract, and a bare call that a Java, Kotlin, C#, C++, Swift, Scala or Dart class's hierarchy
-#: does not answer is no other class's method; 28 = Elixir is parsed (``codebase.elixir``).
+#: does not answer is no other class's method; 28 = Elixir (``codebase.elixir``) and Solidity
+#: (``codebase.solidity``) are parsed.
 #: A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "28"
 
@@ -433,9 +434,10 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     else:
         name_node = (node.type == "function_definition" and language in _C_LIKE and function_name(node)) or \
             (node.type in SPECIFIERS and anonymous_type_name(node)) or _name_node(node, kind)
-        if name_node is None:
+        name = solidity.unnamed(node) if language == "solidity" else ""  # constructor, fallback, receive
+        if name_node is None and not name:
             return None
-        name = name_node.text.decode("utf-8", errors="replace").strip()
+        name = name or name_node.text.decode("utf-8", errors="replace").strip()
         owner = (scala.extended_type(node) or None) if language == "scala" else None
     if node.type in ("type_spec",):
         kind = "struct" if any(c.type == "struct_type" for c in node.named_children) else (
@@ -484,7 +486,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     while qual in out.qualnames:  # overloads: keep every one
         qual += "'"
     sig = _signature(node, language)
-    if language == "dart" and dart.is_abstract(node) or language == "scala" and node.type == "function_declaration":
+    if language == "dart" and dart.is_abstract(node) or language == "scala" and node.type == "function_declaration" \
+            or language == "solidity" and solidity.is_abstract(node) and parent.kind != "interface":
         sig = f"abstract {sig}"  # a body-less method: what subclasses implement, which `callees` lists
     if language == "python" and node.parent is not None and node.parent.type == "decorated_definition" and any(
             d.text.decode("utf-8", errors="replace").endswith("abstractmethod") for d in node.parent.named_children
@@ -523,6 +526,7 @@ def _signature(node, language: str = "") -> str:
     else:  # a parameter per line, a trailing comma: `Request(String method, {Uri? url})`
         text = re.sub(r",?\s*([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", text))
     text = re.sub(r"\s+", " ", text).strip().rstrip("{:").strip()
+    text = text.rstrip(";").rstrip() if language == "solidity" else text  # `event Transfer(...);`
     return (text.removesuffix("=").rstrip() if language == "scala" else text)[:200]  # `def f(): Int =`
 
 
@@ -539,10 +543,11 @@ def _breadcrumb(out: ParsedFile, idx: int, language: str, by_qual: dict[str, Sym
             scope = (parent.member_prefix or parent.qualname) + "." if parent is not None else ""
             label = s.qualname.rstrip("'").removeprefix(scope)
         word = keyword(language, s.kind)
-        if language == "elixir":  # defmodule, defimpl, defp, defmacro: the signature's first word
-            word = s.signature.split(" ", 1)[0]
+        if language in ("elixir", "solidity"):  # defmodule, defp; contract, library, modifier, event
+            first = re.match(r"\w+", re.sub(r"^abstract ", "", s.signature))
+            word = first.group() if first else word
             if is_classy(s.kind):  # Shop.Cart, or Inner in it
                 label = s.qualname.removeprefix(parent.qualname + "." if parent is not None and parent.qualname else "")
-        parts.append(f"{word} {label}")
+        parts.append(f"{word} {label}" if word != label else label)  # Solidity's `constructor`
         s = parent
     return " > ".join(reversed(parts))

@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 
 from .clang import C_BINDINGS
 from .dart import DEFINITIONS as DART_DEFINITIONS
+from .solidity import CALLS as SOLIDITY_CALLS, CONTAINERS as SOLIDITY_CONTAINERS, DEFINITIONS as SOLIDITY_DEFINITIONS
 
 #: extension -> language. Languages with a LangSpec below are parsed with tree-sitter; the rest are
 #: chunked in line windows (Markdown on its headings).
@@ -27,10 +28,37 @@ EXTENSIONS = {
     ".swift": "swift", ".scala": "scala", ".sc": "scala", ".sbt": "scala", ".lua": "lua", ".r": "r", ".dart": "dart",
     ".ex": "elixir", ".exs": "elixir", ".hs": "haskell", ".ml": "ocaml", ".vue": "vue", ".svelte": "svelte",
     ".pl": "perl", ".proto": "protobuf", ".graphql": "graphql", ".tf": "hcl", ".hcl": "hcl", ".gradle": "groovy",
-    ".cmake": "cmake",
+    ".cmake": "cmake", ".sol": "solidity",
+    # code without a LangSpec below, cut into line windows: indexed rather than skipped as an unknown type
+    ".zig": "zig", ".jl": "julia", ".erl": "erlang", ".hrl": "erlang", ".ps1": "powershell",
+    ".psm1": "powershell", ".clj": "clojure", ".cljs": "clojure", ".cljc": "clojure", ".edn": "clojure",
+    ".fs": "fsharp", ".fsi": "fsharp", ".fsx": "fsharp", ".elm": "elm", ".gleam": "gleam", ".nim": "nim",
+    ".hx": "haxe", ".mli": "ocaml", ".purs": "purescript", ".rkt": "racket", ".scm": "scheme",
+    ".lisp": "commonlisp", ".el": "elisp", ".vim": "vim", ".tcl": "tcl", ".pas": "pascal", ".adb": "ada",
+    ".ads": "ada", ".f90": "fortran", ".f95": "fortran", ".f03": "fortran", ".for": "fortran",
+    ".sv": "verilog", ".svh": "verilog", ".vhd": "vhdl", ".vhdl": "vhdl", ".cu": "cuda", ".cuh": "cuda",
+    ".glsl": "glsl", ".vert": "glsl", ".frag": "glsl", ".hlsl": "hlsl", ".wgsl": "wgsl", ".metal": "metal",
+    ".ino": "arduino", ".gd": "gdscript", ".luau": "luau", ".odin": "odin", ".groovy": "groovy",
+    ".coffee": "coffeescript", ".pm": "perl", ".gemspec": "ruby", ".ru": "ruby", ".jbuilder": "ruby",
+    ".phtml": "php", ".pyx": "cython", ".pxd": "cython", ".asm": "asm", ".s": "asm", ".ll": "llvm",
+    ".fish": "fish", ".bats": "bash", ".ksh": "bash", ".bat": "batch", ".cmd": "batch", ".mk": "make",
+    ".mak": "make", ".bzl": "starlark", ".star": "starlark", ".nix": "nix", ".prisma": "prisma",
+    ".bicep": "bicep", ".rego": "rego", ".jsonnet": "jsonnet", ".libsonnet": "jsonnet", ".thrift": "thrift",
+    ".capnp": "capnp", ".gql": "graphql", ".tfvars": "tfvars", ".dockerfile": "dockerfile", ".vb": "vb",
+    # templates, styles and documents
+    ".astro": "astro", ".erb": "erb", ".haml": "haml", ".slim": "slim", ".jinja": "jinja", ".jinja2": "jinja",
+    ".j2": "jinja", ".hbs": "handlebars", ".handlebars": "handlebars", ".mustache": "mustache",
+    ".liquid": "liquid", ".ejs": "ejs", ".twig": "twig", ".heex": "heex", ".eex": "eex", ".leex": "eex",
+    ".cshtml": "razor", ".razor": "razor", ".less": "less", ".sass": "sass", ".styl": "stylus",
+    ".tex": "latex", ".adoc": "asciidoc", ".asciidoc": "asciidoc", ".org": "org", ".rmd": "markdown",
+    ".qmd": "markdown", ".jsonc": "json", ".json5": "json", ".properties": "ini", ".csproj": "xml",
+    ".fsproj": "xml", ".vbproj": "xml", ".props": "xml", ".targets": "xml", ".plist": "xml", ".xaml": "xml",
 }
-FILENAMES = {"Dockerfile": "dockerfile", "Makefile": "make", "CMakeLists.txt": "cmake", "Gemfile": "ruby",
-             "Rakefile": "ruby", "Jenkinsfile": "groovy"}
+FILENAMES = {"Dockerfile": "dockerfile", "Containerfile": "dockerfile", "Makefile": "make", "makefile": "make",
+             "GNUmakefile": "make", "CMakeLists.txt": "cmake", "Gemfile": "ruby", "Rakefile": "ruby",
+             "Vagrantfile": "ruby", "Podfile": "ruby", "Fastfile": "ruby", "Brewfile": "ruby", "Guardfile": "ruby",
+             "Jenkinsfile": "groovy", "BUILD": "starlark", "BUILD.bazel": "starlark", "WORKSPACE": "starlark",
+             "MODULE.bazel": "starlark", "Tiltfile": "starlark", "justfile": "just", "Justfile": "just"}
 _SHEBANG = re.compile(rb"^#!\s*(\S+)((?:\s+\S+)*)")
 SHEBANGS = {"python": "python", "node": "javascript", "deno": "typescript", "bash": "bash", "sh": "bash",
             "zsh": "bash", "dash": "bash", "ksh": "bash", "ruby": "ruby", "php": "php"}
@@ -55,6 +83,8 @@ def detect_language(path: str, head: bytes = b"") -> str | None:
     p = PurePosixPath(path)
     if p.name in FILENAMES:
         return FILENAMES[p.name]
+    if p.name.startswith(("Dockerfile.", "Containerfile.")):  # Dockerfile.dev, Dockerfile.prod
+        return "dockerfile"
     lang = EXTENSIONS.get(p.suffix.lower())
     if lang == "c" and p.suffix == ".h" and _OBJC_HEADER.search(head):
         return "objc"
@@ -227,6 +257,10 @@ SPECS: dict[str, LangSpec] = {
         {"superclass": "extends", "interfaces": "implements"}, {"impl": "extension"},
         {"initialized_identifier_list": "variable", "static_final_declaration_list": "variable"},
         {"declaration": "attribute", "enum_constant": "attribute"}),
+    "solidity": LangSpec(
+        SOLIDITY_DEFINITIONS, SOLIDITY_CONTAINERS, SOLIDITY_CALLS, frozenset({"import_directive"}),
+        {"inheritance_specifier": "extends"}, {},
+        {"constant_variable_declaration": "constant"}, {"state_variable_declaration": "attribute"}),
     # every form is a call: codebase.elixir tells definitions, directives and calls apart
     "elixir": LangSpec({}, keywords={"namespace": "defmodule", "interface": "defprotocol", "function": "def"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
@@ -241,7 +275,7 @@ STATIC_TYPES = DECLARED_TYPES | {"typescript", "tsx"}
 #: languages where a method names its class's fields without ``this.``
 IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "swift", "scala", "dart"})
 #: languages where a method calls its class's methods (its bases', an outer class's) without ``this.``
-IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp", "swift", "scala", "dart"})
+IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp", "swift", "scala", "dart", "solidity"})
 
 #: grammar names in tree-sitter-language-pack where they differ from ours
 GRAMMARS = {"csharp": "csharp"}

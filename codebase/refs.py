@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import dart, scala
+from . import dart, scala, solidity
 from .languages import BODY_TYPES, NAME_TYPES, LangSpec
 from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_taken_from, rust_type, unmark
 
@@ -246,6 +246,8 @@ def imports_of(node, out: Any) -> None:
         uses = scala.imports(node)
     elif node.type in ("import_or_export", "part_directive", "part_of_directive"):  # Dart
         uses = dart.imports(node)
+    elif node.type == "import_directive":  # Solidity
+        uses = solidity.imports(node)
     if uses is not None:
         for bound, path in uses:
             out.refs.append(Ref("", "imports", path, node.start_point[0] + 1))

@@ -58,10 +58,10 @@ def line_prior(chunk: dict, at_lines: dict[tuple, tuple[str, int]], factor: floa
 
 
 #: languages of prose: documentation, READMEs, changelogs, release notes
-PROSE_LANGUAGES = frozenset({"markdown", "rst", "text"})
+PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org", "latex"})
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "changelog", "guide", "tutorial",
                         "tutorials", "manual", "faq", "howto", "docstring", "docstrings"})
-_PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt")
+_PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".tex", ".rmd", ".qmd")
 
 
 def asks_for_docs(query: str) -> bool:
