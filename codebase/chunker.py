@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import dart, elixir, hcl, lua, scala, solidity, swift
+from . import dart, elixir, hcl, lua, scala, solidity, sql, swift
 from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
@@ -68,9 +68,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: reaches its child's variables and outputs; 27 = Dart is parsed (``codebase.dart``), a Scala def without a body
 #: is marked abstract, and a bare call that a Java, Kotlin, C#, C++, Swift, Scala or Dart class's hierarchy
 #: does not answer is no other class's method; 28 = Elixir (``codebase.elixir``) and Solidity
-#: (``codebase.solidity``) are parsed.
+#: (``codebase.solidity``) are parsed; 29 = SQL (``codebase.sql``) is.
 #: A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "28"
+CHUNKER_VERSION = "29"
 
 
 
@@ -255,7 +255,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             pass  # a member or index selector, or a call of a call's result
         elif node.type in spec.calls and language in REQUIRE_LANGUAGES and (module := required_module(node)):
             record_require(node, module, out)
-        elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)):
+        elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)) and \
+                not (language == "sql" and sql.is_no_use(node)):
             name, receiver = callee(node, spec.calls[node.type], language)
             if language == "lua":
                 name, receiver = lua.call_target(name, receiver, node, aliases)
@@ -378,7 +379,7 @@ def _module_runs(owner: list[int]) -> list[tuple[int, int]]:
 
 
 _WRAPPERS = frozenset({"decorated_definition", "export_statement", "type_declaration", "lexical_declaration",
-                       "variable_declaration", "expression_statement"})
+                       "variable_declaration", "expression_statement", "statement"})  # SQL's statement
 def _name_node(node, kind: str):
     if node.type == "impl_item":
         return node.child_by_field_name("type")
@@ -434,7 +435,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     else:
         name_node = (node.type == "function_definition" and language in _C_LIKE and function_name(node)) or \
             (node.type in SPECIFIERS and anonymous_type_name(node)) or _name_node(node, kind)
-        name = solidity.unnamed(node) if language == "solidity" else ""  # constructor, fallback, receive
+        # Solidity's constructor, fallback and receive; SQL's `CREATE TABLE public.orders`
+        name = solidity.unnamed(node) if language == "solidity" else sql.name_of(node) if language == "sql" else ""
         if name_node is None and not name:
             return None
         name = name or name_node.text.decode("utf-8", errors="replace").strip()
@@ -511,8 +513,8 @@ _C_LIKE = frozenset({"c", "cpp", "objc"})
 
 
 def _signature(node, language: str = "") -> str:
-    if language == "elixir":
-        return elixir.signature(node)[:200]
+    if language in ("elixir", "sql"):
+        return (elixir.signature(node) if language == "elixir" else sql.signature(node))[:200]
     if language == "dart" and not is_classy(DART_DEFINITIONS[node.type]):
         node = dart.signature_of(node)  # however many lines: its body (if any) is beside it
     text = node.text.decode("utf-8", errors="replace")

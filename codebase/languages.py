@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from .clang import C_BINDINGS
 from .dart import DEFINITIONS as DART_DEFINITIONS
 from .solidity import CALLS as SOLIDITY_CALLS, CONTAINERS as SOLIDITY_CONTAINERS, DEFINITIONS as SOLIDITY_DEFINITIONS
+from .sql import CALLS as SQL_CALLS, DEFINITIONS as SQL_DEFINITIONS
 
 #: extension -> language. Languages with a LangSpec below are parsed with tree-sitter; the rest are
 #: chunked in line windows (Markdown on its headings).
@@ -261,6 +262,8 @@ SPECS: dict[str, LangSpec] = {
         SOLIDITY_DEFINITIONS, SOLIDITY_CONTAINERS, SOLIDITY_CALLS, frozenset({"import_directive"}),
         {"inheritance_specifier": "extends"}, {},
         {"constant_variable_declaration": "constant"}, {"state_variable_declaration": "attribute"}),
+    # CREATE TABLE/VIEW/FUNCTION...: a definition; any other table, view or function named: a use (codebase.sql)
+    "sql": LangSpec(SQL_DEFINITIONS, calls=SQL_CALLS),
     # every form is a call: codebase.elixir tells definitions, directives and calls apart
     "elixir": LangSpec({}, keywords={"namespace": "defmodule", "interface": "defprotocol", "function": "def"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),

@@ -85,12 +85,15 @@ class Resolver(ReceiverTypes):
         self.terraform: dict[tuple[str, str], dict] = {}   # (folder, address) -> a Terraform block or local
         self.terraform_modules: dict[tuple[str, str], str] = {}  # (folder, module.x) -> its local source's folder
         self.elixir_modules: dict[str, dict] = {}  # an Elixir module's full name (Shop.Cart) -> its symbol
+        self.sql: dict[str, list[dict]] = defaultdict(list)  # a lower-case name -> SQL tables, views, functions
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
             if s["path"].endswith(".tf"):
                 self.terraform.setdefault((posixpath.dirname(s["path"]), s["qualname"]), s)
             elif s["path"].endswith(_ELIXIR) and s["kind"] in ("namespace", "interface"):
                 self.elixir_modules.setdefault(s["qualname"], s)
+            elif s["path"].endswith(".sql") and s["kind"] != "module":
+                self.sql[s["name"].lower()].append(s)
             if s["kind"] == "module":
                 self.module_of[s["path"]] = s
                 if _is_component(s["path"]):
@@ -228,6 +231,9 @@ class Resolver(ReceiverTypes):
             return self.terraform.get((folder, name)) if kind == "calls" and folder is not None else None
         if from_path.endswith(_ELIXIR):
             return self._elixir(name, kind, receiver, imports, source)
+        if from_path.endswith(".sql"):  # names are not case-sensitive, and only SQL defines what SQL uses
+            found = self.sql.get(name.lower(), [])
+            return next((s for s in found if s["path"] == from_path), found[0] if found else None)
         typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
         if kind == "calls" and HOLDS in typed:  # `s.store.Save()`, `s.open().Save()`: along the chain
             typed, held_in = self._follow(typed, from_path, imports, source)
