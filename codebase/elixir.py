@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from .refs import STAR
 from .typed import node_text
 
 #: the macro that defines a thing -> its symbol kind (a protocol's bodiless defs are what each defimpl defines)
@@ -26,7 +27,6 @@ _NOT_CODE = frozenset({"spec", "type", "typep", "opaque", "callback", "macrocall
                        "typedoc", "impl", "deprecated", "since", "derive", "dialyzer", "compile"})
 #: module attributes that describe the definition after them, and join its chunk
 _ABOUT_NEXT = frozenset({"doc", "spec", "impl", "deprecated", "since"})
-_STAR = "*"  # as refs.STAR (refs imports typed, which this imports)
 
 
 def _target(node) -> str:
@@ -185,7 +185,7 @@ def directive(node, aliases: dict[str, str], own: str) -> list[tuple[str, str]] 
         if renamed is not None and len(modules) == 1:
             return [(node_text(renamed), modules[0])]
         return [(m.rsplit(".", 1)[-1], m) for m in modules]
-    return [(_STAR + m if macro == "import" else "", m) for m in modules]
+    return [(STAR + m if macro == "import" else "", m) for m in modules]
 
 
 def call(node, aliases: dict[str, str], own: str) -> tuple[str, str] | None:

@@ -353,7 +353,7 @@ class Resolver(ReceiverTypes):
             own = type_key(source)
             while own and own not in self.elixir_modules:
                 own = own.rpartition(".")[0]
-            owners = [own] * bool(own) + [m for bound, m in imports.items() if bound.startswith(STAR)]
+            owners = ([own] if own else []) + [m for bound, m in imports.items() if bound.startswith(STAR)]
         return next((s for owner in owners for s in self.members.get((owner, name), [])
                      if s["kind"] in ("function", "method")), None)
 
