@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import dart, hcl, lua, scala, swift
+from . import dart, hcl, lua, protobuf, scala, swift
 from .chunks import ParsedFile, Symbol, last_row
 from .clang import C_BINDINGS, binding_name, pure_virtual_name
 from .languages import LangSpec
@@ -87,6 +87,8 @@ def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         name_node, lua_value = lua.binding(node)
     elif out.language == "dart":  # a field's `declaration`, a top-level variable list
         name_node = dart.member_name(node)
+    elif out.language == "protobuf":  # a message's field, an enum's value
+        name_node = protobuf.member_name(node)
     elif node.type == "attribute":  # Terraform: a `locals` entry, `local.name`
         name_node = node.named_children[0] if hcl.local_name(node) else None
     else:

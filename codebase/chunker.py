@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import dart, elixir, hcl, lua, scala, solidity, sql, swift
+from . import dart, elixir, hcl, lua, protobuf, scala, solidity, sql, swift
 from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
@@ -68,9 +68,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: reaches its child's variables and outputs; 27 = Dart is parsed (``codebase.dart``), a Scala def without a body
 #: is marked abstract, and a bare call that a Java, Kotlin, C#, C++, Swift, Scala or Dart class's hierarchy
 #: does not answer is no other class's method; 28 = Elixir (``codebase.elixir``) and Solidity
-#: (``codebase.solidity``) are parsed; 29 = SQL (``codebase.sql``) is.
-#: A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "29"
+#: (``codebase.solidity``) are parsed; 29 = SQL (``codebase.sql``) is; 30 = Protocol Buffers
+#: (``codebase.protobuf``). A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "30"
 
 
 
@@ -440,7 +440,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         if name_node is None and not name:
             return None
         name = name or name_node.text.decode("utf-8", errors="replace").strip()
-        owner = (scala.extended_type(node) or None) if language == "scala" else None
+        owner = (scala.extended_type(node) or None) if language == "scala" else \
+            (protobuf.package_of(node) or None) if language == "protobuf" else None  # shop.v1.Cart
     if node.type in ("type_spec",):
         kind = "struct" if any(c.type == "struct_type" for c in node.named_children) else (
             "interface" if any(c.type == "interface_type" for c in node.named_children) else "type")
@@ -463,7 +464,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
             if typ is not None else ""
     elif owner is not None:
         prefix = owner
-        kind = kind if language in ("hcl", "elixir") else "method" if owner else "function"
+        kind = kind if language in ("hcl", "elixir", "protobuf") else "method" if owner else "function"
     elif language == "cpp" and "::" in name and kind == "function":  # int A::run() {...}, outside class A
         qualifier = [q for q in re.sub(r"<[^<>]*>", "", name).split("::")[:-1] if q]
         prefix = ".".join([p for p in [parent.member_prefix or parent.qualname] if p] + qualifier)
@@ -513,8 +514,8 @@ _C_LIKE = frozenset({"c", "cpp", "objc"})
 
 
 def _signature(node, language: str = "") -> str:
-    if language in ("elixir", "sql"):
-        return (elixir.signature(node) if language == "elixir" else sql.signature(node))[:200]
+    if language in ("elixir", "sql", "protobuf"):
+        return {"elixir": elixir.signature, "sql": sql.signature, "protobuf": protobuf.signature}[language](node)[:200]
     if language == "dart" and not is_classy(DART_DEFINITIONS[node.type]):
         node = dart.signature_of(node)  # however many lines: its body (if any) is beside it
     text = node.text.decode("utf-8", errors="replace")

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from . import protobuf
 from .clang import C_BINDINGS
 from .dart import DEFINITIONS as DART_DEFINITIONS
 from .solidity import CALLS as SOLIDITY_CALLS, CONTAINERS as SOLIDITY_CONTAINERS, DEFINITIONS as SOLIDITY_DEFINITIONS
@@ -267,6 +268,9 @@ SPECS: dict[str, LangSpec] = {
     # every form is a call: codebase.elixir tells definitions, directives and calls apart
     "elixir": LangSpec({}, keywords={"namespace": "defmodule", "interface": "defprotocol", "function": "def"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
+    # messages, enums and services by their full names; a type a field or an rpc names is a use (codebase.protobuf)
+    "protobuf": LangSpec(protobuf.DEFINITIONS, frozenset({"message", "service"}), protobuf.CALLS,
+                         frozenset({"import", "package"}), keywords=protobuf.KEYWORDS, attributes=protobuf.ATTRIBUTES),
 }
 SPECS["tsx"] = SPECS["typescript"]
 #: languages whose declarations state each variable's type (``codebase.refs.declared_types``): a call on a
@@ -281,12 +285,12 @@ IMPLICIT_THIS = frozenset({"java", "kotlin", "csharp", "swift", "scala", "dart"}
 IMPLICIT_THIS_CALLS = frozenset({"java", "kotlin", "csharp", "cpp", "swift", "scala", "dart", "solidity"})
 
 #: grammar names in tree-sitter-language-pack where they differ from ours
-GRAMMARS = {"csharp": "csharp"}
+GRAMMARS = {"csharp": "csharp", "protobuf": "proto"}
 
 #: node types that hold a definition's name when the grammar has no "name" field
 NAME_TYPES = frozenset({"identifier", "type_identifier", "simple_identifier", "constant", "field_identifier",
                         "property_identifier", "name", "word", "namespace_identifier", "qualified_identifier",
-                        "scoped_identifier", "operator_name", "destructor_name"})
+                        "scoped_identifier", "operator_name", "destructor_name", *protobuf.NAMES})
 #: node types that hold a body (the signature of a definition is what comes before it)
 BODY_TYPES = frozenset({"block", "body_statement", "class_body", "declaration_list", "field_declaration_list",
                         "compound_statement", "statement_block", "function_body", "enum_body",

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import dart, scala, solidity
+from . import dart, protobuf, scala, solidity
 from .languages import BODY_TYPES, NAME_TYPES, LangSpec
 from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_taken_from, rust_type, unmark
 
@@ -127,6 +127,8 @@ _GENERIC = re.compile(r"^([\w.$:]+)<.*>$", re.S)
 
 def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     """(name, receiver) of a call node; ("", "") when it calls what another call returned (``f()()``)."""
+    if language == "protobuf":  # a type a field or an rpc names: its name, and the scope written before it
+        return protobuf.type_use(node)
     target = node.child_by_field_name(field_name) if field_name else None
     if target is None:
         target = node.named_children[0] if node.named_children else None
@@ -248,6 +250,11 @@ def imports_of(node, out: Any) -> None:
         uses = dart.imports(node)
     elif node.type == "import_directive":  # Solidity
         uses = solidity.imports(node)
+    elif node.type == "import" and node.child_by_field_name("path") is not None:  # Protocol Buffers: a file
+        uses = [("", node_text(node.child_by_field_name("path")).strip("\"'"))]
+    elif node.type == "package":  # Protocol Buffers: where the file's names are looked up from
+        out.imports[protobuf.PACKAGE] = protobuf.package_name(node)
+        return
     if uses is not None:
         for bound, path in uses:
             out.refs.append(Ref("", "imports", path, node.start_point[0] + 1))

@@ -29,6 +29,7 @@ from typing import Iterable, Iterator
 
 from memory_graph.paths import is_package_file
 
+from . import protobuf
 from .components import COMPONENT_LANGUAGES
 from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS
 from .likeness import resembles
@@ -86,6 +87,7 @@ class Resolver(ReceiverTypes):
         self.terraform_modules: dict[tuple[str, str], str] = {}  # (folder, module.x) -> its local source's folder
         self.elixir_modules: dict[str, dict] = {}  # an Elixir module's full name (Shop.Cart) -> its symbol
         self.sql: dict[str, list[dict]] = defaultdict(list)  # a lower-case name -> SQL tables, views, functions
+        self.proto: dict[str, list[dict]] = defaultdict(list)  # a full name (shop.v1.Cart) -> messages, enums
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
             if s["path"].endswith(".tf"):
@@ -94,6 +96,8 @@ class Resolver(ReceiverTypes):
                 self.elixir_modules.setdefault(s["qualname"], s)
             elif s["path"].endswith(".sql") and s["kind"] != "module":
                 self.sql[s["name"].lower()].append(s)
+            elif s["path"].endswith(".proto") and s["kind"] in ("struct", "enum", "interface"):
+                self.proto[s["qualname"]].append(s)
             if s["kind"] == "module":
                 self.module_of[s["path"]] = s
                 if _is_component(s["path"]):
@@ -234,6 +238,9 @@ class Resolver(ReceiverTypes):
         if from_path.endswith(".sql"):  # names are not case-sensitive, and only SQL defines what SQL uses
             found = self.sql.get(name.lower(), [])
             return next((s for s in found if s["path"] == from_path), found[0] if found else None)
+        if from_path.endswith(".proto"):  # a field's or an rpc's type, from its scope outwards, as protoc does
+            scope = source or imports.get(protobuf.PACKAGE, "")  # a top-level `extend`'s field: the package's
+            return protobuf.resolve(name, receiver, scope, self.proto, from_path) if kind == "calls" else None
         typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
         if kind == "calls" and HOLDS in typed:  # `s.store.Save()`, `s.open().Save()`: along the chain
             typed, held_in = self._follow(typed, from_path, imports, source)
