@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import dart, hcl, lua, protobuf, scala, swift
+from . import dart, graphql, hcl, lua, protobuf, scala, swift
 from .chunks import ParsedFile, Symbol, last_row
 from .clang import C_BINDINGS, binding_name, pure_virtual_name
 from .languages import LangSpec
@@ -89,6 +89,8 @@ def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         name_node = dart.member_name(node)
     elif out.language == "protobuf":  # a message's field, an enum's value
         name_node = protobuf.member_name(node)
+    elif out.language == "graphql":  # a type's field, an input's field, an enum's value
+        name_node = graphql.member_name(node)
     elif node.type == "attribute":  # Terraform: a `locals` entry, `local.name`
         name_node = node.named_children[0] if hcl.local_name(node) else None
     else:
@@ -96,7 +98,7 @@ def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
             node.child_by_field_name("property")
         if name_node is None and node.type == "method_declaration":  # Objective-C's `- (void)save:(id)x;`
             name_node = next((c for c in node.named_children if c.type == "identifier"), None)
-    if name_node is None or name_node.type not in _BINDING_NAMES:
+    if name_node is None or name_node.type not in _BINDING_NAMES and out.language != "graphql":
         return ""
     value = node.child_by_field_name("right") or node.child_by_field_name("value")
     if node.type == "assignment_statement":
@@ -117,6 +119,8 @@ def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         decl = decl.parent
     if decl is not None and decl.type in _DECLARATIONS:  # `const API_URL = ...`, not `API_URL = ...`
         text = f"{decl.text.split(maxsplit=1)[0].decode('utf-8', errors='replace')} {text}"
+    elif out.language == "graphql":  # `lines(first: Int): [Line!]!`, without its description
+        text = graphql.signature(node)
     elif out.language == "dart" and node.parent is not None and node.parent.type == "program":
         text = f"{dart.declared_with(node)} {text}"  # `final String name = 'x'`: its words are its siblings
     out.symbols.append(Symbol(name, qual, kind, re.sub(r"\s+", " ", text).strip()[:200], node.start_point[0] + 1,

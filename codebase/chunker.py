@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import dart, elixir, hcl, lua, protobuf, scala, solidity, sql, swift
+from . import dart, elixir, graphql, hcl, lua, protobuf, scala, solidity, sql, swift
 from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
@@ -69,8 +69,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: is marked abstract, and a bare call that a Java, Kotlin, C#, C++, Swift, Scala or Dart class's hierarchy
 #: does not answer is no other class's method; 28 = Elixir (``codebase.elixir``) and Solidity
 #: (``codebase.solidity``) are parsed; 29 = SQL (``codebase.sql``) is; 30 = Protocol Buffers
-#: (``codebase.protobuf``). A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "30"
+#: (``codebase.protobuf``); 31 = GraphQL (``codebase.graphql``). A re-cut file re-embeds only the chunks whose
+#: text changed.
+CHUNKER_VERSION = "31"
 
 
 
@@ -157,7 +158,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         if language == "elixir" and elixir.skipped(node):
             continue  # a typespec or a document: nothing in it is called
         sym_here = scope
-        kind = elixir.kind_of(node) if language == "elixir" else spec.definitions.get(node.type)
+        kind = elixir.kind_of(node) if language == "elixir" else graphql.kind_of(node) if language == "graphql" \
+            else spec.definitions.get(node.type)
         for var, cls, rank in _typed(node, language, classes.get(scope, {})):
             cls = held_through(cls, lambda receiver: held(receiver, scope))  # `u = repo.get()`, repo: Repo
             cls = _own_type(out, parents, scope) if cls == "Self" else cls  # Rust's `s: &Self`
@@ -168,11 +170,14 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             # outweighs what another variable holds (`node = obj` where `obj: Any`, then `node = traverse(obj)`)
             if rank >= ranks.get((at, key), 0):
                 classes.setdefault(at, {})[key], ranks[at, key] = cls, rank
-        binding = None if in_func else binding_kind(node, spec, out.symbols[scope].kind)
+        binding = None if in_func or kind and language == "graphql" else \
+            binding_kind(node, spec, out.symbols[scope].kind)
         if binding and language == "lua" and lua.bind_aliases(node, aliases, out.imports):
             pass  # `local insert = table.insert`: a call of insert is table.insert's
         elif binding and not in_loop(node) and not in_lambda(node) and \
                 (bound := make_variable(node, binding, out, scope)):
+            if language == "graphql" and out.symbols[-1].qualname == bound:
+                sym_here = len(out.symbols) - 1  # what a field's type names is the field's use
             # its lines stay in the module's or class's chunk; calls in its value are that scope's, but a
             # macro's body is no parse tree: what it calls is the macro's
             if binding == "macro":
@@ -400,7 +405,7 @@ def _name_node(node, kind: str):
 def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, spec: LangSpec) -> int | None:
     if node.type in SPECIFIERS and node.child_by_field_name("body") is None:
         return None  # a use of the type, not its definition
-    if node.type in ("variable_declarator", "field_definition", "public_field_definition"):
+    if node.type in ("variable_declarator", "field_definition", "public_field_definition") and language != "graphql":
         value = node.child_by_field_name("value")  # `handleClick = (e) => {...}` in a class is a method
         if value is None or value.type not in JS_FUNCTIONS:
             return None
@@ -435,8 +440,8 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
     else:
         name_node = (node.type == "function_definition" and language in _C_LIKE and function_name(node)) or \
             (node.type in SPECIFIERS and anonymous_type_name(node)) or _name_node(node, kind)
-        # Solidity's constructor, fallback and receive; SQL's `CREATE TABLE public.orders`
-        name = solidity.unnamed(node) if language == "solidity" else sql.name_of(node) if language == "sql" else ""
+        # Solidity's constructor, fallback and receive; SQL's `CREATE TABLE public.orders`; a GraphQL fragment's
+        name = _NAME_OF[language](node) if language in _NAME_OF else ""
         if name_node is None and not name:
             return None
         name = name or name_node.text.decode("utf-8", errors="replace").strip()
@@ -511,11 +516,16 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
 
 
 _C_LIKE = frozenset({"c", "cpp", "objc"})
+#: the name a definition gives where no name node says it
+_NAME_OF = {"solidity": solidity.unnamed, "sql": sql.name_of, "graphql": graphql.definition_name}
+#: a definition's signature, where it is not what comes before its body
+_SIGNATURE_OF = {"elixir": elixir.signature, "sql": sql.signature, "protobuf": protobuf.signature,
+                 "graphql": graphql.signature}
 
 
 def _signature(node, language: str = "") -> str:
-    if language in ("elixir", "sql", "protobuf"):
-        return {"elixir": elixir.signature, "sql": sql.signature, "protobuf": protobuf.signature}[language](node)[:200]
+    if language in _SIGNATURE_OF:
+        return _SIGNATURE_OF[language](node)[:200]
     if language == "dart" and not is_classy(DART_DEFINITIONS[node.type]):
         node = dart.signature_of(node)  # however many lines: its body (if any) is beside it
     text = node.text.decode("utf-8", errors="replace")
@@ -546,10 +556,10 @@ def _breadcrumb(out: ParsedFile, idx: int, language: str, by_qual: dict[str, Sym
             scope = (parent.member_prefix or parent.qualname) + "." if parent is not None else ""
             label = s.qualname.rstrip("'").removeprefix(scope)
         word = keyword(language, s.kind)
-        if language in ("elixir", "solidity"):  # defmodule, defp; contract, library, modifier, event
+        if language in ("elixir", "solidity", "graphql"):  # defp; contract, modifier; type, input, union, query
             first = re.match(r"\w+", re.sub(r"^abstract ", "", s.signature))
             word = first.group() if first else word
-            if is_classy(s.kind):  # Shop.Cart, or Inner in it
+            if is_classy(s.kind) and language == "elixir":  # Shop.Cart, or Inner in it
                 label = s.qualname.removeprefix(parent.qualname + "." if parent is not None and parent.qualname else "")
         parts.append(f"{word} {label}" if word != label else label)  # Solidity's `constructor`
         s = parent

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from . import protobuf
+from . import graphql, protobuf
 from .clang import C_BINDINGS
 from .dart import DEFINITIONS as DART_DEFINITIONS
 from .solidity import CALLS as SOLIDITY_CALLS, CONTAINERS as SOLIDITY_CONTAINERS, DEFINITIONS as SOLIDITY_DEFINITIONS
@@ -30,7 +30,7 @@ EXTENSIONS = {
     ".swift": "swift", ".scala": "scala", ".sc": "scala", ".sbt": "scala", ".lua": "lua", ".r": "r", ".dart": "dart",
     ".ex": "elixir", ".exs": "elixir", ".hs": "haskell", ".ml": "ocaml", ".vue": "vue", ".svelte": "svelte",
     ".pl": "perl", ".proto": "protobuf", ".graphql": "graphql", ".tf": "hcl", ".hcl": "hcl", ".gradle": "groovy",
-    ".cmake": "cmake", ".sol": "solidity",
+    ".cmake": "cmake", ".sol": "solidity", ".gql": "graphql", ".graphqls": "graphql",
     # code without a LangSpec below, cut into line windows: indexed rather than skipped as an unknown type
     ".zig": "zig", ".jl": "julia", ".erl": "erlang", ".hrl": "erlang", ".ps1": "powershell",
     ".psm1": "powershell", ".clj": "clojure", ".cljs": "clojure", ".cljc": "clojure", ".edn": "clojure",
@@ -46,7 +46,7 @@ EXTENSIONS = {
     ".fish": "fish", ".bats": "bash", ".ksh": "bash", ".bat": "batch", ".cmd": "batch", ".mk": "make",
     ".mak": "make", ".bzl": "starlark", ".star": "starlark", ".nix": "nix", ".prisma": "prisma",
     ".bicep": "bicep", ".rego": "rego", ".jsonnet": "jsonnet", ".libsonnet": "jsonnet", ".thrift": "thrift",
-    ".capnp": "capnp", ".gql": "graphql", ".tfvars": "tfvars", ".dockerfile": "dockerfile", ".vb": "vb",
+    ".capnp": "capnp", ".tfvars": "tfvars", ".dockerfile": "dockerfile", ".vb": "vb",
     # templates, styles and documents
     ".astro": "astro", ".erb": "erb", ".haml": "haml", ".slim": "slim", ".jinja": "jinja", ".jinja2": "jinja",
     ".j2": "jinja", ".hbs": "handlebars", ".handlebars": "handlebars", ".mustache": "mustache",
@@ -268,6 +268,9 @@ SPECS: dict[str, LangSpec] = {
     # every form is a call: codebase.elixir tells definitions, directives and calls apart
     "elixir": LangSpec({}, keywords={"namespace": "defmodule", "interface": "defprotocol", "function": "def"}),
     "bash": LangSpec({"function_definition": "function"}, frozenset(), {"command": "name"}, frozenset(), {}),
+    # types, inputs, operations and fragments; what a field's type names is the field's use (codebase.graphql)
+    "graphql": LangSpec(graphql.DEFINITIONS, calls=graphql.CALLS, heritage=graphql.HERITAGE, keywords=graphql.KEYWORDS,
+                        attributes=graphql.ATTRIBUTES),
     # messages, enums and services by their full names; a type a field or an rpc names is a use (codebase.protobuf)
     "protobuf": LangSpec(protobuf.DEFINITIONS, frozenset({"message", "service"}), protobuf.CALLS,
                          frozenset({"import", "package"}), keywords=protobuf.KEYWORDS, attributes=protobuf.ATTRIBUTES),

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import dart, protobuf, scala, solidity
+from . import dart, graphql, protobuf, scala, solidity
 from .languages import BODY_TYPES, NAME_TYPES, LangSpec
 from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_taken_from, rust_type, unmark
 
@@ -129,6 +129,8 @@ def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     """(name, receiver) of a call node; ("", "") when it calls what another call returned (``f()()``)."""
     if language == "protobuf":  # a type a field or an rpc names: its name, and the scope written before it
         return protobuf.type_use(node)
+    if language == "graphql":  # a type, fragment or directive named
+        return graphql.use(node)
     target = node.child_by_field_name(field_name) if field_name else None
     if target is None:
         target = node.named_children[0] if node.named_children else None

@@ -29,7 +29,7 @@ from typing import Iterable, Iterator
 
 from memory_graph.paths import is_package_file
 
-from . import protobuf
+from . import graphql, protobuf
 from .components import COMPONENT_LANGUAGES
 from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS
 from .likeness import resembles
@@ -43,6 +43,7 @@ __all__ = ["Resolver", "edge_id", "owner_of", "resolve_edges", "type_key"]
 
 CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object"})
 _ELIXIR = (".ex", ".exs")
+_GRAPHQL = (".graphql", ".graphqls", ".gql")
 
 
 def edge_id(project: str, source: str, kind: str, name: str, target: str) -> str:
@@ -88,6 +89,7 @@ class Resolver(ReceiverTypes):
         self.elixir_modules: dict[str, dict] = {}  # an Elixir module's full name (Shop.Cart) -> its symbol
         self.sql: dict[str, list[dict]] = defaultdict(list)  # a lower-case name -> SQL tables, views, functions
         self.proto: dict[str, list[dict]] = defaultdict(list)  # a full name (shop.v1.Cart) -> messages, enums
+        self.graphql: dict[str, list[dict]] = defaultdict(list)  # a name -> GraphQL types, fragments, directives
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
             if s["path"].endswith(".tf"):
@@ -98,6 +100,8 @@ class Resolver(ReceiverTypes):
                 self.sql[s["name"].lower()].append(s)
             elif s["path"].endswith(".proto") and s["kind"] in ("struct", "enum", "interface"):
                 self.proto[s["qualname"]].append(s)
+            elif s["path"].endswith(_GRAPHQL) and s["kind"] not in ("module", "attribute", "impl"):
+                self.graphql[s["qualname"]].append(s)
             if s["kind"] == "module":
                 self.module_of[s["path"]] = s
                 if _is_component(s["path"]):
@@ -238,6 +242,13 @@ class Resolver(ReceiverTypes):
         if from_path.endswith(".sql"):  # names are not case-sensitive, and only SQL defines what SQL uses
             found = self.sql.get(name.lower(), [])
             return next((s for s in found if s["path"] == from_path), found[0] if found else None)
+        if from_path.endswith(_GRAPHQL):  # one namespace: the writing file's, then its folder's, then any
+            if receiver and kind == "calls":  # a field selected on Query.cart: the field of what cart returns
+                return graphql.select(name, receiver, lambda owner, field: [
+                    s for s in self.members.get((owner, field), []) if s["path"].endswith(_GRAPHQL)])
+            found = self.graphql.get(name, []) if kind in ("calls", "implements") else []
+            return min(found, key=lambda s: (s["path"] != from_path, posixpath.dirname(s["path"]) != posixpath.dirname(
+                from_path)), default=None)
         if from_path.endswith(".proto"):  # a field's or an rpc's type, from its scope outwards, as protoc does
             scope = source or imports.get(protobuf.PACKAGE, "")  # a top-level `extend`'s field: the package's
             return protobuf.resolve(name, receiver, scope, self.proto, from_path) if kind == "calls" else None

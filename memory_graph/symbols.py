@@ -151,12 +151,14 @@ class SymbolsMixin:
     def _named(self, name: str, project: str | None) -> list[dict]:
         """Symbols whose name or qualified name is ``name`` (case-insensitive): code before tests, then a
         whole qualified name before a member's name, the name's own case first (Go's ``gauge.Set`` before
-        ``Gauge.Set``), then shorter qualified names."""
+        ``Gauge.Set``), a definition before a TypeScript declaration file's (``schema.d.ts``, often generated
+        from it), then shorter qualified names."""
         needle = name.lower()
         rows = self._symbol_rows(project, None, None, f"(lower(name) = {sql_quote(needle)} OR "
                                  f"lower(qualname) = {sql_quote(needle)})")
         return sorted(rows, key=lambda r: (is_test_path(r["path"]), r["qualname"].lower() != needle,
-                                           name not in (r["qualname"], r["name"]), len(r["qualname"]),
+                                           name not in (r["qualname"], r["name"]),
+                                           r["path"].endswith((".d.ts", ".d.mts", ".d.cts")), len(r["qualname"]),
                                            r["project"], r["path"], r["start_line"]))
 
     def _file_modules(self, path: str, project: str | None) -> list[str]:

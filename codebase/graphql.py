@@ -1,0 +1,151 @@
+"""What GraphQL's grammar leaves to the reader: a schema's types, interfaces, enums, inputs, unions, scalars and
+directives, and a document's operations and fragments, are definitions; a type's fields, an input's fields
+and an enum's values its members (an ``extend type Query`` adds to Query); and a type a field, an argument,
+a union or a variable names, a fragment spread and a directive used are uses of the project's own, one
+namespace per schema (https://spec.graphql.org/October2021/#sec-Schema). What a field's type names is the
+field's use, so ``callers Cart`` lists ``Query.cart``, not the whole Query type."""
+
+from __future__ import annotations
+
+import re
+
+from .typed import node_text
+
+#: node type -> symbol kind; a breadcrumb's word is a definition's first (``type``, ``union``, ``query``)
+DEFINITIONS = {"object_type_definition": "class", "interface_type_definition": "interface",
+               "enum_type_definition": "enum", "input_object_type_definition": "struct",
+               "union_type_definition": "type", "scalar_type_definition": "type",
+               "directive_definition": "function", "fragment_definition": "function",
+               "operation_definition": "function", "object_type_extension": "impl",
+               "interface_type_extension": "impl", "input_object_type_extension": "impl",
+               "enum_type_extension": "impl"}
+#: a type's field, an input's field, an enum's value: members (a field's arguments are not)
+ATTRIBUTES = {"field_definition": "attribute", "input_value_definition": "attribute",
+              "enum_value_definition": "attribute"}
+#: a named type, a fragment spread, a directive: uses; a field selected: a use of the schema's field (``use``)
+CALLS = {"named_type": "", "fragment_spread": "", "directive": "", "field": ""}
+HERITAGE = {"implements_interfaces": "implements"}
+KEYWORDS = {"impl": "extend"}
+#: what no schema defines: the built-in scalars and directives
+BUILTINS = frozenset({"String", "Int", "Float", "Boolean", "ID", "skip", "include", "deprecated", "specifiedBy",
+                      "oneOf"})
+#: the type an operation's first fields are selected on (https://spec.graphql.org/October2021/#sec-Root-Operation-Types)
+ROOTS = {"query": "Query", "mutation": "Mutation", "subscription": "Subscription"}
+#: the bodies a definition's signature stops at
+_BODIES = frozenset({"fields_definition", "enum_values_definition", "input_fields_definition", "selection_set"})
+
+
+def kind_of(node) -> str | None:
+    """The symbol kind of a definition node: a root type's field (``Mutation.addLine``) is an operation of
+    the API, a method with a chunk of its own; any other field a member of its type's chunk (None)."""
+    if node.type == "field_definition":
+        owner = node.parent.parent if node.parent is not None else None
+        return "method" if owner is not None and definition_name(owner) in ROOTS.values() else None
+    return DEFINITIONS.get(node.type)
+
+
+def _name(node):
+    """The ``name`` node under ``node``: its own, or its enum value's or fragment name's."""
+    for c in node.named_children:
+        if c.type == "name":
+            return c
+        if c.type in ("enum_value", "fragment_name"):
+            return _name(c)
+    return None
+
+
+def definition_name(node) -> str:
+    """The name a definition gives (``Cart``, a fragment's ``CartParts``, an operation's ``GetCart``), else ""
+    (an anonymous ``{ viewer { login } }``)."""
+    found = _name(node)
+    return node_text(found) if found is not None else ""
+
+
+def member_name(node):
+    """The ``name`` node a field, an input field or an enum value binds, else None."""
+    return _name(node)
+
+
+def use(node) -> tuple[str, str]:
+    """(name, "") of a type, fragment or directive used; (name, the path it is selected on) of a field
+    selected (``owner`` on ``Query.cart`` in ``query { cart { owner } }``); ("", "") for a built-in one, an
+    introspection field, and an interface a type implements (a base type, not a use)."""
+    if node.parent is not None and node.parent.type == "implements_interfaces":
+        return "", ""
+    if node.type == "field":
+        name, path = definition_name(node), _selected_on(node)
+        return (name, path) if path and not name.startswith("__") else ("", "")
+    found = _name(node.named_children[0] if node.type == "fragment_spread" and node.named_children else node)
+    name = node_text(found) if found is not None else ""
+    return ("", "") if name in BUILTINS else (name, "")
+
+
+def _selected_on(node) -> str:
+    """The path of fields a selection is made on, from the type it starts at: ``Query.cart`` for ``owner``
+    in ``query { cart { owner } }``, ``Cart`` in ``fragment F on Cart { owner }`` or ``... on Cart {
+    owner }``; "" outside an operation or fragment."""
+    names = []
+    up = node.parent
+    while up is not None:
+        if up.type == "field":
+            names.append(definition_name(up))
+        elif up.type in ("inline_fragment", "fragment_definition"):
+            condition = next((c for c in up.named_children if c.type == "type_condition"), None)
+            if condition is not None:  # `... @include(if: $x) { }` selects on the enclosing type
+                return ".".join([node_text(condition).split()[-1], *reversed(names)])
+        elif up.type == "operation_definition":
+            kind = next((c for c in up.named_children if c.type == "operation_type"), None)
+            return ".".join([ROOTS.get(node_text(kind), "Query") if kind is not None else "Query", *reversed(names)])
+        up = up.parent
+    return ""
+
+
+def field_type(signature: str) -> str:
+    """The type a field's signature names, without lists and non-null marks: ``Line`` for ``lines(first: Int
+    = 10): [Line!]!``; "" when it names none."""
+    rest = re.sub(r"^\s*\w+\s*", "", signature)
+    depth = 0
+    for at, ch in enumerate(rest):  # past the arguments, which have types of their own
+        depth += (ch == "(") - (ch == ")")
+        if ch == ":" and depth == 0:
+            found = re.search(r"\w+", rest[at + 1:])
+            return found.group() if found else ""
+    return ""
+
+
+def select(name: str, path: str, members) -> dict | None:
+    """The field a selection names: ``owner`` on ``Query.cart`` is the ``owner`` field of the type Query's
+    ``cart`` returns. ``members(type, name)``: the schema's fields of that name on that type."""
+    typ, *steps = path.split(".")
+    hit = None
+    for step in [*steps, name]:
+        found = members(typ, step)
+        if not found:
+            return None
+        hit = found[0]
+        typ = field_type(hit["signature"])
+    return hit
+
+
+def signature(node) -> str:
+    """A definition without its descriptions and body: ``type Cart implements Node @key(fields: "id")``,
+    ``union Owner = User | Team``, ``query GetCart($id: ID!)``, ``lines(first: Int = 10): [Line!]!`` (and
+    without the descriptions of its arguments)."""
+    parts = [c for c in node.children if c.type != "description"]
+    if not parts:
+        return ""
+    end = next((c.start_byte for c in parts if c.type in _BODIES), node.end_byte)
+    start, cut, stack = parts[0].start_byte, [], [c for c in parts if c.start_byte < end]
+    while stack:
+        n = stack.pop()
+        if n.type == "description":
+            cut.append((n.start_byte, n.end_byte))
+        elif n.type not in _BODIES:
+            stack.extend(n.children)
+    data, kept, at = node.text, [], start
+    for a, b in sorted(cut):
+        kept.append(data[at - node.start_byte: a - node.start_byte])
+        at = b
+    kept.append(data[at - node.start_byte: end - node.start_byte])
+    text = b" ".join(kept).decode("utf-8", errors="replace")
+    return re.sub(r"\s+", " ", text).replace("( ", "(").replace(" )", ")").strip().rstrip(",")
