@@ -36,6 +36,10 @@ def _print_report(r: IndexReport) -> None:
                  ("seconds", f"{r.seconds} (embedding {r.embed_seconds})")]:
         t.add_row(k, str(v))
     out.print(t)
+    if r.too_large:
+        shown = ", ".join(r.too_large[:5]) + (", ..." if len(r.too_large) > 5 else "")
+        err.print(labelled("note:", "yellow", f"skipped as too large: {shown}; to index them, set "
+                           "MEMORY_GRAPH_INDEX_MAX_FILE_BYTES above their size"))
     for e in r.errors[:20]:
         err.print(labelled("warning:", "yellow", str(e)))
 

@@ -57,6 +57,9 @@ class IndexReport:
     files_unchanged: int = 0
     files_removed: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    #: files skipped for their size (a generated GraphQL schema, a bundled header): what a larger
+    #: ``index_max_file_bytes`` (MEMORY_GRAPH_INDEX_MAX_FILE_BYTES) would index; the first 200 skipped files' at most
+    too_large: list[str] = field(default_factory=list)
     chunks: int = 0
     chunks_embedded: int = 0
     symbols: int = 0
@@ -204,6 +207,7 @@ class Indexer:
                        max_notebook_bytes=self.cfg.index_max_notebook_bytes)
         report.files_scanned = len(scanned.files)
         report.skipped = dict(scanned.skipped)
+        report.too_large = sorted(p for p, why in scanned.examples.items() if why == "too_large")
         known = self.engine.code_files(self.project)
         changed, touched = self._changes(scanned.files, known, force, report)
         removed = sorted(set(known) - {f.path for f in scanned.files})

@@ -91,3 +91,18 @@ def test_code_commands_report_mistakes_clearly(run, tmp_path):
 def test_every_code_command_has_help(run, cmd):
     out = run(cmd, "--help").stdout
     assert "Usage" in out and len(out) > 200
+
+
+def test_index_names_the_files_too_large_to_index_and_how_to_take_them(run, tmp_path, monkeypatch):
+    root = tmp_path / "api"
+    root.mkdir()
+    (root / "schema.graphql").write_text("type Query {\n" + "".join(f"  f{i}: Int\n" for i in range(40)) + "}\n")
+    (root / "app.py").write_text("def serve():\n    return 1\n")
+    monkeypatch.setenv("MEMORY_GRAPH_INDEX_MAX_FILE_BYTES", "300")
+    result = run("index", str(root), "--project", "api")
+    assert "skipped as too large: schema.graphql" in " ".join(result.output.split())
+    assert "MEMORY_GRAPH_INDEX_MAX_FILE_BYTES" in result.output
+    monkeypatch.setenv("MEMORY_GRAPH_INDEX_MAX_FILE_BYTES", "100000")
+    report = json.loads(run("index", str(root), "--project", "api", "--json").stdout)
+    assert report["too_large"] == [] and report["files_indexed"] == 1
+    assert json.loads(run("symbols", "Query.f7", "--json").stdout)[0]["path"] == "schema.graphql"

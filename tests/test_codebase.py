@@ -379,6 +379,7 @@ def test_hostile_files_are_skipped_counted_and_never_stop_the_run(engine, repo, 
     monkeypatch.setattr(Path, "read_bytes", deny)
     r = idx(engine, repo)
     assert r.skipped["secret"] == 3 and r.skipped["too_large"] == 1 and r.skipped["binary"] == 1
+    assert r.too_large == ["huge.py"]  # named, so a user can raise the limit for it
     assert r.skipped["vendored_or_build"] == 1 and r.skipped["unreadable"] == 1
     assert r.skipped["ignored"] == 3  # debug.log, generated/, docs/ (.memorygraphignore)
     assert r.skipped["symlink_loop"] == 1
