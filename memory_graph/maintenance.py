@@ -58,7 +58,7 @@ class MaintenanceMixin:
         elif meta.get("code_text") != CODE_TEXT_VERSION:
             if self.lance.count("code_chunks"):
                 log.warning("code chunks were embedded from an older text layout: re-embedding them")
-                self.reembed(tables=("code_chunks",))
+                self.reembed(tables=("code_chunks",), since=meta.get("code_text", ""))
             else:
                 self.lance.set_meta({"code_text": CODE_TEXT_VERSION})
         if meta and meta.get("passages") != PASSAGES_VERSION:
@@ -339,8 +339,10 @@ class MaintenanceMixin:
             self._write_stamp()
 
     def reembed(self, progress: Progress | None = None,
-                tables: tuple[str, ...] = ("memories", "entities", "code_chunks")) -> int:
-        """Re-embed every memory, entity and code chunk (or only ``tables``) with the current model."""
+                tables: tuple[str, ...] = ("memories", "entities", "code_chunks"), since: str = "") -> int:
+        """Re-embed every memory, entity and code chunk (or only ``tables``) with the current model; ``since``:
+        the code text layout (CODE_TEXT_VERSION) the chunks were embedded from, when only it changed and is
+        still known (2): only the chunks whose text it changed are embedded again."""
         import pyarrow as pa
 
         from .code import chunk_embed_text
@@ -358,13 +360,17 @@ class MaintenanceMixin:
                 if name not in tables:
                     continue
                 rows = self.lance.query(name).to_pylist()
-                for start in range(0, len(rows), BATCH):
-                    part = rows[start:start + BATCH]
+                todo = rows
+                if name == "code_chunks" and since == "2":
+                    todo = [r for r in rows if text_of(r) != chunk_embed_text(
+                        r["path"], r["breadcrumb"], r["signature"], r["content"], layout=since)]
+                for start in range(0, len(todo), BATCH):
+                    part = todo[start:start + BATCH]
                     for r, v in zip(part, self.embedder.encode([text_of(r) for r in part])):
                         r["vector"] = [float(x) for x in v]
                     n += len(part)
                     if progress:
-                        progress(n, len(rows))
+                        progress(n, len(todo))
                 data = pa.Table.from_pylist(rows, schema=all_schemas[name])
                 self.lance._tables[name] = self.lance.db.create_table(name, data, mode="overwrite")
                 if name == "memories":
