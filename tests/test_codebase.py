@@ -225,48 +225,6 @@ def test_changing_the_model_reembeds_code_too(tmp_path, repo):
     assert eng.search_code("checksum", limit=3, project="demo")[0].record["path"] == "csrc/checksum.c"
 
 
-def test_an_older_code_text_layout_is_reembedded_at_open(tmp_path, repo):
-    from memory_graph.code import CODE_TEXT_VERSION, chunk_embed_text
-
-    eng = Engine(tmp_path / "d", embedder=HashEmbedder())
-    idx(eng, repo)
-    n = eng.lance.count("code_chunks")
-    rows = eng.lance.query("code_chunks", None, ["path", "breadcrumb", "signature", "content", "vector"]).to_pylist()
-    eng.lance.set_meta({"code_text": "1"})
-    eng.close()
-    emb = HashEmbedder()
-    eng = Engine(tmp_path / "d", embedder=emb)
-    assert emb.texts_encoded == n
-    assert eng.lance.get_meta()["code_text"] == CODE_TEXT_VERSION
-    r = rows[0]
-    stored = eng.lance.query("code_chunks", None, ["path", "content", "vector"]).to_pylist()
-    again = {(x["path"], x["content"]): x["vector"] for x in stored}
-    expected = emb.encode([chunk_embed_text(r["path"], r["breadcrumb"], r["signature"], r["content"])])[0]
-    assert again[(r["path"], r["content"])] == pytest.approx(list(expected), abs=1e-6)
-    eng.close()
-    emb = HashEmbedder()
-    Engine(tmp_path / "d", embedder=emb).close()
-    assert emb.texts_encoded == 0  # the layout is recorded: the next open re-embeds nothing
-
-
-def test_chunk_embed_text_keeps_scopes_and_missing_signatures_but_not_the_path():
-    from memory_graph.code import chunk_embed_text
-
-    assert chunk_embed_text("a/b.py", "def f", "def f(x)", "def f(x):\n    return x") == "def f(x):\n    return x"
-    method = chunk_embed_text("a/b.py", "class C > def m", "def m(self)", "    y = 1")
-    assert method == "class C\ndef m(self)\n    y = 1"
-    assert chunk_embed_text("a/b.py", "", "", "X = 1") == "a/b.py\nX = 1"
-    # a signature below a doc comment or decorators, or written over several lines, is read once
-    go = "// Get returns the item.\nfunc (s *Store) Get(\n\tid string,\n) Item {\n\treturn s.m[id]\n}"
-    assert chunk_embed_text("s.go", "type Store > func Get", "func (s *Store) Get(id string) Item", go) == \
-        "type Store\n" + go
-    decorated = "@cache\ndef f(x):\n    return x"
-    assert chunk_embed_text("a.py", "def f", "def f(x)", decorated) == decorated
-    field = '"""Merge a pull request."""\nmerge(\n  """Its id."""\n  id: ID!\n): Result'
-    assert chunk_embed_text("s.graphql", "type Mutation > merge", "merge(id: ID!): Result", field) == \
-        "type Mutation\n" + field
-
-
 def test_search_code_by_identifier_and_by_a_callers_name(engine, repo):
     idx(engine, repo)
     top = engine.search_code("normalize_sku", limit=3)[0]
@@ -604,26 +562,3 @@ def test_a_hub_symbol_in_the_query_does_not_personalise_ppr(tmp_path, embedder):
         assert min(h.explanation.ppr_factor for h in specific) < 1.0
     finally:
         eng.close()
-
-
-def test_from_layout_2_only_the_chunks_whose_text_changed_are_reembedded_at_open(tmp_path, repo):
-    from memory_graph.code import chunk_embed_text
-
-    eng = Engine(tmp_path / "d", embedder=HashEmbedder())
-    idx(eng, repo)
-    rows = eng.lance.query("code_chunks", None, ["path", "breadcrumb", "signature", "content"]).to_pylist()
-    changed = [r for r in rows if chunk_embed_text(*(r[c] for c in ("path", "breadcrumb", "signature", "content")))
-               != chunk_embed_text(*(r[c] for c in ("path", "breadcrumb", "signature", "content")), layout="2")]
-    assert 0 < len(changed) < len(rows)  # doc-commented definitions read their signature once now
-    eng.lance.set_meta({"code_text": "2"})
-    eng.close()
-    emb = HashEmbedder()
-    eng = Engine(tmp_path / "d", embedder=emb)
-    assert emb.texts_encoded == len(changed)
-    r = changed[0]
-    stored = {(x["path"], x["content"]): x["vector"]
-              for x in eng.lance.query("code_chunks", None, ["path", "content", "vector"]).to_pylist()}
-    expected = emb.encode([chunk_embed_text(r["path"], r["breadcrumb"], r["signature"], r["content"])])[0]
-    assert stored[(r["path"], r["content"])] == pytest.approx(list(expected), abs=1e-6)
-    assert eng.search_code("checksum", limit=3, project="demo")[0].record["path"] == "csrc/checksum.c"
-    eng.close()
