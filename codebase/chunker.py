@@ -69,9 +69,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: is marked abstract, and a bare call that a Java, Kotlin, C#, C++, Swift, Scala or Dart class's hierarchy
 #: does not answer is no other class's method; 28 = Elixir (``codebase.elixir``) and Solidity
 #: (``codebase.solidity``) are parsed; 29 = SQL (``codebase.sql``) is; 30 = Protocol Buffers
-#: (``codebase.protobuf``); 31 = GraphQL (``codebase.graphql``). A re-cut file re-embeds only the chunks whose
-#: text changed.
-CHUNKER_VERSION = "31"
+#: (``codebase.protobuf``); 31 = GraphQL (``codebase.graphql``); 32 = a GraphQL schema definition names the root
+#: types. A re-cut file re-embeds only the chunks whose text changed.
+CHUNKER_VERSION = "32"
 
 
 
@@ -150,6 +150,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         return found or (classes.get(0, {}).get(receiver, "") if owner_cls is None and "." not in receiver else "")
 
     # iterative walk: (node, index of the enclosing symbol, inside a function body?)
+    root_types = graphql.roots(root) if language == "graphql" else graphql.ROOTS
     stack = [(root, 0, False)]
     while stack:
         node, scope, in_func = stack.pop()
@@ -158,8 +159,8 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         if language == "elixir" and elixir.skipped(node):
             continue  # a typespec or a document: nothing in it is called
         sym_here = scope
-        kind = elixir.kind_of(node) if language == "elixir" else graphql.kind_of(node) if language == "graphql" \
-            else spec.definitions.get(node.type)
+        kind = elixir.kind_of(node) if language == "elixir" else \
+            graphql.kind_of(node, root_types) if language == "graphql" else spec.definitions.get(node.type)
         for var, cls, rank in _typed(node, language, classes.get(scope, {})):
             cls = held_through(cls, lambda receiver: held(receiver, scope))  # `u = repo.get()`, repo: Repo
             cls = _own_type(out, parents, scope) if cls == "Self" else cls  # Rust's `s: &Self`

@@ -3,7 +3,8 @@ directives, and a document's operations and fragments, are definitions; a type's
 and an enum's values its members (an ``extend type Query`` adds to Query); and a type a field, an argument,
 a union or a variable names, a fragment spread and a directive used are uses of the project's own, one
 namespace per schema (https://spec.graphql.org/October2021/#sec-Schema). What a field's type names is the
-field's use, so ``callers Cart`` lists ``Query.cart``, not the whole Query type."""
+field's use, so ``callers Cart`` lists ``Query.cart``, not the whole Query type. A ``schema { query: QueryRoot
+}`` names the root types; without one they are Query, Mutation and Subscription."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ DEFINITIONS = {"object_type_definition": "class", "interface_type_definition": "
                "directive_definition": "function", "fragment_definition": "function",
                "operation_definition": "function", "object_type_extension": "impl",
                "interface_type_extension": "impl", "input_object_type_extension": "impl",
-               "enum_type_extension": "impl"}
+               "enum_type_extension": "impl", "schema_definition": "type"}
 #: a type's field, an input's field, an enum's value: members (a field's arguments are not)
 ATTRIBUTES = {"field_definition": "attribute", "input_value_definition": "attribute",
               "enum_value_definition": "attribute"}
@@ -30,17 +31,38 @@ KEYWORDS = {"impl": "extend"}
 BUILTINS = frozenset({"String", "Int", "Float", "Boolean", "ID", "skip", "include", "deprecated", "specifiedBy",
                       "oneOf"})
 #: the type an operation's first fields are selected on (https://spec.graphql.org/October2021/#sec-Root-Operation-Types)
+#: when no schema definition names another
 ROOTS = {"query": "Query", "mutation": "Mutation", "subscription": "Subscription"}
+#: the name a schema definition is known by (it has none of its own)
+SCHEMA = "schema"
 #: the bodies a definition's signature stops at
 _BODIES = frozenset({"fields_definition", "enum_values_definition", "input_fields_definition", "selection_set"})
 
 
-def kind_of(node) -> str | None:
+def roots(root) -> dict[str, str]:
+    """operation -> root type of the schema a file defines or extends (``schema { query: QueryRoot }``), from
+    ROOTS when it defines none."""
+    document = next((c for c in root.named_children if c.type == "document"), root)
+    schemas = [schema for definition in document.named_children for system in definition.named_children
+               for schema in system.named_children if schema.type in ("schema_definition", "schema_extension")]
+    found = {} if any(s.type == "schema_definition" for s in schemas) else dict(ROOTS)
+    for schema in schemas:  # an extension adds an operation's root (``extend schema { subscription: S }``)
+        found.update(roots_of(node_text(schema)))
+    return found
+
+
+def roots_of(signature: str) -> dict[str, str]:
+    """operation -> root type named in a schema definition's text (``schema { query: QueryRoot }``)."""
+    return dict(re.findall(r"\b(query|mutation|subscription)\s*:\s*(\w+)", signature))
+
+
+def kind_of(node, root_types=ROOTS) -> str | None:
     """The symbol kind of a definition node: a root type's field (``Mutation.addLine``) is an operation of
-    the API, a method with a chunk of its own; any other field a member of its type's chunk (None)."""
+    the API, a method with a chunk of its own; any other field a member of its type's chunk (None).
+    ``root_types``: the file's (``roots``)."""
     if node.type == "field_definition":
         owner = node.parent.parent if node.parent is not None else None
-        return "method" if owner is not None and definition_name(owner) in ROOTS.values() else None
+        return "method" if owner is not None and definition_name(owner) in root_types.values() else None
     return DEFINITIONS.get(node.type)
 
 
@@ -55,8 +77,10 @@ def _name(node):
 
 
 def definition_name(node) -> str:
-    """The name a definition gives (``Cart``, a fragment's ``CartParts``, an operation's ``GetCart``), else ""
-    (an anonymous ``{ viewer { login } }``)."""
+    """The name a definition gives (``Cart``, a fragment's ``CartParts``, an operation's ``GetCart``, a schema
+    definition's ``schema``), else "" (an anonymous ``{ viewer { login } }``)."""
+    if node.type == "schema_definition":
+        return SCHEMA
     found = _name(node)
     return node_text(found) if found is not None else ""
 
@@ -113,10 +137,13 @@ def field_type(signature: str) -> str:
     return ""
 
 
-def select(name: str, path: str, members) -> dict | None:
+def select(name: str, path: str, members, root_types=ROOTS) -> dict | None:
     """The field a selection names: ``owner`` on ``Query.cart`` is the ``owner`` field of the type Query's
-    ``cart`` returns. ``members(type, name)``: the schema's fields of that name on that type."""
+    ``cart`` returns. ``members(type, name)``: the schema's fields of that name on that type; ``root_types``:
+    the schema's (an operation's selections start at ``QueryRoot`` where it names that)."""
     typ, *steps = path.split(".")
+    defaults = {v: k for k, v in ROOTS.items()}
+    typ = root_types.get(defaults[typ], typ) if typ in defaults and typ not in root_types.values() else typ
     hit = None
     for step in [*steps, name]:
         found = members(typ, step)

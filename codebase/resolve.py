@@ -244,11 +244,11 @@ class Resolver(ReceiverTypes):
             return next((s for s in found if s["path"] == from_path), found[0] if found else None)
         if from_path.endswith(_GRAPHQL):  # one namespace: the writing file's, then its folder's, then any
             if receiver and kind == "calls":  # a field selected on Query.cart: the field of what cart returns
+                schema = self._graphql_nearest(graphql.SCHEMA, from_path)
                 return graphql.select(name, receiver, lambda owner, field: [
-                    s for s in self.members.get((owner, field), []) if s["path"].endswith(_GRAPHQL)])
-            found = self.graphql.get(name, []) if kind in ("calls", "implements") else []
-            return min(found, key=lambda s: (s["path"] != from_path, posixpath.dirname(s["path"]) != posixpath.dirname(
-                from_path)), default=None)
+                    s for s in self.members.get((owner, field), []) if s["path"].endswith(_GRAPHQL)],
+                    graphql.roots_of(schema["signature"]) if schema else graphql.ROOTS)
+            return self._graphql_nearest(name, from_path) if kind in ("calls", "implements") else None
         if from_path.endswith(".proto"):  # a field's or an rpc's type, from its scope outwards, as protoc does
             scope = source or imports.get(protobuf.PACKAGE, "")  # a top-level `extend`'s field: the package's
             return protobuf.resolve(name, receiver, scope, self.proto, from_path) if kind == "calls" else None
@@ -358,6 +358,13 @@ class Resolver(ReceiverTypes):
                 top = self._functions(name)
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path) if guess else None
+
+    def _graphql_nearest(self, name: str, from_path: str) -> dict | None:
+        """The GraphQL definition of a name nearest a file: its own, then its folder's, then any (one namespace
+        per schema, and a project may hold several)."""
+        folder = posixpath.dirname(from_path)
+        return min(self.graphql.get(name, []), key=lambda s: (s["path"] != from_path,
+                                                              posixpath.dirname(s["path"]) != folder), default=None)
 
     def _elixir(self, name: str, kind: str, receiver: str, imports: dict[str, str], source: str) -> dict | None:
         """What an Elixir name refers to (the chunker has made aliases full names): a behaviour or protocol by

@@ -125,3 +125,34 @@ def test_a_graphql_project_is_indexed_and_navigated(engine, tmp_path):
     assert [c["qualname"] for c in implementing] == ["Cart"]
     hits = engine.search_code("customer", project="shop", limit=3)
     assert hits[0].record["path"] == "schema/schema.graphql" and hits[0].title == "type Cart"
+
+
+ROOTED = {  # Shopify's Storefront API names its root QueryRoot
+    "api/schema.graphql": '''
+        schema { query: QueryRoot mutation: Mutation }
+        type QueryRoot { cart(id: ID!): Cart }
+        type Mutation { cartCreate: Cart }
+        type Cart { id: ID! }
+        type Query { note: String }
+        ''',
+    "api/extend.graphql": "extend schema { subscription: Events }\ntype Events { cartChanged: Cart }\n",
+    "web/cart.graphql": "query GetCart { cart(id: 1) { id } }\nmutation New { cartCreate { id } }\n",
+}
+
+
+def test_a_schema_definition_names_the_root_types():
+    parsed = parse_file("api/schema.graphql", textwrap.dedent(ROOTED["api/schema.graphql"]), "graphql")
+    kinds = spans(parsed)
+    assert kinds["QueryRoot.cart"] == ("method", 3, 3) and kinds["Mutation.cartCreate"] == ("method", 4, 4)
+    assert kinds["Query.note"][0] == "attribute"  # a type named Query is no root once the schema names another
+    assert kinds["schema"] == ("type", 2, 2)
+    assert {s.qualname: s.signature for s in parsed.symbols}["schema"] == \
+        "schema { query: QueryRoot mutation: Mutation }"
+    # an extension adds a root to the ones a schema without a definition has
+    extension = spans(parse_file("api/extend.graphql", ROOTED["api/extend.graphql"], "graphql"))
+    assert extension["Events.cartChanged"][0] == "method"
+    called = called_by(ROOTED, "api/")
+    assert called["schema"] == {"schema.graphql:QueryRoot", "schema.graphql:Mutation"}
+    # an operation's selections start at the root the schema names, not at a type called Query
+    assert called["GetCart"] == {"schema.graphql:QueryRoot.cart", "schema.graphql:Cart.id"}
+    assert called["New"] == {"schema.graphql:Mutation.cartCreate", "schema.graphql:Cart.id"}
