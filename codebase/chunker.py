@@ -70,7 +70,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: does not answer is no other class's method; 28 = Elixir (``codebase.elixir``) and Solidity
 #: (``codebase.solidity``) are parsed; 29 = SQL (``codebase.sql``) is; 30 = Protocol Buffers
 #: (``codebase.protobuf``); 31 = GraphQL (``codebase.graphql``); 32 = a GraphQL schema definition names the root
-#: types. A re-cut file re-embeds only the chunks whose text changed.
+#: types, and a GraphQL document in JavaScript or TypeScript (``gql`...```) uses the schema's fields. A re-cut
+#: file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "32"
 
 
@@ -259,6 +260,9 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
                 chained.append((out.refs[-1], (inner.start_byte, inner.end_byte), ""))
         elif language == "dart" and node.type in spec.calls:
             pass  # a member or index selector, or a call of a call's result
+        elif node.type in graphql.NODES and language in graphql.HOSTS and \
+                (used := graphql.embedded_uses(node, _parser, out.symbols, out.symbols[scope].qualname)):
+            out.refs.extend(Ref(user, "queries", name, row + 1, path) for user, name, path, row in used)
         elif node.type in spec.calls and language in REQUIRE_LANGUAGES and (module := required_module(node)):
             record_require(node, module, out)
         elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)) and \

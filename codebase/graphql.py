@@ -176,3 +176,75 @@ def signature(node) -> str:
     kept.append(data[at - node.start_byte: end - node.start_byte])
     text = b" ".join(kept).decode("utf-8", errors="replace")
     return re.sub(r"\s+", " ", text).replace("( ", "(").replace(" )", ")").strip().rstrip(",")
+
+
+#: what a GraphQL document in JavaScript or TypeScript is written in: graphql-tag's and Apollo's ``gql`...```,
+#: Relay's ``graphql`...```, and codegen's and gql.tada's ``graphql(`...`)``; or a template string marked
+#: ``#graphql`` at its start (Shopify Hydrogen's) or by a ``/* GraphQL */`` comment before it
+TAGS = frozenset({"gql", "graphql"})
+#: the languages such a document is read in, and the nodes it may be
+HOSTS = frozenset({"javascript", "typescript", "tsx"})
+NODES = frozenset({"call_expression", "template_string"})
+#: what a fragment spread is selected on: a fragment's name, never a type's
+SPREAD = "..."
+
+
+def _tagged(call):
+    """The template string a ``gql`...``` or ``graphql(`...`)`` call is given, else None."""
+    function, text = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    if function is None or node_text(function).rsplit(".", 1)[-1] not in TAGS or text is None:
+        return None
+    if text.type == "arguments" and text.named_child_count == 1:
+        text = text.named_children[0]
+    return text if text.type == "template_string" else None
+
+
+def embedded(node) -> tuple[bytes, int] | None:
+    """The GraphQL document a JavaScript or TypeScript node is (``embedded``'s forms, TAGS), its ``${...}``
+    blanked (lines kept), and the row it starts on; else None."""
+    if node.type == "call_expression":
+        text = _tagged(node)
+    elif node.type != "template_string":
+        return None
+    else:
+        up = node.parent.parent if node.parent is not None and node.parent.type == "arguments" else node.parent
+        if up is not None and up.type == "call_expression" and _tagged(up) == node:
+            return None  # read with its call
+        before = node.prev_named_sibling
+        marked = before is not None and before.type == "comment" and \
+            re.fullmatch(rb"/\*\s*graphql\s*\*/", before.text, re.I) is not None
+        text = node if marked or re.match(rb"`\s*#graphql\b", node.text) else None
+    if text is None:
+        return None
+    data = bytearray(text.text)
+    for part in text.named_children:  # a fragment interpolated: its spread (`...CartParts`) names it
+        if part.type == "template_substitution":
+            a, b = part.start_byte - text.start_byte, part.end_byte - text.start_byte
+            data[a:b] = bytes(c if c == 0x0A else 0x20 for c in data[a:b])
+    data[0] = data[-1] = 0x20  # the backticks
+    return bytes(data), text.start_point[0]
+
+
+def embedded_uses(node, parser, symbols, scope: str) -> list[tuple[str, str, str, int]]:
+    """(user, name, path it is selected on, 0-based row) of each type, fragment (path SPREAD), directive and
+    field a document in JavaScript or TypeScript uses (``embedded``); the user is the variable the document is
+    assigned to when it is a symbol (``GET_CART`` in ``const GET_CART = gql`...```), else ``scope``.
+    ``parser(language)``: a tree-sitter parser."""
+    document = embedded(node)
+    if document is None:
+        return []
+    up = node.parent
+    while up is not None and up.type in ("parenthesized_expression", "as_expression", "satisfies_expression"):
+        up = up.parent
+    user = scope
+    if up is not None and up.type == "variable_declarator" and (name := up.child_by_field_name("name")):
+        user = next((s.qualname for s in reversed(symbols) if s.name == node_text(name) and
+                     s.start_line == up.start_point[0] + 1), scope)
+    found, stack = [], [parser("graphql").parse(document[0]).root_node]
+    while stack:
+        n = stack.pop()
+        if n.type in CALLS and (used := use(n))[0]:
+            spread = SPREAD if n.type == "fragment_spread" else used[1]
+            found.append((user, used[0], spread, document[1] + n.start_point[0]))
+        stack.extend(n.named_children)
+    return found

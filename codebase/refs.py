@@ -36,7 +36,8 @@ class Ref:
 
     source: str            # qualname of the symbol that uses the name ("" = the module)
     #: calls | imports | extends | implements | holds (a class's attribute, its class in typed) | reads (Scala's
-    #: member read without parentheses: a call if it names a method)
+    #: member read without parentheses: a call if it names a method) | queries (what a GraphQL document in code,
+    #: ``gql`...```, uses: a call of the schema's when the project has it; receiver: the path it is selected on)
     kind: str
     name: str
     line: int = 0

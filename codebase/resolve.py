@@ -242,13 +242,8 @@ class Resolver(ReceiverTypes):
         if from_path.endswith(".sql"):  # names are not case-sensitive, and only SQL defines what SQL uses
             found = self.sql.get(name.lower(), [])
             return next((s for s in found if s["path"] == from_path), found[0] if found else None)
-        if from_path.endswith(_GRAPHQL):  # one namespace: the writing file's, then its folder's, then any
-            if receiver and kind == "calls":  # a field selected on Query.cart: the field of what cart returns
-                schema = self._graphql_nearest(graphql.SCHEMA, from_path)
-                return graphql.select(name, receiver, lambda owner, field: [
-                    s for s in self.members.get((owner, field), []) if s["path"].endswith(_GRAPHQL)],
-                    graphql.roots_of(schema["signature"]) if schema else graphql.ROOTS)
-            return self._graphql_nearest(name, from_path) if kind in ("calls", "implements") else None
+        if from_path.endswith(_GRAPHQL):
+            return self.graphql_use(name, receiver, from_path) if kind in ("calls", "implements") else None
         if from_path.endswith(".proto"):  # a field's or an rpc's type, from its scope outwards, as protoc does
             scope = source or imports.get(protobuf.PACKAGE, "")  # a top-level `extend`'s field: the package's
             return protobuf.resolve(name, receiver, scope, self.proto, from_path) if kind == "calls" else None
@@ -359,12 +354,23 @@ class Resolver(ReceiverTypes):
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path) if guess else None
 
-    def _graphql_nearest(self, name: str, from_path: str) -> dict | None:
+    def graphql_use(self, name: str, path: str, from_path: str) -> dict | None:
+        """The GraphQL definition a document in ``from_path`` uses: a type, fragment or directive by name, a
+        field selected by the ``path`` of fields it is selected on (``owner`` on ``Query.cart``: the field of
+        what ``cart`` returns)."""
+        if not path or path == graphql.SPREAD:  # a spread in code: a fragment, not the type it may share a name with
+            return self._graphql_nearest(name, from_path, path == graphql.SPREAD)
+        schema = self._graphql_nearest(graphql.SCHEMA, from_path)
+        return graphql.select(name, path, lambda owner, field: [
+            s for s in self.members.get((owner, field), []) if s["path"].endswith(_GRAPHQL)],
+            graphql.roots_of(schema["signature"]) if schema else graphql.ROOTS)
+
+    def _graphql_nearest(self, name: str, from_path: str, fragment: bool = False) -> dict | None:
         """The GraphQL definition of a name nearest a file: its own, then its folder's, then any (one namespace
-        per schema, and a project may hold several)."""
+        per schema, and a project may hold several); ``fragment``: a fragment's only."""
         folder = posixpath.dirname(from_path)
-        return min(self.graphql.get(name, []), key=lambda s: (s["path"] != from_path,
-                                                              posixpath.dirname(s["path"]) != folder), default=None)
+        found = [s for s in self.graphql.get(name, []) if not fragment or s["signature"].startswith("fragment")]
+        return min(found, key=lambda s: (s["path"] != from_path, posixpath.dirname(s["path"]) != folder), default=None)
 
     def _elixir(self, name: str, kind: str, receiver: str, imports: dict[str, str], source: str) -> dict | None:
         """What an Elixir name refers to (the chunker has made aliases full names): a behaviour or protocol by
@@ -571,6 +577,10 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
             hit = resolver.resolve(name, "calls", path, imports, receiver, source_qual, typed, guess=False) \
                 if receiver else resolver.implicit_member(name, path, source_qual)
             if hit is not None and hit["kind"] in ("function", "method"):
+                add(path, src["id"], "calls", name, hit["id"], line)
+            continue
+        if kind == "queries":  # gql`...` in code: what the project's schema defines, else nothing to say
+            if (hit := resolver.graphql_use(name, receiver, path)) is not None:
                 add(path, src["id"], "calls", name, hit["id"], line)
             continue
         if kind == "imports":

@@ -156,3 +156,48 @@ def test_a_schema_definition_names_the_root_types():
     # an operation's selections start at the root the schema names, not at a type called Query
     assert called["GetCart"] == {"schema.graphql:QueryRoot.cart", "schema.graphql:Cart.id"}
     assert called["New"] == {"schema.graphql:Mutation.cartCreate", "schema.graphql:Cart.id"}
+
+
+CLIENT = '''
+    import { gql } from "@apollo/client";
+    export const GET_OWNER = gql`
+      query Owner($id: ID!) {
+        cart(id: $id) { owner { ... on User { name } } ...CartParts }
+      }
+      ${CART_PARTS}
+    `;
+    export function useLines(id: string) {
+      return useQuery(graphql(`query Lines { cart(id: 1) { lines { sku } } }`), { variables: { id } });
+    }
+    const LINE = `#graphql
+      fragment Line on Line { sku }
+    ` as const;
+    const MARKED = /* GraphQL */ `query Marked { cart(id: 2) { ...Line } }`;
+    const SQL = `select * from cart`;
+    '''
+
+
+def test_a_document_in_javascript_or_typescript_uses_the_schemas_fields():
+    parsed = parse_file("web/cart.ts", textwrap.dedent(CLIENT), "typescript")
+    assert [(r.source, r.line, r.receiver) for r in parsed.refs if r.name == "owner"] == [
+        ("GET_OWNER", 5, "Query.cart")]  # the line in the file, the variable the document is assigned to
+    called = called_by({**PROJECT, "web/cart.ts": CLIENT}, "schema/")
+    assert called["GET_OWNER"] == {"schema.graphql:Query.cart", "schema.graphql:Cart.owner", "schema.graphql:User",
+                                   "schema.graphql:User.name", "client/cart.graphql:CartParts"}
+    assert called["useLines"] == {"?useQuery", "schema.graphql:Query.cart", "schema.graphql:Cart.lines",
+                                  "schema.graphql:Line.sku"}
+    # Hydrogen's `#graphql` and prettier's `/* GraphQL */` mark a plain template string; a spread in code is of a
+    # fragment, never of the type that has its name
+    assert called["LINE"] == {"schema.graphql:Line", "schema.graphql:Line.sku"}
+    assert called["MARKED"] == {"schema.graphql:Query.cart"} and "SQL" not in called
+    # a project without the schema: nothing to resolve, and no unresolved edge for each field
+    assert "GET_OWNER" not in called_by({"web/cart.ts": CLIENT})
+
+
+def test_the_code_reading_a_field_is_among_its_callers(engine, tmp_path):
+    files = {**PROJECT, "web/cart.ts": CLIENT}
+    root = write_files(tmp_path / "shop", {p: textwrap.dedent(t) for p, t in files.items()})
+    assert index_project(engine, root, project="shop").parse_errors == 0
+    callers = engine.symbol_graph("User.name", "callers", project="shop")["results"]
+    assert {(c["path"], c["qualname"]) for c in callers} == {
+        ("client/cart.graphql", "CartParts"), ("client/cart.graphql", "GetCart"), ("web/cart.ts", "GET_OWNER")}
