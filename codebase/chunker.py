@@ -262,7 +262,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             pass  # a member or index selector, or a call of a call's result
         elif node.type in graphql.NODES and language in graphql.HOSTS and \
                 (used := graphql.embedded_uses(node, _parser, out.symbols, out.symbols[scope].qualname)):
-            out.refs.extend(Ref(user, "queries", name, row + 1, path) for user, name, path, row in used)
+            out.refs.extend(Ref(user, kind, name, row + 1, path) for user, kind, name, path, row in used)
         elif node.type in spec.calls and language in REQUIRE_LANGUAGES and (module := required_module(node)):
             record_require(node, module, out)
         elif node.type in spec.calls and not (language == "swift" and swift.is_subscript(node)) and \

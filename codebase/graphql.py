@@ -199,9 +199,10 @@ def _tagged(call):
     return text if text.type == "template_string" else None
 
 
-def embedded(node) -> tuple[bytes, int] | None:
+def embedded(node) -> tuple[bytes, int, list] | None:
     """The GraphQL document a JavaScript or TypeScript node is (``embedded``'s forms, TAGS), its ``${...}``
-    blanked (lines kept), and the row it starts on; else None."""
+    blanked (lines kept), the row it starts on, and the names interpolated in it (``${CART_PARTS}``: a
+    fragment another document holds) with their receivers and rows; else None."""
     if node.type == "call_expression":
         text = _tagged(node)
     elif node.type != "template_string":
@@ -216,20 +217,25 @@ def embedded(node) -> tuple[bytes, int] | None:
         text = node if marked or re.match(rb"`\s*#graphql\b", node.text) else None
     if text is None:
         return None
-    data = bytearray(text.text)
-    for part in text.named_children:  # a fragment interpolated: its spread (`...CartParts`) names it
+    data, interpolated = bytearray(text.text), []
+    for part in text.named_children:
         if part.type == "template_substitution":
             a, b = part.start_byte - text.start_byte, part.end_byte - text.start_byte
             data[a:b] = bytes(c if c == 0x0A else 0x20 for c in data[a:b])
+            value = part.named_children[0] if part.named_child_count == 1 else None
+            if value is not None and value.type in ("identifier", "member_expression"):  # `${fragments.Cart}`
+                receiver, _, name = node_text(value).rpartition(".")
+                interpolated.append((name, receiver, part.start_point[0]))
     data[0] = data[-1] = 0x20  # the backticks
-    return bytes(data), text.start_point[0]
+    return bytes(data), text.start_point[0], interpolated
 
 
-def embedded_uses(node, parser, symbols, scope: str) -> list[tuple[str, str, str, int]]:
-    """(user, name, path it is selected on, 0-based row) of each type, fragment (path SPREAD), directive and
-    field a document in JavaScript or TypeScript uses (``embedded``); the user is the variable the document is
-    assigned to when it is a symbol (``GET_CART`` in ``const GET_CART = gql`...```), else ``scope``.
-    ``parser(language)``: a tree-sitter parser."""
+def embedded_uses(node, parser, symbols, scope: str) -> list[tuple[str, str, str, str, int]]:
+    """(user, kind, name, path it is selected on or receiver, 0-based row) of what a document in JavaScript or
+    TypeScript (``embedded``) uses: "queries" of each type, fragment (path SPREAD), directive and field of the schema;
+    "calls" of each name interpolated, the code's own (``${CART_PARTS}``, the document holding a fragment it
+    spreads). The user is the variable the document is assigned to when it is a symbol (``GET_CART`` in
+    ``const GET_CART = gql`...```), else ``scope``. ``parser(language)``: a tree-sitter parser."""
     document = embedded(node)
     if document is None:
         return []
@@ -240,11 +246,12 @@ def embedded_uses(node, parser, symbols, scope: str) -> list[tuple[str, str, str
     if up is not None and up.type == "variable_declarator" and (name := up.child_by_field_name("name")):
         user = next((s.qualname for s in reversed(symbols) if s.name == node_text(name) and
                      s.start_line == up.start_point[0] + 1), scope)
-    found, stack = [], [parser("graphql").parse(document[0]).root_node]
+    found = [(user, "calls", name, receiver, row) for name, receiver, row in document[2]]
+    stack = [parser("graphql").parse(document[0]).root_node]
     while stack:
         n = stack.pop()
         if n.type in CALLS and (used := use(n))[0]:
             spread = SPREAD if n.type == "fragment_spread" else used[1]
-            found.append((user, used[0], spread, document[1] + n.start_point[0]))
+            found.append((user, "queries", used[0], spread, document[1] + n.start_point[0]))
         stack.extend(n.named_children)
     return found

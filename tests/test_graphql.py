@@ -160,11 +160,14 @@ def test_a_schema_definition_names_the_root_types():
 
 CLIENT = '''
     import { gql } from "@apollo/client";
+    import { OWNER_NAME } from "./fragments";
+    import * as fragments from "./fragments";
     export const GET_OWNER = gql`
       query Owner($id: ID!) {
         cart(id: $id) { owner { ... on User { name } } ...CartParts }
       }
-      ${CART_PARTS}
+      ${OWNER_NAME}
+      ${fragments.TEAM_TITLE}
     `;
     export function useLines(id: string) {
       return useQuery(graphql(`query Lines { cart(id: 1) { lines { sku } } }`), { variables: { id } });
@@ -177,13 +180,20 @@ CLIENT = '''
     '''
 
 
+FRAGMENTS = "export const OWNER_NAME = gql`fragment OwnerName on User { name }`;\n" \
+            "export const TEAM_TITLE = gql`fragment TeamTitle on Team { title }`;\n"
+
+
 def test_a_document_in_javascript_or_typescript_uses_the_schemas_fields():
     parsed = parse_file("web/cart.ts", textwrap.dedent(CLIENT), "typescript")
     assert [(r.source, r.line, r.receiver) for r in parsed.refs if r.name == "owner"] == [
-        ("GET_OWNER", 5, "Query.cart")]  # the line in the file, the variable the document is assigned to
-    called = called_by({**PROJECT, "web/cart.ts": CLIENT}, "schema/")
+        ("GET_OWNER", 7, "Query.cart")]  # the line in the file, the variable the document is assigned to
+    called = called_by({**PROJECT, "web/cart.ts": CLIENT, "web/fragments.ts": FRAGMENTS}, "schema/")
+    # and the document whose fragment it interpolates, so callers of a field reach the queries spreading it
     assert called["GET_OWNER"] == {"schema.graphql:Query.cart", "schema.graphql:Cart.owner", "schema.graphql:User",
-                                   "schema.graphql:User.name", "client/cart.graphql:CartParts"}
+                                   "schema.graphql:User.name", "client/cart.graphql:CartParts",
+                                   "web/fragments.ts:OWNER_NAME", "web/fragments.ts:TEAM_TITLE"}
+    assert called["OWNER_NAME"] == {"schema.graphql:User", "schema.graphql:User.name"}
     assert called["useLines"] == {"?useQuery", "schema.graphql:Query.cart", "schema.graphql:Cart.lines",
                                   "schema.graphql:Line.sku"}
     # Hydrogen's `#graphql` and prettier's `/* GraphQL */` mark a plain template string; a spread in code is of a
@@ -191,13 +201,18 @@ def test_a_document_in_javascript_or_typescript_uses_the_schemas_fields():
     assert called["LINE"] == {"schema.graphql:Line", "schema.graphql:Line.sku"}
     assert called["MARKED"] == {"schema.graphql:Query.cart"} and "SQL" not in called
     # a project without the schema: nothing to resolve, and no unresolved edge for each field
-    assert "GET_OWNER" not in called_by({"web/cart.ts": CLIENT})
+    assert called_by({"web/cart.ts": CLIENT, "web/fragments.ts": FRAGMENTS})["GET_OWNER"] == {
+        "web/fragments.ts:OWNER_NAME", "web/fragments.ts:TEAM_TITLE"}
 
 
 def test_the_code_reading_a_field_is_among_its_callers(engine, tmp_path):
-    files = {**PROJECT, "web/cart.ts": CLIENT}
+    files = {**PROJECT, "web/cart.ts": CLIENT, "web/fragments.ts": FRAGMENTS}
     root = write_files(tmp_path / "shop", {p: textwrap.dedent(t) for p, t in files.items()})
     assert index_project(engine, root, project="shop").parse_errors == 0
     callers = engine.symbol_graph("User.name", "callers", project="shop")["results"]
     assert {(c["path"], c["qualname"]) for c in callers} == {
-        ("client/cart.graphql", "CartParts"), ("client/cart.graphql", "GetCart"), ("web/cart.ts", "GET_OWNER")}
+        ("client/cart.graphql", "CartParts"), ("client/cart.graphql", "GetCart"), ("web/cart.ts", "GET_OWNER"),
+        ("web/fragments.ts", "OWNER_NAME")}
+    # a query is among the callers, at depth 2, of the fields its interpolated fragment selects
+    deeper = engine.symbol_graph("Team.title", "callers", depth=2, project="shop")["results"]
+    assert [(c["qualname"], c["distance"]) for c in deeper] == [("TEAM_TITLE", 1), ("GET_OWNER", 2)]
