@@ -180,30 +180,33 @@ def signature(node) -> str:
 
 #: what a GraphQL document in JavaScript or TypeScript is written in: graphql-tag's and Apollo's ``gql`...```,
 #: Relay's ``graphql`...```, and codegen's and gql.tada's ``graphql(`...`)``; or a template string marked
-#: ``#graphql`` at its start (Shopify Hydrogen's) or by a ``/* GraphQL */`` comment before it
+#: ``#graphql`` at its start (Shopify Hydrogen's) or by a ``/* GraphQL */`` comment before it; in Python, the
+#: gql client's ``gql("""...""")``
 TAGS = frozenset({"gql", "graphql"})
 #: the languages such a document is read in, and the nodes it may be
-HOSTS = frozenset({"javascript", "typescript", "tsx"})
-NODES = frozenset({"call_expression", "template_string"})
+HOSTS = frozenset({"javascript", "typescript", "tsx", "python"})
+NODES = frozenset({"call_expression", "template_string", "call"})
+#: what a document's text holds that is not GraphQL: ``${...}``, Python's quotes and an f-string's ``{...}``
+_NOT_GRAPHQL = frozenset({"template_substitution", "string_start", "string_end", "interpolation"})
 #: what a fragment spread is selected on: a fragment's name, never a type's
 SPREAD = "..."
 
 
 def _tagged(call):
-    """The template string a ``gql`...``` or ``graphql(`...`)`` call is given, else None."""
+    """The template string a ``gql`...``` or ``graphql(`...`)`` call is given (Python's string), else None."""
     function, text = call.child_by_field_name("function"), call.child_by_field_name("arguments")
     if function is None or node_text(function).rsplit(".", 1)[-1] not in TAGS or text is None:
         return None
-    if text.type == "arguments" and text.named_child_count == 1:
+    if text.type in ("arguments", "argument_list") and text.named_child_count == 1:
         text = text.named_children[0]
-    return text if text.type == "template_string" else None
+    return text if text.type in ("template_string", "string") else None
 
 
 def embedded(node) -> tuple[bytes, int, list] | None:
-    """The GraphQL document a JavaScript or TypeScript node is (``embedded``'s forms, TAGS), its ``${...}``
-    blanked (lines kept), the row it starts on, and the names interpolated in it (``${CART_PARTS}``: a
+    """The GraphQL document a JavaScript, TypeScript or Python node is (TAGS), its ``${...}`` blanked (lines
+    kept), the row it starts on, and the names interpolated in it (``${CART_PARTS}``: a
     fragment another document holds) with their receivers and rows; else None."""
-    if node.type == "call_expression":
+    if node.type in ("call_expression", "call"):
         text = _tagged(node)
     elif node.type != "template_string":
         return None
@@ -218,21 +221,21 @@ def embedded(node) -> tuple[bytes, int, list] | None:
     if text is None:
         return None
     data, interpolated = bytearray(text.text), []
-    for part in text.named_children:
-        if part.type == "template_substitution":
-            a, b = part.start_byte - text.start_byte, part.end_byte - text.start_byte
-            data[a:b] = bytes(c if c == 0x0A else 0x20 for c in data[a:b])
-            value = part.named_children[0] if part.named_child_count == 1 else None
-            if value is not None and value.type in ("identifier", "member_expression"):  # `${fragments.Cart}`
-                receiver, _, name = node_text(value).rpartition(".")
-                interpolated.append((name, receiver, part.start_point[0]))
+    # Python's quotes too: a `"""` would open a GraphQL string
+    for part in (p for p in text.named_children if p.type in _NOT_GRAPHQL):
+        a, b = part.start_byte - text.start_byte, part.end_byte - text.start_byte
+        data[a:b] = bytes(c if c == 0x0A else 0x20 for c in data[a:b])
+        value = part.named_children[0] if part.named_child_count == 1 else None
+        if value is not None and value.type in ("identifier", "member_expression"):  # `${fragments.Cart}`
+            receiver, _, name = node_text(value).rpartition(".")
+            interpolated.append((name, receiver, part.start_point[0]))
     data[0] = data[-1] = 0x20  # the backticks
     return bytes(data), text.start_point[0], interpolated
 
 
 def embedded_uses(node, parser, symbols, scope: str) -> list[tuple[str, str, str, str, int]]:
-    """(user, kind, name, path it is selected on or receiver, 0-based row) of what a document in JavaScript or
-    TypeScript (``embedded``) uses: "queries" of each type, fragment (path SPREAD), directive and field of the schema;
+    """(user, kind, name, path it is selected on or receiver, 0-based row) of what a document in code
+    (``embedded``) uses: "queries" of each type, fragment (path SPREAD), directive and field of the schema;
     "calls" of each name interpolated, the code's own (``${CART_PARTS}``, the document holding a fragment it
     spreads). The user is the variable the document is assigned to when it is a symbol (``GET_CART`` in
     ``const GET_CART = gql`...```), else ``scope``. ``parser(language)``: a tree-sitter parser."""
@@ -242,8 +245,8 @@ def embedded_uses(node, parser, symbols, scope: str) -> list[tuple[str, str, str
     up = node.parent
     while up is not None and up.type in ("parenthesized_expression", "as_expression", "satisfies_expression"):
         up = up.parent
-    user = scope
-    if up is not None and up.type == "variable_declarator" and (name := up.child_by_field_name("name")):
+    user, bound = scope, {"variable_declarator": "name", "assignment": "left"}.get(up.type) if up else None
+    if bound and (name := up.child_by_field_name(bound)) is not None:
         user = next((s.qualname for s in reversed(symbols) if s.name == node_text(name) and
                      s.start_line == up.start_point[0] + 1), scope)
     found = [(user, "calls", name, receiver, row) for name, receiver, row in document[2]]

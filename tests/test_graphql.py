@@ -184,7 +184,7 @@ FRAGMENTS = "export const OWNER_NAME = gql`fragment OwnerName on User { name }`;
             "export const TEAM_TITLE = gql`fragment TeamTitle on Team { title }`;\n"
 
 
-def test_a_document_in_javascript_or_typescript_uses_the_schemas_fields():
+def test_a_document_in_code_uses_the_schemas_fields():
     parsed = parse_file("web/cart.ts", textwrap.dedent(CLIENT), "typescript")
     assert [(r.source, r.line, r.receiver) for r in parsed.refs if r.name == "owner"] == [
         ("GET_OWNER", 7, "Query.cart")]  # the line in the file, the variable the document is assigned to
@@ -200,6 +200,11 @@ def test_a_document_in_javascript_or_typescript_uses_the_schemas_fields():
     # fragment, never of the type that has its name
     assert called["LINE"] == {"schema.graphql:Line", "schema.graphql:Line.sku"}
     assert called["MARKED"] == {"schema.graphql:Query.cart"} and "SQL" not in called
+    # Python's gql client: its quotes are no GraphQL string
+    python = 'from gql import gql\n\nOWNERS = gql("""\n  query Owners { cart(id: 1) { owner { ... on Team {' \
+             ' title } } } }\n""")\n'
+    assert called_by({**PROJECT, "tools/report.py": python}, "schema/")["OWNERS"] == {
+        "schema.graphql:Query.cart", "schema.graphql:Cart.owner", "schema.graphql:Team", "schema.graphql:Team.title"}
     # a project without the schema: nothing to resolve, and no unresolved edge for each field
     assert called_by({"web/cart.ts": CLIENT, "web/fragments.ts": FRAGMENTS})["GET_OWNER"] == {
         "web/fragments.ts:OWNER_NAME", "web/fragments.ts:TEAM_TITLE"}
