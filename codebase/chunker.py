@@ -70,8 +70,8 @@ log = logging.getLogger("memory_graph.codebase")
 #: does not answer is no other class's method; 28 = Elixir (``codebase.elixir``) and Solidity
 #: (``codebase.solidity``) are parsed; 29 = SQL (``codebase.sql``) is; 30 = Protocol Buffers
 #: (``codebase.protobuf``); 31 = GraphQL (``codebase.graphql``); 32 = a GraphQL schema definition names the root
-#: types, and a GraphQL document in JavaScript or TypeScript (``gql`...```) uses the schema's fields. A re-cut
-#: file re-embeds only the chunks whose text changed.
+#: types, a GraphQL document in JavaScript, TypeScript or Python (``gql`...```) uses the schema's fields, and an
+#: escape in a GraphQL string is parsed. A re-cut file re-embeds only the chunks whose text changed.
 CHUNKER_VERSION = "32"
 
 
@@ -117,7 +117,8 @@ def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overl
 # ---- tree-sitter definitions ------------------------------------------------
 def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, language: str) -> list[Chunk]:
     data = text.encode("utf-8", errors="surrogatepass")
-    tree = _parser(language).parse(for_parser(data) if language in ("c", "cpp", "objc") else data)
+    tree = _parser(language).parse(for_parser(data) if language in ("c", "cpp", "objc") else
+                                   graphql.for_parser(data) if language == "graphql" else data)
     if language == "swift" and tree.root_node.has_error and b"#if" in data:
         first_branches = _parser(language).parse(swift.for_parser(data))
         tree = tree if first_branches.root_node.has_error else first_branches

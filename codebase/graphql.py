@@ -35,8 +35,15 @@ BUILTINS = frozenset({"String", "Int", "Float", "Boolean", "ID", "skip", "includ
 ROOTS = {"query": "Query", "mutation": "Mutation", "subscription": "Subscription"}
 #: the name a schema definition is known by (it has none of its own)
 SCHEMA = "schema"
+_ESCAPE = re.compile(rb"\\.")
 #: the bodies a definition's signature stops at
 _BODIES = frozenset({"fields_definition", "enum_values_definition", "input_fields_definition", "selection_set"})
+
+
+def for_parser(data: bytes) -> bytes:
+    """A document as its grammar parses it: each escape in a string (``"a\\nb"``, ``\\"``), which tree-sitter-graphql
+    cannot read (graphql-core prints a description of several lines with them), blanked to as many spaces."""
+    return _ESCAPE.sub(b"  ", data)
 
 
 def roots(root) -> dict[str, str]:
@@ -250,7 +257,7 @@ def embedded_uses(node, parser, symbols, scope: str) -> list[tuple[str, str, str
         user = next((s.qualname for s in reversed(symbols) if s.name == node_text(name) and
                      s.start_line == up.start_point[0] + 1), scope)
     found = [(user, "calls", name, receiver, row) for name, receiver, row in document[2]]
-    stack = [parser("graphql").parse(document[0]).root_node]
+    stack = [parser("graphql").parse(for_parser(document[0])).root_node]
     while stack:
         n = stack.pop()
         if n.type in CALLS and (used := use(n))[0]:

@@ -221,3 +221,11 @@ def test_the_code_reading_a_field_is_among_its_callers(engine, tmp_path):
     # a query is among the callers, at depth 2, of the fields its interpolated fragment selects
     deeper = engine.symbol_graph("Team.title", "callers", depth=2, project="shop")["results"]
     assert [(c["qualname"], c["distance"]) for c in deeper] == [("TEAM_TITLE", 1), ("GET_OWNER", 2)]
+
+
+def test_an_escape_in_a_string_is_no_parse_error():
+    schema = '"A cart.\\nIts lines are \\"items\\"."\ntype Cart { id: ID! }\n' \
+             '"Its owner.\\n"\ntype Owner { cart: Cart }\n'
+    parsed = parse_file("schema.graphql", schema, "graphql")
+    assert not parsed.parse_error
+    assert spans(parsed)["Owner"] == ("class", 3, 4) and "Owner.cart" in spans(parsed)
