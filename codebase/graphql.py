@@ -210,9 +210,9 @@ def _tagged(call):
 
 
 def embedded(node) -> tuple[bytes, int, list] | None:
-    """The GraphQL document a JavaScript, TypeScript or Python node is (TAGS), its ``${...}`` blanked (lines
-    kept), the row it starts on, and the names interpolated in it (``${CART_PARTS}``: a
-    fragment another document holds) with their receivers and rows; else None."""
+    """The GraphQL document a JavaScript, TypeScript or Python node is (TAGS), what is no GraphQL in it blanked
+    (lines kept), the row it starts on, and the names interpolated in it (``${CART_PARTS}``: a fragment another
+    document holds) with their receivers and rows; else None."""
     if node.type in ("call_expression", "call"):
         text = _tagged(node)
     elif node.type != "template_string":
@@ -236,7 +236,7 @@ def embedded(node) -> tuple[bytes, int, list] | None:
         if value is not None and value.type in ("identifier", "member_expression"):  # `${fragments.Cart}`
             receiver, _, name = node_text(value).rpartition(".")
             interpolated.append((name, receiver, part.start_point[0]))
-    data[0] = data[-1] = 0x20  # the backticks
+    data[0] = data[-1] = 0x20  # JavaScript's backticks
     return bytes(data), text.start_point[0], interpolated
 
 
