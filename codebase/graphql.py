@@ -195,6 +195,7 @@ HOSTS = frozenset({"javascript", "typescript", "tsx", "python"})
 NODES = frozenset({"call_expression", "template_string", "call"})
 #: what a document's text holds that is not GraphQL: ``${...}``, Python's quotes and an f-string's ``{...}``
 _NOT_GRAPHQL = frozenset({"template_substitution", "string_start", "string_end", "interpolation"})
+_NAMES = frozenset({"identifier", "property_identifier"})
 #: what a fragment spread is selected on: a fragment's name, never a type's
 SPREAD = "..."
 
@@ -202,7 +203,10 @@ SPREAD = "..."
 def _tagged(call):
     """The template string a ``gql`...``` or ``graphql(`...`)`` call is given (Python's string), else None."""
     function, text = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-    if function is None or node_text(function).rsplit(".", 1)[-1] not in TAGS or text is None:
+    if function is not None and function.type in ("member_expression", "attribute"):  # `graphql_tag.gql`
+        function = function.child_by_field_name("property") or function.child_by_field_name("attribute")
+    # the name's node only: a function expression's text (a bundle's IIFE) may be the whole file
+    if function is None or function.type not in _NAMES or node_text(function) not in TAGS or text is None:
         return None
     if text.type in ("arguments", "argument_list") and text.named_child_count == 1:
         text = text.named_children[0]
