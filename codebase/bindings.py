@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import dart, graphql, hcl, lua, protobuf, scala, swift
+from . import dart, graphql, hcl, lua, protobuf, scala, swift, zig
 from .chunks import ParsedFile, Symbol, last_row
 from .clang import C_BINDINGS, binding_name, pure_virtual_name
 from .languages import LangSpec
@@ -59,7 +59,7 @@ def binding_kind(node, spec: LangSpec, scope_kind: str) -> str | None:
 
 
 _BINDING_NAMES = frozenset({"identifier", "property_identifier", "private_property_identifier", "type_identifier",
-                            "simple_identifier", "field_identifier"})
+                            "simple_identifier", "field_identifier", "IDENTIFIER"})
 _KOTLIN_BINDINGS = frozenset({"property_declaration", "class_parameter", "enum_entry"})
 _JAVA_FIELDS = frozenset({"field_declaration", "constant_declaration"})
 
@@ -87,6 +87,8 @@ def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         name_node, lua_value = lua.binding(node)
     elif out.language == "dart":  # a field's `declaration`, a top-level variable list
         name_node = dart.member_name(node)
+    elif out.language == "zig":  # not a definition, an import or an alias: codebase.zig
+        name_node, kind = zig.binding(node, kind)
     elif out.language == "protobuf":  # a message's field, an enum's value
         name_node = protobuf.member_name(node)
     elif out.language == "graphql":  # a type's field, an input's field, an enum's value

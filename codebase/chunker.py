@@ -14,13 +14,13 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import dart, elixir, graphql, hcl, lua, protobuf, scala, solidity, sql, swift
+from . import dart, elixir, graphql, hcl, lua, protobuf, scala, solidity, sql, swift, zig
 from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
 from .clang import SPECIFIERS, anonymous_type_name, for_parser, function_name, macro_calls
-from .languages import (BODY_TYPES, DART_DEFINITIONS, DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS,
-                        LangSpec, is_classy, keyword)
+from .labels import NAME_OF, breadcrumb, signature
+from .languages import DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
 from .refs import (EXPRESSION, REQUIRE_LANGUAGES, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident,
                    receiver_call, receiver_key, record_require, required_module, ruby_directive, rust_mod_declaration)
 from .typed import (AWAITED, DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,
@@ -71,8 +71,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: (``codebase.solidity``) are parsed; 29 = SQL (``codebase.sql``) is; 30 = Protocol Buffers
 #: (``codebase.protobuf``); 31 = GraphQL (``codebase.graphql``); 32 = a GraphQL schema definition names the root
 #: types, a GraphQL document in JavaScript, TypeScript or Python (``gql`...```) uses the schema's fields, and an
-#: escape in a GraphQL string is parsed. A re-cut file re-embeds only the chunks whose text changed.
-CHUNKER_VERSION = "32"
+#: escape in a GraphQL string is parsed; 33 = Zig (``codebase.zig``). A re-cut file re-embeds only the chunks whose
+#: text changed.
+CHUNKER_VERSION = "33"
 
 
 
@@ -161,11 +162,12 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         if language == "elixir" and elixir.skipped(node):
             continue  # a typespec or a document: nothing in it is called
         sym_here = scope
-        kind = elixir.kind_of(node) if language == "elixir" else \
+        kind = elixir.kind_of(node) if language == "elixir" else zig.kind_of(node) if language == "zig" else \
             graphql.kind_of(node, root_types) if language == "graphql" else spec.definitions.get(node.type)
         for var, cls, rank in _typed(node, language, classes.get(scope, {})):
             cls = held_through(cls, lambda receiver: held(receiver, scope))  # `u = repo.get()`, repo: Repo
-            cls = _own_type(out, parents, scope) if cls == "Self" else cls  # Rust's `s: &Self`
+            # Rust's `s: &Self`; Zig's Self is a constant (`const Self = @This();`) its resolver reads
+            cls = _own_type(out, parents, scope) if cls == "Self" and language != "zig" else cls
             holder = _attribute_owner(out, parents, scope, var)  # `self.store = Store()`: the class's
             at = scope if holder is None else holder
             key = var.split(".", 1)[-1]
@@ -225,6 +227,17 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
             if (made_call := elixir.call(node, out.imports, own)) is not None:
                 out.refs.append(Ref(out.symbols[scope].qualname, "calls", made_call[0], node.start_point[0] + 1,
                                     made_call[1]))
+        elif language == "zig" and (made_calls := zig.calls(node) if node.type == "SuffixExpr" else None):
+            for name, receiver, at in made_calls:
+                out.refs.append(Ref(out.symbols[scope].qualname, "calls", name, at.start_point[0] + 1, receiver))
+                calls.append((out.refs[-1], scope))
+        elif language == "zig" and (bound := zig.directive(node, out.symbols[scope].qualname, zig.enclosing(
+                out.symbols, parents, scope))) is not None:
+            key, value, module = bound  # `const mem = @import("mem.zig");`, `const Self = @This();`
+            if module:
+                out.refs.append(Ref("", "imports", module, node.start_point[0] + 1))
+            if key:
+                out.imports[key] = value
         elif language == "ruby" and node.type in ("call", "super") and ruby_directive(
                 node, out, out.symbols[scope], is_classy(out.symbols[scope].kind) and not in_func):
             pass  # include, require, super: a base type, an import, a call of the base's method
@@ -319,7 +332,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
         s.start_line, s.end_line = start + 1, end + 1
         body, line_map = owned_lines(lines, owner, idx, start, end)
         if meaningful(body):
-            chunks.append(Chunk(start + 1, end + 1, s.kind, s.name, _breadcrumb(out, idx, language, by_qual), body,
+            chunks.append(Chunk(start + 1, end + 1, s.kind, s.name, breadcrumb(out, idx, language, by_qual), body,
                                 s.qualname, s.signature, line_map))
     for first, last in _module_runs(owner):
         body, line_map = owned_lines(lines, owner, -1, first, last)
@@ -340,6 +353,8 @@ def _typed(node, language: str, known: dict[str, str]) -> list[tuple[str, str, i
         found = scala.declared(node) if node.type in scala.DECLARING else []
     elif language == "dart":
         found = dart.declared(node) if node.type in dart.DECLARING else []
+    elif language == "zig":
+        found = zig.declared(node) if node.type in zig.DECLARING else []
     elif language in DECLARED_TYPES:
         found = declared_types(node) if node.type in DECLARED_NODES or node.type == "variable_declarator" else []
     else:
@@ -447,7 +462,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         name_node = (node.type == "function_definition" and language in _C_LIKE and function_name(node)) or \
             (node.type in SPECIFIERS and anonymous_type_name(node)) or _name_node(node, kind)
         # Solidity's constructor, fallback and receive; SQL's `CREATE TABLE public.orders`; a GraphQL fragment's
-        name = _NAME_OF[language](node) if language in _NAME_OF else ""
+        name = NAME_OF[language](node) if language in NAME_OF else ""
         if name_node is None and not name:
             return None
         name = name or name_node.text.decode("utf-8", errors="replace").strip()
@@ -499,7 +514,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         member_prefix, qual = qual, f"{word} {qual}"
     while qual in out.qualnames:  # overloads: keep every one
         qual += "'"
-    sig = _signature(node, language)
+    sig = signature(node, language)
     if language == "dart" and dart.is_abstract(node) or language == "scala" and node.type == "function_declaration" \
             or language == "solidity" and solidity.is_abstract(node) and parent.kind != "interface":
         sig = f"abstract {sig}"  # a body-less method: what subclasses implement, which `callees` lists
@@ -522,51 +537,3 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
 
 
 _C_LIKE = frozenset({"c", "cpp", "objc"})
-#: the name a definition gives where no name node says it
-_NAME_OF = {"solidity": solidity.unnamed, "sql": sql.name_of, "graphql": graphql.definition_name}
-#: a definition's signature, where it is not what comes before its body
-_SIGNATURE_OF = {"elixir": elixir.signature, "sql": sql.signature, "protobuf": protobuf.signature,
-                 "graphql": graphql.signature}
-
-
-def _signature(node, language: str = "") -> str:
-    if language in _SIGNATURE_OF:
-        return _SIGNATURE_OF[language](node)[:200]
-    if language == "dart" and not is_classy(DART_DEFINITIONS[node.type]):
-        node = dart.signature_of(node)  # however many lines: its body (if any) is beside it
-    text = node.text.decode("utf-8", errors="replace")
-    body = node.child_by_field_name("body")
-    if body is None:
-        body = next((c for c in node.named_children if c.type in BODY_TYPES), None)
-    if body is not None and body.start_byte > node.start_byte:
-        text = node.text[: body.start_byte - node.start_byte].decode("utf-8", errors="replace")
-    elif language != "dart":
-        text = text.split("\n", 1)[0]
-    else:  # a parameter per line, a trailing comma: `Request(String method, {Uri? url})`
-        text = re.sub(r",?\s*([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", text))
-    text = re.sub(r"\s+", " ", text).strip().rstrip("{:").strip()
-    text = text.rstrip(";").rstrip() if language == "solidity" else text  # `event Transfer(...);`
-    return (text.removesuffix("=").rstrip() if language == "scala" else text)[:200]  # `def f(): Int =`
-
-
-def _breadcrumb(out: ParsedFile, idx: int, language: str, by_qual: dict[str, Symbol]) -> str:
-    """``class Foo > def bar``; ``by_qual``: the file's symbols by qualified name."""
-    parts = []
-    s = out.symbols[idx]
-    while s is not None and s.kind != "module":
-        parent = by_qual.get(s.parent) if s.parent else None
-        label = s.qualname if language == "hcl" else s.name  # Terraform's address: aws_s3_bucket.logs
-        if s.kind == "method":
-            # a method defined outside its type's body (Go's receivers, `res.cookie = function`, C++'s
-            # `int A::run()`) names its owner: its qualified name below the enclosing scope's
-            scope = (parent.member_prefix or parent.qualname) + "." if parent is not None else ""
-            label = s.qualname.rstrip("'").removeprefix(scope)
-        word = keyword(language, s.kind)
-        if language in ("elixir", "solidity", "graphql"):  # defp; contract, modifier; type, input, union, query
-            first = re.match(r"\w+", re.sub(r"^abstract ", "", s.signature))
-            word = first.group() if first else word
-            if is_classy(s.kind) and language == "elixir":  # Shop.Cart, or Inner in it
-                label = s.qualname.removeprefix(parent.qualname + "." if parent is not None and parent.qualname else "")
-        parts.append(f"{word} {label}" if word != label else label)  # Solidity's `constructor`
-        s = parent
-    return " > ".join(reversed(parts))

@@ -17,7 +17,8 @@ MARKUP_COMMENT = "//\u2063"
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\w\s]|_")
 
 
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "documentation_comment"})
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "documentation_comment",
+                       "doc_comment"})
 _MARKUP = MARKUP_COMMENT.encode()
 
 

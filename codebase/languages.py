@@ -271,6 +271,9 @@ SPECS: dict[str, LangSpec] = {
     # types, inputs, operations and fragments; what a field's type names is the field's use (codebase.graphql)
     "graphql": LangSpec(graphql.DEFINITIONS, calls=graphql.CALLS, heritage=graphql.HERITAGE, keywords=graphql.KEYWORDS,
                         attributes=graphql.ATTRIBUTES),
+    # a definition is a `fn`, a test, or a constant holding a type; a call a chain of suffixes (codebase.zig)
+    "zig": LangSpec({}, keywords={"function": "fn", "method": "fn"}, variables={"Decl": "variable", "ContainerField":
+                    "attribute"}, attributes={"Decl": "attribute", "ContainerField": "attribute"}),
     # messages, enums and services by their full names; a type a field or an rpc names is a use (codebase.protobuf)
     "protobuf": LangSpec(protobuf.DEFINITIONS, frozenset({"message", "service"}), protobuf.CALLS,
                          frozenset({"import", "package"}), keywords=protobuf.KEYWORDS, attributes=protobuf.ATTRIBUTES),

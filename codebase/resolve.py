@@ -34,6 +34,7 @@ from .components import COMPONENT_LANGUAGES
 from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS
 from .likeness import resembles
 from .lua import GLOBALS as LUA_GLOBALS, is_global
+from .modular import ModuleLanguages
 from .receivers import CLASSY, ReceiverTypes, owner_of, project_path, type_key
 from .refs import EXPRESSION, SELF_RECEIVERS, STAR, last_ident
 from .tsconfig import Alias, alias_targets
@@ -60,7 +61,7 @@ def _strip_ext(path: str) -> str:
     return base if ext else path
 
 
-class Resolver(ReceiverTypes):
+class Resolver(ReceiverTypes, ModuleLanguages):
     """Indexes a project's symbols once, then resolves names from any of its files."""
 
     def __init__(self, symbols: Iterable[dict], package: str = "", aliases: Iterable[Alias] = ()) -> None:
@@ -237,6 +238,8 @@ class Resolver(ReceiverTypes):
             if receiver:  # a module block's input or output: its child's (`module.vpc` -> ./modules/vpc)
                 folder = self.terraform_modules.get((folder, receiver))
             return self.terraform.get((folder, name)) if kind == "calls" and folder is not None else None
+        if from_path.endswith(".zig"):
+            return self._zig(name, kind, receiver, typed, from_path, source)
         if from_path.endswith(_ELIXIR):
             return self._elixir(name, kind, receiver, imports, source)
         if from_path.endswith(".sql"):  # names are not case-sensitive, and only SQL defines what SQL uses
@@ -371,46 +374,6 @@ class Resolver(ReceiverTypes):
         folder = posixpath.dirname(from_path)
         found = [s for s in self.graphql.get(name, []) if not fragment or s["signature"].startswith("fragment")]
         return min(found, key=lambda s: (s["path"] != from_path, posixpath.dirname(s["path"]) != folder), default=None)
-
-    def _elixir(self, name: str, kind: str, receiver: str, imports: dict[str, str], source: str) -> dict | None:
-        """What an Elixir name refers to (the chunker has made aliases full names): a behaviour or protocol by
-        its name; ``Shop.Price.check()`` the function of that module; a bare ``check()`` its own module's (an
-        outer module's does not count), else an imported module's; None for Kernel's and libraries'."""
-        if kind != "calls":
-            return self.elixir_modules.get(name)
-        if receiver:
-            owners = [receiver]
-        else:
-            own = type_key(source)
-            while own and own not in self.elixir_modules:
-                own = own.rpartition(".")[0]
-            owners = ([own] if own else []) + [m for bound, m in imports.items() if bound.startswith(STAR)]
-        return next((s for owner in owners for s in self.members.get((owner, name), [])
-                     if s["kind"] in ("function", "method")), None)
-
-    def _lua_path(self, name: str, receiver: str, imports: dict[str, str]) -> dict | None:
-        """A Lua function called through a module: an imported one's (``utils.raise``, ``List.new``), a
-        submodule's of an imported package (``pl.utils.raise``), a global table's where the project is that
-        module (Neovim's runtime calls ``vim.lsp.util.f``), a global function (``GLOBAL``); None for what the
-        project does not define by that name (``table.insert``, ``log.warn`` set in a loop): never guessed."""
-        root, _, rest = receiver.partition(".")
-        if root == "_G" and not rest:  # a name no local binds: a global function, or a builtin
-            return next((s for s in self.by_name.get(name, []) if is_global(s)), None)
-        module = imports[root] + ("." + rest if rest else "") if root in imports else receiver
-        files = self._lua_module(module) if "." in module or root in imports else []
-        found = self._exported(name, files) if files else []
-        # a module's function, else the method of the one class a module returns (`List.new`)
-        return next((s for s in found if not owner_of(s["qualname"])), None) or (
-            found[0] if len({owner_of(s["qualname"]) for s in found}) == 1 else None)
-
-    def _lua_module(self, module: str) -> list[str]:
-        """The project files of a Lua module path (``vim.lsp.util``: ``lua/vim/lsp/util.lua``), if any."""
-        key = (module, "\0lua")  # apart from module_files' keys, whose second part is a folder or a path
-        if key not in self._module_cache:
-            tail = "/" + module.replace(".", "/")
-            self._module_cache[key] = [p for stem, paths in self.by_stem.items() if ("/" + stem).endswith(tail)
-                                       for p in paths if p.endswith(".lua")]
-        return self._module_cache[key]
 
     def _module_files_of(self, bound: str, module: str, from_path: str) -> list[str]:
         """The project files of the module an import bound to ``bound`` (``from . import types`` binds the
