@@ -65,9 +65,7 @@ class ModuleLanguages:
         the project does not define (a builtin, a library's) or what only runs know."""
         if kind != "calls" or receiver == EXPRESSION:
             return None
-        scopes = [source]
-        while scopes[-1]:
-            scopes.append(owner_of(scopes[-1]))
+        scopes = _zig_scopes(source)
         path = typed or receiver
         if not path:
             place = self._zig_path(name, from_path, scopes, 0)
@@ -84,20 +82,11 @@ class ModuleLanguages:
         """Where a dotted path written in ``path`` within ``scopes`` (innermost first, "" the file) leads."""
         head, *rest = dotted.split(".")
         bare, call = head.removesuffix("()"), head.endswith("()")
-        imports = self.file_imports.get(path, {})
-        place = None
         if head == zig.THIS:  # `self: *@This()`: the container the scope is in, else the file
             own = next((s for s in scopes if s and self.by_file_qual.get((path, s), {}).get("kind") in _CONTAINERS), "")
-            place, scopes = self._zig_value(zig.THIS + own, path, scopes, depth + 1), []
-        for scope in scopes:
-            key = f"{scope}.{bare}" if scope else bare
-            if key in imports:
-                place = self._zig_value(imports[key], path, scopes[scopes.index(scope):], depth + 1)
-                break
-            found = self._zig_member(path, scope, bare)
-            if found is not None:
-                place = ("symbol", found)
-                break
+            place = self._zig_value(zig.THIS + own, path, scopes, depth + 1)
+        else:  # Zig forbids shadowing: the innermost scope naming it is the only one
+            place = next((p for scope in scopes if (p := self._zig_name(path, scope, bare, depth)) is not None), None)
         place = self._zig_called(place, depth + 1) if call and place is not None else place
         for part in rest:
             place = self._zig_step(place, part, depth + 1) if place is not None else None
@@ -112,20 +101,20 @@ class ModuleLanguages:
         if where == "symbol" and what["kind"] == "attribute":  # a field: what its declared type is
             typ = zig.field_type(what["signature"])
             owner = owner_of(what["qualname"])
-            place = self._zig_path(typ, what["path"], [owner, *([""] if owner else [])], depth + 1) if typ else None
+            place = self._zig_path(typ, what["path"], _zig_scopes(owner), depth + 1) if typ else None
             return self._zig_step(place, part, depth + 1) if place is not None else None
-        path = what if where == "file" else what["path"]
-        scope = "" if where == "file" else type_key(what["qualname"])
-        imports = self.file_imports.get(path, {})
-        key = f"{scope}.{bare}" if scope else bare
-        found = self._zig_member(path, scope, bare)
-        if found is not None:
-            place = ("symbol", found)
-        elif key in imports:
-            place = self._zig_value(imports[key], path, [scope, *([""] if scope else [])], depth + 1)
-        else:
-            return None
+        place = self._zig_name(what if where == "file" else what["path"],
+                               "" if where == "file" else type_key(what["qualname"]), bare, depth)
         return self._zig_called(place, depth + 1) if call and place is not None else place
+
+    def _zig_name(self, path: str, scope: str, name: str, depth: int) -> Place | None:
+        """What a name means in a container of a file (scope "": the file): its member, or where its binding
+        (``const mem = std.mem;``, keyed ``scope.name``) leads."""
+        found = self._zig_member(path, scope, name)
+        if found is not None:
+            return "symbol", found
+        value = self.file_imports.get(path, {}).get(f"{scope}.{name}" if scope else name)
+        return self._zig_value(value, path, _zig_scopes(scope), depth + 1) if value else None
 
     def _zig_member(self, path: str, scope: str, name: str) -> dict | None:
         """What a file's container (or the file, scope "") defines by a name, a field too; never a test."""
@@ -161,6 +150,14 @@ class ModuleLanguages:
         what = place[1]
         if what["kind"] == "struct":  # a type function's own struct, or the one it returns (`return HashMap(K, V)`)
             other = self.file_imports.get(what["path"], {}).get(what["qualname"] + "()")
-            return self._zig_value(other, what["path"], [what["qualname"], ""], depth + 1) if other else place
-        typ, owner = zig.returns(what["signature"]), owner_of(what["qualname"])
-        return self._zig_path(typ, what["path"], [owner, *([""] if owner else [])], depth + 1) if typ else None
+            return self._zig_value(other, what["path"], _zig_scopes(what["qualname"]), depth + 1) if other else place
+        typ = zig.returns(what["signature"])
+        return self._zig_path(typ, what["path"], _zig_scopes(owner_of(what["qualname"])), depth + 1) if typ else None
+
+
+def _zig_scopes(qualname: str) -> list[str]:
+    """The scopes a name is looked up in from a symbol, innermost first: itself, its containers, the file ("")."""
+    scopes = [qualname]
+    while scopes[-1]:
+        scopes.append(owner_of(scopes[-1]))
+    return scopes
