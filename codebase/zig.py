@@ -4,7 +4,7 @@ one (``fn ArrayList(comptime T: type) type``, whose struct's members are the typ
 ``@This()`` names it or the container it is in, and ``@import("mem.zig")`` binds a file. A call is a chain of
 suffixes (``std.mem.eql(...)``, ``list.append(...)``): its name and the path it is called on, resolved through
 the file's imports, aliases (``const debug = std.debug;``) and declared types (``self: *Self``, ``p: Point``,
-``var l = List.init(a)``, whose ``init`` returns its type by convention)."""
+``var l = List.init(a)`` where ``fn init(a: Allocator) Self``) by ``codebase.modular``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ THIS = "^"
 ALIAS = "="
 #: between an import's module and the path of fields taken from it (``@import("list.zig").List``)
 FIELDS = "|"
-_CONTAINERS = frozenset({*CONTAINER_KINDS.values(), "enum"})
+_CONTAINERS = frozenset(CONTAINER_KINDS.values())
 #: nodes that declare a variable's type (``declared``)
 DECLARING = frozenset({"ParamDecl", "ContainerField", "VarDecl"})
 _MODIFIERS = frozenset({"pub", "export", "extern", "inline", "noinline", "threadlocal"})
@@ -114,7 +114,7 @@ def signature(node) -> str:
     head = value.named_children[0] if value is not None and value.named_children else None
     if head is not None:  # `const Point = struct`, not its body
         brace = next((c for c in head.children if c.type == "{"), None)
-        text = node.text[: (brace or head).start_byte - node.start_byte].decode("utf-8", errors="replace") \
+        text = node.text[: brace.start_byte - node.start_byte].decode("utf-8", errors="replace") \
             if brace is not None else text.split("\n", 1)[0]
     return _modifiers(node) + " ".join(text.split()).rstrip("{ ").rstrip()
 
