@@ -23,7 +23,8 @@ _CAPS = re.compile(r"\b[A-Z][a-zA-Z0-9'’\-]*[a-zA-Z0-9](?:\s+[A-Z][a-zA-Z0-9'�
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
 _SHOUTED = re.compile(r"\b[A-Z][A-Z0-9]+(?:[ \t]+[A-Z][A-Z0-9]+)+\b")  # a run of words in capitals
 
-# Capitalised words that are (almost) never names: function words, question words, months kept out.
+# Capitalised words that are (almost) never names: function words, question words, chat words (days and
+# months are CALENDAR).
 STOPWORDS = frozenset("""
 a about above after again against all also am an and any are aren't as at be because been before being below
 between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
@@ -57,6 +58,15 @@ bun cargo celery consul cypress dart elixir envoy flask helm jest maven mocha no
 poetry puppeteer rails rake react ruff rust selenium sentry slack snowflake spark storybook stripe svelte tomcat
 torch vagrant vault yarn
 """.split())
+
+#: days and months name a time, not a thing: "Last Friday" or "July" linked every turn of a chat that said so to
+#: every question naming the day (LoCoMo's "What did Joanna finish last Friday?"), as a hub of dates would
+CALENDAR = frozenset("""
+monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun
+january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec weekend weekends
+""".split())
+_CALENDAR_QUALIFIERS = frozenset("last next this early late mid every".split())
 
 #: words stripped from the ends of a capitalised phrase ("The Billing Team" -> "Billing Team").
 _EDGE_WORDS = STOPWORDS - {"new", "old", "first", "last", "next", "great", "good", "nice", "one", "two", "three"}
@@ -154,6 +164,8 @@ def extract(text: str) -> list[Candidate]:
             words.pop()
         if not words:
             continue
+        if _is_date(words):
+            continue
         phrase = re.sub(r"['’]s$", "", " ".join(words))
         # "Friends are the best!": a common word capitalised only because it opens the sentence is no name
         # ("Orion is the codename..." still is); named again mid-sentence, or already known, it links anyway
@@ -168,6 +180,16 @@ def extract(text: str) -> list[Candidate]:
             continue
         add(m.group(0), "name")
     return list(found.values())
+
+
+def _is_date(words: list[str]) -> bool:
+    """Whether a capitalised phrase only names a day or month ("Friday", "Last Friday", "Early July", "Fri")."""
+    bare = [re.sub(r"['’]s$", "", w).lower().rstrip(".") for w in words]
+
+    def day(w: str) -> bool:
+        return w in CALENDAR or w.rstrip("s") in CALENDAR  # Fridays, Tues
+
+    return day(bare[-1]) and all(day(w) or w in _CALENDAR_QUALIFIERS for w in bare)
 
 
 class EntityIndex:

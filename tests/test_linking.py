@@ -63,6 +63,15 @@ def test_technology_names_that_are_common_words_stay_names_when_they_open_a_sent
     assert names("Go ahead and merge. Make sure the tests pass.") == set()
 
 
+def test_days_and_months_are_no_names_but_names_containing_them_stay():
+    assert names("Joanna: I finished my screenplay last Friday.") == {"Joanna"}
+    assert names("Last Friday, Nate won. See you on Mondays, or Next Tue. Back in Early July, Orion shipped.") == {
+        "Nate", "Orion"}
+    assert names("Deploy freeze from December to January at Acme") == {"Acme"}
+    # a title or a place named after a day is a name
+    assert names("I read the Sunday Times on Good Friday in Rome") >= {"Sunday Times", "Good Friday", "Rome"}
+
+
 def test_a_verb_that_opens_a_note_is_no_part_of_the_name_after_it():
     assert names("Pinned Poetry to 1.8 because 1.9 broke CI.") == {"Poetry", "CI"}
     assert names("Upgraded React to 18.3.\nVisited The Louvre.") == {"React", "Louvre"}
