@@ -261,8 +261,9 @@ class Config:
 
     # --- score floor ---
     #: results scoring below this fraction of the top score are dropped: with convex fusion a memory only the
-    #: graph leg reaches at two hops scores about a tenth of the top, and must stay.
-    min_score_relative: float = 0.05
+    #: graph leg reaches, at two hops, scores about a twentieth of the top (the graph weighs 0.2 of 2.2 at
+    #: most), and must stay (tests/test_entities.py: "What problems does Orion have?").
+    min_score_relative: float = 0.02
     #: results scoring below this absolute [0, 1] score are dropped (callers may raise it).
     min_score_absolute: float = 0.0
 

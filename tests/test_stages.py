@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from memory_graph.retrieval import (convex, decay_factor, decay_factors, first_of_each_group, importance_factor,
                                     is_evergreen, min_score_filter, mmr,
-                                    passage_scores, personalized_pagerank, ppr_factors, rrf, similarity_matrix)
+                                    passage_scores, personalized_pagerank, ppr_factors, ppr_reach, rrf,
+                                    similarity_matrix)
 
 ids = st.lists(st.sampled_from([f"d{i}" for i in range(30)]), unique=True, max_size=20)
 rankings = st.dictionaries(st.sampled_from(["vector", "bm25", "graph"]), ids, min_size=1)
@@ -250,6 +251,14 @@ def test_one_per_group_keeps_each_groups_first_in_order_and_every_ungrouped_id(o
         assert next(d for d in ordered if groups.get(d) == g) in kept
 
 
+def test_the_preferred_window_stands_for_its_group_in_its_own_place():
+    # w1 outscores w2, but w2 holds the line the query names (a prior of 1 against 0.3)
+    ordered = ["w1", "other", "w2", "w3"]
+    groups = {"w1": "f", "w2": "f", "w3": "f", "other": None}
+    assert first_of_each_group(ordered, groups) == ["w1", "other"]
+    assert first_of_each_group(ordered, groups, {"w1": 0.3, "w2": 1.0, "w3": 1.0, "other": 1.0}) == ["other", "w2"]
+
+
 edge_lists = st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7), st.floats(0.1, 5)), min_size=1, max_size=20)
 
 
@@ -279,6 +288,28 @@ def test_ppr_without_edges_changes_nothing():
 def test_ppr_factor_formula():
     f = ppr_factors({"a": 0.9, "b": 0.2}, {"a": 0.4, "b": 0.1}, beta=0.5, has_edges=True)
     assert f["a"] == pytest.approx(1.0) and f["b"] == pytest.approx(0.5 + 0.5 * 0.25)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.01, 1.0), min_size=2, max_size=8))
+def test_ppr_never_reorders_candidates_the_graph_joins_alike(fused):
+    # each candidate names the query's entity once, as the answer and its look-alikes do: the graph tells them
+    # apart in nothing, so the dampened scores keep the fused order (p / restart inverted it)
+    scores = {f"d{i}": f for i, f in enumerate(fused)}
+    edges = [(d, d, 1.0) for d in scores] + [(d, "q", 1.0) for d in scores]
+    reach = ppr_reach(edges, scores, ["q"], alpha=0.85, max_iter=200, tol=1e-12)
+    factors = ppr_factors(scores, reach, beta=0.1, has_edges=True)
+    damped = {d: scores[d] * factors[d] for d in scores}
+    assert sorted(scores, key=lambda d: (-scores[d], d)) == sorted(damped, key=lambda d: (-damped[d], d))
+
+
+def test_ppr_reach_rewards_what_names_more_of_the_query():
+    edges = [("both", "both", 1.0), ("one", "one", 1.0), ("none", "none", 1.0), ("hop", "hop", 1.0),
+             ("both", "q1", 1.0), ("both", "q2", 1.0), ("one", "q1", 1.0), ("hop", "one", 0.5)]
+    reach = ppr_reach(edges, ["both", "one", "none", "hop"], ["q1", "q2"], alpha=0.85, max_iter=200, tol=1e-12)
+    assert reach["both"] > reach["one"] > reach["hop"] > reach["none"] == 0.0
+    factors = ppr_factors({d: 0.5 for d in reach}, reach, beta=0.1, has_edges=True)
+    assert factors["both"] == 1.0 and factors["none"] == pytest.approx(0.9)
 
 
 def test_ppr_favours_nodes_near_the_restart():

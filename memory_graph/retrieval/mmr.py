@@ -15,22 +15,20 @@ def min_score_filter(scores: Mapping[str, float], relative: float, absolute: flo
     return {d: s for d, s in scores.items() if s >= floor}
 
 
-def first_of_each_group(ordered: Sequence[str], groups: Mapping[str, Hashable | None]) -> list[str]:
+def first_of_each_group(ordered: Sequence[str], groups: Mapping[str, Hashable | None],
+                        prefer: Mapping[str, float] | None = None) -> list[str]:
     """Keep, in order, only the first id of each group; an id whose group is None stands alone.
 
     Windows of one long definition are one answer: its best window stands for it (as web search collapses
-    results from one site, or Elasticsearch's field collapsing).
+    results from one site, or Elasticsearch's field collapsing). prefer: within a group, the first of the ids
+    with the highest value stands instead (the window holding the line a query names, whatever its score).
     """
-    seen: set[Hashable] = set()
-    out = []
+    stands: dict[Hashable, str] = {}
     for d in ordered:
         g = groups.get(d)
-        if g is not None:
-            if g in seen:
-                continue
-            seen.add(g)
-        out.append(d)
-    return out
+        if g is not None and (g not in stands or (prefer and prefer.get(d, 0) > prefer.get(stands[g], 0))):
+            stands[g] = d
+    return [d for d in ordered if groups.get(d) is None or stands[groups[d]] == d]
 
 
 def mmr(ids: Sequence[str], scores: Sequence[float], similarity: np.ndarray, lam: float,

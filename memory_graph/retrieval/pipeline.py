@@ -13,7 +13,7 @@ from ..models import Explanation, Hit
 from .decay import decay_factors
 from .fusion import convex, rrf
 from .mmr import first_of_each_group, min_score_filter, mmr, similarity_matrix
-from .ppr import ppr_factors, ppr_lift
+from .ppr import ppr_factors, ppr_reach
 
 
 @dataclass
@@ -94,9 +94,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     if use_ppr and beta > 0 and local_edges is not None and q_ents:
         edges = local_edges(pool, q_ents)
         if any(u != v for u, v, _ in edges):
-            lift = ppr_lift(edges, {d: fused[d] for d in pool}, q_ents, config.ppr_alpha, config.ppr_max_iter,
-                            config.ppr_tol)
-            factors_ppr = ppr_factors({d: fused[d] for d in pool}, lift, beta, has_edges=True)
+            reach = ppr_reach(edges, pool, q_ents, config.ppr_alpha, config.ppr_max_iter, config.ppr_tol)
+            factors_ppr = ppr_factors({d: fused[d] for d in pool}, reach, beta, has_edges=True)
     clock.lap("ppr")
 
     if use_decay and kind == "memory":
@@ -111,7 +110,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     scores = min_score_filter(scores, config.min_score_relative, floor_abs)
     ordered = sorted(scores, key=lambda d: (-scores[d], d))
     if config.collapse_groups:
-        ordered = first_of_each_group(ordered, {d: info[d].group for d in ordered})
+        ordered = first_of_each_group(ordered, {d: info[d].group for d in ordered},
+                                      {d: info[d].prior for d in ordered})
     pre_rank = {d: i + 1 for i, d in enumerate(ordered)}
     if use_mmr and len(ordered) > 1:
         sim = similarity_matrix([info[d].vector for d in ordered], [info[d].words for d in ordered])

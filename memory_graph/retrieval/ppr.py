@@ -64,17 +64,21 @@ def ppr_factors(candidates: Mapping[str, float], ppr: Mapping[str, float], beta:
     return {d: (1 - beta) + beta * ppr.get(d, 0.0) / top for d in candidates}
 
 
-def ppr_lift(edges: list[tuple[str, str, float]], scores: Mapping[str, float], query_nodes: Iterable[str],
-             alpha: float, max_iter: int, tol: float) -> dict[str, float]:
-    """How much mass the graph brings to each candidate: p(d) / r(d), where 1 means "the graph is neutral".
+def ppr_reach(edges: list[tuple[str, str, float]], candidates: Iterable[str], query_nodes: Iterable[str],
+              alpha: float, max_iter: int, tol: float) -> dict[str, float]:
+    """How near each candidate lies to the query's entities: its PPR mass with the walk restarting at them.
 
-    Restart r: each candidate's fused score, each query entity the top score. Candidates carry self-loops
-    (see Graph.local_edges), so a candidate joined to nothing keeps exactly its restart mass.
+    The restart holds the query's entities only, as HippoRAG seeds its walk (Gutierrez et al., NeurIPS 2024):
+    candidates that name the same query entity in the same way get the same mass, so the graph never reorders
+    them, and one that names two of the query's entities, or is joined to those that do, gets more. The
+    design's restart (the fused scores plus the entities), read as p(d) / restart(d), did reorder them, and the
+    wrong way: the walk shares an entity's mass evenly, so the lower a candidate's fused score, the larger
+    its lift. LoCoMo's "What did Joanna just finish last Friday?" lost its answer (fused 0.892, factor 0.976)
+    to a turn fused at 0.841 (factor 0.992) naming the same day (``python -m benchmarks.sweep --dataset locomo
+    --queries 1345``; README, "How a search works").
     """
-    top = max(scores.values(), default=0.0)
-    restart = dict(scores)
-    for q in query_nodes:
-        restart[q] = restart.get(q, 0.0) + top
-    p = personalized_pagerank(edges, restart, alpha=alpha, max_iter=max_iter, tol=tol, nodes=scores)
-    total_r = sum(restart.values())
-    return {d: p.get(d, 0.0) / (restart[d] / total_r) if restart[d] > 0 else 1.0 for d in scores}
+    q = list(query_nodes)
+    cands = list(candidates)
+    p = personalized_pagerank(edges, {n: 1.0 for n in q}, alpha=alpha, max_iter=max_iter, tol=tol,
+                              nodes=[*cands, *q])
+    return {d: p.get(d, 0.0) for d in cands}
