@@ -309,7 +309,7 @@ class Graph:
         Two candidates naming the same entity e are joined with weight w1 x w2 / deg(e) (hubs count little;
         entities of more than 20 x hub_degree mentions are skipped); a candidate is joined to a query
         entity it names, and to a candidate it has a relation with. Every candidate gets a self-loop of
-        weight 1, so mass stays where the graph says nothing.
+        weight 1, so it keeps part of the mass the walk brings it instead of passing it all on.
         """
         cands = [c for c in dict.fromkeys(candidates) if c in self]
         cset, qset = set(cands), {q for q in query_nodes if q in self}
