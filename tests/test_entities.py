@@ -121,6 +121,19 @@ def test_words_that_only_open_sentences_do_not_become_entities(engine):
     assert first in {r["id"] for r in engine.get_related(beacon.id, depth=1)}
 
 
+def test_prune_entities_removes_days_a_store_written_before_made_entities(engine, monkeypatch):
+    from memory_graph import linking
+
+    with monkeypatch.context() as m:  # a store written before days and months stopped being names
+        m.setattr(linking, "_is_date", lambda words: False)
+        keep = engine.store("Orion ships on Friday, Last Friday it slipped")
+    assert {"Friday", "Last Friday", "Orion"} <= {e.name for e in engine.list_entities()}
+    assert sorted(e.name for e in engine.prune_entities(apply=True)) == ["Friday", "Last Friday"]
+    assert {e.name for e in engine.list_entities()} >= {"Orion"}
+    assert not {"Friday", "Last Friday"} & {e.name for e in engine.list_entities()}
+    assert [h.id for h in engine.search("Orion", mode="graph")] == [keep]
+
+
 def test_prune_entities_removes_names_extraction_no_longer_makes(engine, monkeypatch, tmp_path):
     from memory_graph import linking
 
