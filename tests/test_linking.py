@@ -70,6 +70,7 @@ def test_days_and_months_are_no_names_but_names_containing_them_stay():
     assert names("Deploy freeze from December to January at Acme") == {"Acme"}
     # a title or a place named after a day is a name
     assert names("I read the Sunday Times on Good Friday in Rome") >= {"Sunday Times", "Good Friday", "Rome"}
+    assert names("We quoted Theresa May and August Wilson") == {"Theresa May", "August Wilson"}
 
 
 def test_a_verb_that_opens_a_note_is_no_part_of_the_name_after_it():
