@@ -85,8 +85,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
 
     factors_ppr = {d: 1.0 for d in pool}
     q_ents = list(query_entities)
-    # PageRank is personalised by the query's entities: without any, it would only reward candidates that
-    # are well connected to each other, which measured as noise on SciFact and LoCoMo (benchmarks/)
+    # the walk starts from the query's entities: without any there is nothing to start from (a walk from the
+    # fused scores alone rewarded candidates well connected to each other, noise on SciFact and LoCoMo)
     beta = config.ppr_beta
     if config.ppr_by_specificity and "graph" in legs:
         # the graph leg's specificity: entities that hundreds of records name make PageRank as noisy as the leg
