@@ -18,14 +18,14 @@ import pyarrow as pa
 
 from .errors import NotFoundError, ValidationError
 from .graph import CHUNK, DEFINES, SYMBOL, Graph
-from .linking import EntityIndex
+from .linking import EntityIndex, prefer_exact
 from .models import Filters, Hit
 from .paths import is_package_file, is_test_path
 from .retrieval import Candidate, LegResult, rank
 from .retrieval.density import current_lists, density, localized_centering, update_neighbours
 from .runs import describe, keep_runs_out, notes_runs, running
 from .store.lance import sql_in, sql_quote, vector_matrix
-from .text import code_mentions, dotted_names, names_identifier, words
+from .text import code_mentions, dotted_names, names_identifier, one_name, words
 from .validation import check_filter, check_limit, check_name, check_query, check_text
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
@@ -484,7 +484,11 @@ class CodeMixin:
         with self._graph_lock:
             text, in_files, at_lines = self._file_mentions(query[:2_000], filters.project)
             mentions, seeds = self._dotted_mentions(code_mentions(dotted_names(text)), filters.project)
-            named = {**self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",)), **seeds}
+            found = self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",),
+                                                   function_words=one_name(query))
+            forms = {i: (self.symbol_index.names[i][0], str(self.code_graph.attrs(i).get("name", "")))
+                     for i in found if i in self.code_graph}
+            named = {**prefer_exact(found, forms, mentions, self.config.code_inexact_seed_weight), **seeds}
             seeds = {**named, **in_files}
             at_lines = self._lines_named(at_lines, named)
         seeds = seeds or self._short_name_seeds(query, filters.project)
@@ -499,10 +503,15 @@ class CodeMixin:
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c)
         legs = self._collect(jobs)
+        if "graph" in legs and one_name(query):
+            # every definition of the one name asked for is an answer, however many there are: the leg weighs
+            # as much as for a name defined once, so a longer name that contains it (convert_flip for
+            # convert), which BM25 may prefer, does not outrank them
+            legs["graph"].weight_scale = self.config.graph_max_boost
         weights = self.config.code_identifier_weights if names_identifier(dotted_names(query)) else \
             self.config.code_weights
         with self._graph_lock:  # as in search: hubs do not personalise PPR
-            q_ents = self.code_graph.specific(seeds, self.config.graph_hub_degree)
+            q_ents = {s: seeds[s] for s in self.code_graph.specific(seeds, self.config.graph_hub_degree)}
         test_prior = 1.0 if asks_for_tests(query) else self.config.code_test_factor
         prose_prior = 1.0 if asks_for_docs(query) else self.config.code_prose_factor
 

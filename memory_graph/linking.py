@@ -8,8 +8,9 @@ import gzip
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable, Mapping
 
-from .text import WORD_RE
+from .text import IDENT_RE, WORD_RE
 
 _BACKTICK = re.compile(r"`([^`\n]{2,80})`")
 _PATH = re.compile(r"(?<![\w/.])(?:\.{0,2}/)?(?:[\w.\-]+/)+[\w.\-]+|\b[\w\-]+\.(?:md|py|js|ts|tsx|jsx|json|ya?ml|toml|"
@@ -182,6 +183,24 @@ def extract(text: str) -> list[Candidate]:
     return list(found.values())
 
 
+def prefer_exact(matches: Mapping[str, float], forms: Mapping[str, Iterable[str]], text: str,
+                 inexact: float) -> dict[str, float]:
+    """Match weights with a text's own spelling first: a match whose forms (a symbol's name and qualified
+    name) the text spells exactly, in their case and with their underscores, keeps its weight; one that
+    shares such a form's normal form without being spelt so (``request`` for ``Request``,
+    ``get_text_stdout`` for ``_get_text_stdout``, ``Exit`` for ``__exit__``) gets ``inexact`` times its own.
+    A match no exact spelling competes with (``Progressbar`` for ``ProgressBar``) keeps its weight.
+    """
+    spelt = set()
+    for tok in IDENT_RE.findall(text):
+        spelt.add(tok)
+        spelt.update(tok.split("."))
+    exact = {m for m in matches if any(f in spelt for f in forms.get(m, ()))}
+    taken = {norm(f) for m in exact for f in forms.get(m, ()) if f in spelt}
+    return {m: (w if m in exact or not any(norm(f) in taken for f in forms.get(m, ())) else w * inexact)
+            for m, w in matches.items()}
+
+
 def _is_date(words: list[str]) -> bool:
     """Whether a capitalised phrase only names a day or month ("Friday", "Last Friday", "Early July", "Fri")."""
     bare = [re.sub(r"['’]s$", "", w).lower().rstrip(".") for w in words]
@@ -233,11 +252,14 @@ class EntityIndex:
         return None
 
     def mentioned_in(self, text: str, max_ngram: int = 4, fuzzy_cutoff: float | None = None,
-                     skip_types: tuple[str, ...] = (), longest: bool = False) -> dict[str, float]:
+                     skip_types: tuple[str, ...] = (), longest: bool = False,
+                     function_words: bool = False) -> dict[str, float]:
         """Entities whose name or alias a text names: exact on normal forms of 1-4 word n-grams, then fuzzy.
 
         longest: words inside a longer match name nothing on their own (``Context.invoke`` is not also
-        every ``invoke``). Returns entity id -> match weight (1.0 exact, the similarity ratio when fuzzy).
+        every ``invoke``). function_words: a word such as "get" or "update" may name an entity on its own (a
+        code query that is one name). Returns entity id -> match weight (1.0 exact, the similarity ratio when
+        fuzzy).
         """
         toks = WORD_RE.findall(text)
         out: dict[str, float] = {}
@@ -245,7 +267,7 @@ class EntityIndex:
         # ids sorted: the order of `out` is the graph leg's seed order, and a set's order varies by process
         for size in range(max_ngram, 0, -1):
             for i in range(len(toks) - size + 1):
-                if size == 1 and toks[i].lower() in STOPWORDS:
+                if size == 1 and not function_words and toks[i].lower() in STOPWORDS:
                     continue
                 if longest and not matched_pos.isdisjoint(range(i, i + size)):
                     continue

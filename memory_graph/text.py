@@ -60,6 +60,11 @@ def names_identifier(query: str) -> bool:
     return bool(code_mentions(query).strip(" ."))
 
 
+def one_name(query: str) -> bool:
+    """Whether a code query is a single name and nothing else: ``echo``, ``Context.invoke``, `` `get()` ``."""
+    return IDENT_RE.fullmatch(dotted_names(query.strip().strip("`").strip()).removesuffix("()")) is not None
+
+
 def code_mentions(query: str, short_query_words: int = 3) -> str:
     """The part of a query that may name a symbol: all of a short query, else only its identifier-shaped
     tokens (snake_case, camelCase, dotted, ``backticked``), so that prose such as "read the file" does not

@@ -255,6 +255,27 @@ def test_the_repo_probe_scores_definitions_outside_the_tests(tmp_path, engine):
     assert (res["mrr@10"], res["recall@1"], res["first_hit_in_tests"]) == (0.5, 0.5, 0)
 
 
+def test_the_name_probe_asks_each_definition_by_its_names_outside_tests(tmp_path, engine):
+    from benchmarks.name_probe import draw, evaluate, questions
+    from codebase import index_project
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src" / "a.py").write_text("class Request:\n    def send(self):\n        return 1\n\n\n"
+                                           "def request(method):\n    return Request()\n")
+    (tmp_path / "tests" / "test_a.py").write_text("def test_request():\n    assert request('get')\n")
+    index_project(engine, tmp_path, project="p")
+    symbols, _ = engine.code_symbols_and_refs("p")
+    drawn = draw(symbols, 10)
+    assert sorted(s["qualname"] for s in drawn) == ["Request", "Request.send", "request"]  # no test, no module
+    asked = questions(drawn)
+    assert sorted(asked["name"]) == ["Request", "request", "send"] and asked["qualname"] == ["Request.send"]
+    defined = {s["id"]: (s["qualname"], s["name"]) for s in symbols}
+    res = evaluate(engine, "p", {"qualname": ["Request.send", "nowhere"], "name": ["request"]}, defined)
+    assert [q["rank"] for q in res["qualname"]["per_query"]] == [1, None]
+    assert res["qualname"]["mrr@10"] == 0.5 and res["name"]["recall@1"] == 1.0
+
+
 def test_config_changes_reach_a_config_with_weights_as_lists():
     from benchmarks.systems import config_changes
     from memory_graph import Config

@@ -14,10 +14,16 @@ from .pipeline import LegResult
 class GraphHit:
     id: str
     hop: int
-    # the seeds in the order they reached it: a set of strings iterates in an order that varies by process
-    seeds: dict[str, None] = field(default_factory=dict)
+    # the seeds in the order they reached it (a set of strings iterates in an order that varies by process),
+    # each with its match weight
+    seeds: dict[str, float] = field(default_factory=dict)
     strength: float = 0.0
     path: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        """The leg's score: 1 / hops for its best-matched seed, times that match's weight, plus 0.1 a seed."""
+        return max(self.seeds.values(), default=1.0) / self.hop + 0.1 * len(self.seeds)
 
 
 def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict], bool], limit: int,
@@ -27,6 +33,9 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
     Hop 1: targets linked to a seed. Hop 2: targets sharing a non-hub entity with a hop-1 target, linked to
     an entity related to a seed, or related to a hop-1 target. Order: fewer hops, then more seeds reached,
     then more strength, where each edge adds weight / sqrt(degree of the connecting node) so hubs count little.
+    A seed's weight (1 for an exact match) scales what it reaches, so a target reached only through a looser
+    match (a fuzzy one, or a symbol whose name differs from the query's in case) ranks below one reached
+    through an exact match at the same hop.
     Targets failing ``accept`` (the pushed-down filters) still bridge to others but are never returned.
     Seeds with more than ``hub_degree`` edges are not expanded: they reach only the targets that define them.
     """
@@ -39,7 +48,7 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
         if h is None or hop < h.hop:
             pool[node] = h = GraphHit(node, hop, path=path)
         if hop == h.hop:
-            h.seeds[seed] = None
+            h.seeds[seed] = seeds[seed]
             h.strength += strength
 
     def strongest(node: str):
@@ -89,7 +98,7 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
             for m2, _t, w, _d in strongest(e):
                 if graph.kind(m2) == target:
                     reach(m2, 2, seed, strength * w * damp, [*path, m2])
-    ranked = sorted(hits.values(), key=lambda h: (h.hop, -len(h.seeds), -h.strength, h.id))
+    ranked = sorted(hits.values(), key=lambda h: (h.hop, -h.score, -len(h.seeds), -h.strength, h.id))
     return ranked[:limit]
 
 
@@ -99,5 +108,5 @@ def graph_result(found, specific_hits: int, max_boost: float = 2.0) -> LegResult
     of abstracts ("DNA") makes it count for little."""
     hop1 = sum(1 for h in found if h.hop == 1)
     scale = min(max_boost, specific_hits / hop1) if hop1 else 1.0
-    return LegResult([h.id for h in found], [1.0 / h.hop + 0.1 * len(h.seeds) for h in found],
+    return LegResult([h.id for h in found], [h.score for h in found],
                      {h.id: h.path for h in found}, weight_scale=scale)

@@ -45,14 +45,16 @@ class Candidate:
 
 
 def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, limit: int, now: float,
-         query_entities: Iterable[str] = (),
+         query_entities: Iterable[str] | Mapping[str, float] = (),
          local_edges: Callable[[list[str], list[str]], list[tuple[str, str, float]]] | None = None,
          describe: Callable[[list[str]], dict[str, Candidate]],
          min_score: float | None = None, use_ppr: bool = True, use_decay: bool = True,
          use_mmr: bool = True, kind: str = "memory", timings: dict[str, float] | None = None) -> list[Hit]:
     """Run the pipeline's stages over the legs' rankings and return at most ``limit`` explained hits.
 
-    ``local_edges`` returns PPR's subgraph around the candidates and the query's entities; ``describe`` returns a
+    ``query_entities`` are where PPR's walk restarts, evenly or by the weights of a mapping (a looser match of
+    the query's names restarts less of it). ``local_edges`` returns PPR's subgraph around the candidates and the
+    query's entities; ``describe`` returns a
     Candidate per id still in the store (ids it omits are dropped: a derived index may lag behind).
     ``timings``, if given, receives the seconds each stage took (fusion, describe, ppr, decay, mmr).
     """
@@ -84,7 +86,9 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         return []
 
     factors_ppr = {d: 1.0 for d in pool}
-    q_ents = list(query_entities)
+    restart = (dict(query_entities) if isinstance(query_entities, Mapping)
+               else {e: 1.0 for e in query_entities})
+    q_ents = list(restart)
     # the walk starts from the query's entities: without any there is nothing to start from (a walk from the
     # fused scores alone rewarded candidates well connected to each other, noise on SciFact and LoCoMo)
     beta = config.ppr_beta
@@ -94,7 +98,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     if use_ppr and beta > 0 and local_edges is not None and q_ents:
         edges = local_edges(pool, q_ents)
         if any(u != v for u, v, _ in edges):
-            reach = ppr_reach(edges, pool, q_ents, config.ppr_alpha, config.ppr_max_iter, config.ppr_tol)
+            reach = ppr_reach(edges, pool, restart, config.ppr_alpha, config.ppr_max_iter, config.ppr_tol)
             factors_ppr = ppr_factors({d: fused[d] for d in pool}, reach, beta, has_edges=True)
     clock.lap("ppr")
 

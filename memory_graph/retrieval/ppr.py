@@ -64,11 +64,13 @@ def ppr_factors(candidates: Mapping[str, float], ppr: Mapping[str, float], beta:
     return {d: (1 - beta) + beta * ppr.get(d, 0.0) / top for d in candidates}
 
 
-def ppr_reach(edges: list[tuple[str, str, float]], candidates: Iterable[str], query_nodes: Iterable[str],
-              alpha: float, max_iter: int, tol: float) -> dict[str, float]:
+def ppr_reach(edges: list[tuple[str, str, float]], candidates: Iterable[str],
+              query_nodes: Iterable[str] | Mapping[str, float], alpha: float, max_iter: int,
+              tol: float) -> dict[str, float]:
     """How near each candidate lies to the query's entities: its PPR mass with the walk restarting at them.
 
-    The restart holds the query's entities only, as HippoRAG seeds its walk (Gutierrez et al., NeurIPS 2024):
+    The restart holds the query's entities only (evenly, or in proportion to a mapping's weights), as HippoRAG
+    seeds its walk (Gutierrez et al., NeurIPS 2024):
     candidates that name the same query entity in the same way get the same mass, so the graph never reorders
     them, and one that names two of the query's entities, or is joined to those that do, gets more. The
     design's restart (the fused scores plus the entities), read as p(d) / restart(d), did reorder them, and the
@@ -77,8 +79,7 @@ def ppr_reach(edges: list[tuple[str, str, float]], candidates: Iterable[str], qu
     to a turn fused at 0.841 (factor 0.992) naming the same day (``python -m benchmarks.sweep --dataset locomo
     --queries 1345``; README, "How a search works").
     """
-    q = list(query_nodes)
+    restart = dict(query_nodes) if isinstance(query_nodes, Mapping) else {n: 1.0 for n in query_nodes}
     cands = list(candidates)
-    p = personalized_pagerank(edges, {n: 1.0 for n in q}, alpha=alpha, max_iter=max_iter, tol=tol,
-                              nodes=[*cands, *q])
+    p = personalized_pagerank(edges, restart, alpha=alpha, max_iter=max_iter, tol=tol, nodes=[*cands, *restart])
     return {d: p.get(d, 0.0) for d in cands}
