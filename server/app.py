@@ -383,7 +383,8 @@ def build_server(state: ServerState) -> MCPServer:
         Test files rank below the code they test unless the query mentions tests, and documentation (Markdown,
         reST, text) below the code it describes unless the query mentions docs. A file's path names what follows
         it (db/transaction.py:atomic, tests/test_x.py::TestX::test_y, a traceback's File "...", line 88: the
-        chunk holding that line first)."""
+        chunk holding that line first). A name alone (Request, Context.invoke, get) ranks its definitions first,
+        those spelt as asked before those that differ in case or underscores."""
         eng = state.engine()
         if project == "*":
             proj = None
