@@ -501,7 +501,9 @@ class CodeMixin:
             jobs["bm25"] = self._pool.submit(self.text.search, query, filters, now, c, "code",
                                              self.config.bm25_code_title_boost)
         if mode in ("hybrid", "graph"):
-            jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c)
+            # a name alone: all its definitions, so what the leg leaves out is what does not define it
+            depth = max(c, self.config.code_name_definitions) if one_name(query) else c
+            jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, depth)
         legs = self._collect(jobs)
         if "graph" in legs and one_name(query):
             # every definition of the one name asked for is an answer, however many there are: the leg weighs
@@ -561,9 +563,11 @@ class CodeMixin:
         if not seeds:
             return LegResult()
         with self._graph_lock:
-            found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c, self.config.graph_hub_degree,
+            found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c + 1, self.config.graph_hub_degree,
                               self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
-        return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
+        res = graph_result(found[:c], self.config.graph_specific_hits, self.config.graph_max_boost)
+        res.complete = len(found) <= c
+        return res
 
     def _code_local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
         with self._graph_lock:

@@ -209,6 +209,10 @@ class Config:
     #: of click, requests, Flask and rich, MRR@10 at 1 / 0.5: 0.983 / 1.000, 0.993 / 1.000, 0.990 / 1.000,
     #: 0.955 / 1.000 (python -m benchmarks.name_probe SOURCE --variant 'off={"code_inexact_seed_weight": 1}').
     code_inexact_seed_weight: float = 0.5
+    #: chunks the graph leg returns at most for a code query that is one name: every definition of a name that
+    #: many places define (Django's 46 ``check`` methods), which at the usual C (50) left the leg cut among ties,
+    #: so that everything else took its lowest score and it ranked nothing (convex fusion's floor).
+    code_name_definitions: int = 500
     # --- hubness reduction of the code vector leg (localized centering, retrieval/density.py) ---
     #: a chunk's density is its mean cosine to this many nearest chunks of its project, kept up to date at the
     #: end of each index run (a change takes effect at the next run).
@@ -328,7 +332,8 @@ class Config:
              "partition_retrain_growth > 1"),
             (self.change_log_rows >= 1 and self.sync_max_ids >= 1, "change_log_rows and sync_max_ids must be >= 1"),
             (0.0 <= self.min_score_relative <= 1.0, "min_score_relative must lie in [0, 1]"),
-            (self.candidates_min > 0 and self.candidates_factor > 0 and self.rerank_factor > 0,
+            (self.candidates_min > 0 and self.candidates_factor > 0 and self.rerank_factor > 0
+             and self.code_name_definitions > 0,
              "candidate counts must be > 0"),
             (self.max_limit > 0 and self.max_content_chars > 0, "limits must be > 0"),
             (min(self.embedding_cache_size, self.query_cache_size, self.describe_cache_size) >= 0,

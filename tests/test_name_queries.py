@@ -102,3 +102,25 @@ def test_every_definition_of_a_common_name_outranks_a_longer_name(names_engine):
 def test_a_name_that_is_also_a_function_word(names_engine):
     # "get" is a function word for memories ("get", "update", "set"), but as a code query it is a name
     assert first(names_engine, "get") == ["def get"]
+
+
+def test_a_name_defined_in_more_places_than_a_leg_returns(tmp_path):
+    # 60 classes define check(): more chunks than the 50 candidates a leg returns for limit 10
+    checks = "".join(f"class Rule{i}:\n    def check(self, value):\n        return value > {i}\n\n\n"
+                     for i in range(60))
+    write_files(tmp_path / "repo", {
+        "src/rules.py": checks,
+        "src/registry.py": "class CheckRegistry:\n    def run_checks(self, check, checks):\n"
+                           "        return [check(c) for c in checks]\n\n\n"
+                           "def check_thing(check):\n    return check\n",
+    })
+    for definitions, all_checks in ((500, True), (1, False)):
+        eng = Engine(tmp_path / f"data{definitions}", config=Config(code_name_definitions=definitions),
+                     embedder=HashEmbedder())
+        try:
+            index_project(eng, tmp_path / "repo", project="rules")
+            top = first(eng, "check", 10)
+        finally:
+            eng.close()
+        # cut at 50 among ties, the leg gave every other chunk its lowest score too, and ranked nothing
+        assert all(t.endswith("> def check") for t in top) is all_checks, (definitions, top)

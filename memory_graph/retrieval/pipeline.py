@@ -25,6 +25,9 @@ class LegResult:
     paths: dict[str, list[str]] = field(default_factory=dict)
     #: multiplies the leg's fusion weight for this query (the graph leg's specificity)
     weight_scale: float = 1.0
+    #: whether the leg returned everything it matched, so what it did not return scores 0 with it; None: when it
+    #: returned fewer than it was asked for
+    complete: bool | None = None
 
 
 @dataclass
@@ -66,7 +69,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         fused = rrf({leg: res.ids for leg, res in legs.items()}, w, config.rrf_k)
     else:
         # a leg that returned fewer than the C it was asked for has nothing more to say about the rest
-        complete = {leg for leg, res in legs.items() if len(res.ids) < config.candidates(limit)}
+        complete = {leg for leg, res in legs.items()
+                    if (len(res.ids) < config.candidates(limit) if res.complete is None else res.complete)}
         fused = convex({leg: (res.ids, res.scores) for leg, res in legs.items()}, w, complete)
     if not fused:
         return []
