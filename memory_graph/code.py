@@ -480,12 +480,12 @@ class CodeMixin:
         with self._lock:
             self._sync_with_others(locked=False)
         now = time.time()
-        c = self.config.candidates(limit)
+        c, name_only = self.config.candidates(limit), one_name(query)
         with self._graph_lock:
             text, in_files, at_lines = self._file_mentions(query[:2_000], filters.project)
             mentions, seeds = self._dotted_mentions(code_mentions(dotted_names(text)), filters.project)
             found = self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",),
-                                                   function_words=one_name(query))
+                                                   function_words=name_only)
             forms = {i: (self.symbol_index.names[i][0], str(self.code_graph.attrs(i).get("name", "")))
                      for i in found if i in self.code_graph}
             named = {**prefer_exact(found, forms, mentions, self.config.code_inexact_seed_weight), **seeds}
@@ -501,15 +501,8 @@ class CodeMixin:
             jobs["bm25"] = self._pool.submit(self.text.search, query, filters, now, c, "code",
                                              self.config.bm25_code_title_boost)
         if mode in ("hybrid", "graph"):
-            # a name alone: all its definitions, so what the leg leaves out is what does not define it
-            depth = max(c, self.config.code_name_definitions) if one_name(query) else c
-            jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, depth)
+            jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c, name_only)
         legs = self._collect(jobs)
-        if "graph" in legs and one_name(query):
-            # every definition of the one name asked for is an answer, however many there are: the leg weighs
-            # as much as for a name defined once, so a longer name that contains it (convert_flip for
-            # convert), which BM25 may prefer, does not outrank them
-            legs["graph"].weight_scale = self.config.graph_max_boost
         weights = self.config.code_identifier_weights if names_identifier(dotted_names(query)) else \
             self.config.code_weights
         with self._graph_lock:  # as in search: hubs do not personalise PPR
@@ -557,16 +550,24 @@ class CodeMixin:
             densities = {i: self.chunk_density[i] for i in ids if i in self.chunk_density}
         return LegResult(*localized_centering(ids, sims, densities, self.config.code_density_weight))
 
-    def _code_graph_leg(self, seeds: dict[str, float], filters: Filters, c: int) -> LegResult:
+    def _code_graph_leg(self, seeds: dict[str, float], filters: Filters, c: int, name_only: bool) -> LegResult:
+        """The chunks within two hops of the seeds. For a query that is one name, every definition of it is an
+        answer, however many there are: the leg returns them all (so what it leaves out does not define it) and
+        weighs as much as for a name defined once (so a longer name that contains it, convert_flip for convert,
+        which BM25 may prefer, does not outrank them)."""
         from .retrieval import graph_leg, graph_result
 
         if not seeds:
             return LegResult()
+        if name_only:
+            c = max(c, self.config.code_name_definitions)
         with self._graph_lock:
             found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c + 1, self.config.graph_hub_degree,
                               self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
         res = graph_result(found[:c], self.config.graph_specific_hits, self.config.graph_max_boost)
         res.complete = len(found) <= c
+        if name_only:
+            res.weight_scale = self.config.graph_max_boost
         return res
 
     def _code_local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
