@@ -21,8 +21,8 @@ from .graph import CHUNK, DEFINES, SYMBOL, Graph
 from .linking import EntityIndex, prefer_exact
 from .models import Filters, Hit
 from .paths import is_package_file, is_test_path
-from .retrieval import Candidate, LegResult, rank
-from .retrieval.density import current_lists, density, localized_centering, update_neighbours
+from .retrieval import Candidate, rank
+from .retrieval.density import current_lists, density, update_neighbours
 from .runs import describe, keep_runs_out, notes_runs, running
 from .store.lance import sql_in, sql_quote, vector_matrix
 from .text import code_mentions, dotted_names, names_identifier, one_name, words
@@ -130,22 +130,6 @@ def shows_signature(content: str, signature: str) -> bool:
     words documenting it: reading it once took requests' questions from MRR@10 0.786 to 0.809 and rich's from
     0.603 to 0.617, Django's from 0.571 to 0.563 (``python -m benchmarks.repo_probe``, README)."""
     return _SPACE.sub("", signature)[:20] in _SPACE.sub("", _TRIPLE_QUOTED.sub("", content))
-
-
-def code_node_filter(filters: Filters):
-    """The graph leg's pushed-down filter for chunk nodes."""
-    langs, types = set(filters.languages), set(filters.chunk_types)
-
-    def accept(a: dict) -> bool:
-        if filters.project is not None and a.get("project") != filters.project:
-            return False
-        if filters.path_prefix and not str(a.get("path", "")).startswith(filters.path_prefix):
-            return False
-        if langs and a.get("language") not in langs:
-            return False
-        return not types or a.get("chunk_type") in types
-
-    return accept
 
 
 def unchanged_vectors(old: pa.Table, chunks: list[dict]) -> list[str]:
@@ -540,55 +524,6 @@ class CodeMixin:
             span = a.get("lines") if a.get("symbol_kind") != "module" else None
             if span and span != (h.record["start_line"], h.record["end_line"]):
                 h.record["definition_start_line"], h.record["definition_end_line"] = span
-
-    def _code_vector_leg(self, query: str, filters: Filters, c: int) -> LegResult:
-        from .store import sql_filter
-
-        vec = self.embedder.encode_query(query[:4_000])
-        ids, sims = self.lance.vector_search("code_chunks", vec, sql_filter(filters, 0.0, kind="code"), c, ["id"])
-        with self._graph_lock:
-            densities = {i: self.chunk_density[i] for i in ids if i in self.chunk_density}
-        return LegResult(*localized_centering(ids, sims, densities, self.config.code_density_weight))
-
-    def _code_graph_leg(self, seeds: dict[str, float], filters: Filters, c: int, name_only: bool) -> LegResult:
-        """The chunks within two hops of the seeds. For a query that is one name, every definition of it is an
-        answer, however many there are: the leg returns them all (so what it leaves out does not define it) and
-        weighs as much as for a name defined once (so a longer name that contains it, convert_flip for convert,
-        which BM25 may prefer, does not outrank them)."""
-        from .retrieval import graph_leg, graph_result
-
-        if not seeds:
-            return LegResult()
-        if name_only:
-            c = max(c, self.config.code_name_definitions)
-        with self._graph_lock:
-            found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c + 1, self.config.graph_hub_degree,
-                              self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
-        res = graph_result(found[:c], self.config.graph_specific_hits, self.config.graph_max_boost)
-        res.complete = len(found) <= c
-        if name_only:
-            res.weight_scale = self.config.graph_max_boost
-        return res
-
-    def _code_local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
-        with self._graph_lock:
-            return self.code_graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
-                                               self.config.ppr_max_edges)
-
-    def _describe_code(self, ids: list[str]) -> dict[str, Candidate]:
-        cols = ["id", "project", "path", "language", "start_line", "end_line", "chunk_type", "name", "breadcrumb",
-                "symbol_id", "vector"]
-        out = {}
-        for r in self.lance.by_ids("code_chunks", ids, cols).to_pylist():
-            out[r["id"]] = Candidate(
-                created_at=0.0, evergreen=True, vector=r["vector"], words=set(),
-                title=r["breadcrumb"] or r["name"] or r["path"],
-                summary={"project": r["project"], "path": r["path"], "start_line": r["start_line"],
-                         "end_line": r["end_line"], "language": r["language"], "chunk_type": r["chunk_type"],
-                         "symbol_id": r["symbol_id"]},
-                # a chunk's windows share all of these; distinct chunks of one file differ in one of them
-                group=(r["project"], r["path"], r["chunk_type"], r["breadcrumb"], r["symbol_id"]))
-        return out
 
     def get_chunks(self, ids: str | list[str]) -> list[dict]:
         """Full code chunks (content included, vectors never) in the order asked."""

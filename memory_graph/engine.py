@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator
 from filelock import FileLock
 
 from .code import CodeMixin
+from .code_legs import CodeLegsMixin
 from .config import Config, default_data_dir
 from .embedding import LRU, Embedder, SentenceTransformerEmbedder
 from .entities import EntitiesMixin
@@ -63,7 +64,8 @@ def _timed(fn, timings: dict[str, float] | None, name: str, *args):
             timings[f"leg_{name}"] = time.perf_counter() - t
 
 
-class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, SymbolsMixin, MaintenanceMixin, TransferMixin):
+class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMixin, MaintenanceMixin,
+             TransferMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
     data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir).
