@@ -17,13 +17,12 @@ can be measured:
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
 import os
 import random
 import sys
-import tempfile
 from pathlib import Path
+
+from .repo_probe import indexed, source_arguments, write_json
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -70,15 +69,11 @@ def evaluate(engine, project: str, asked: dict[str, list[str]], defined: dict[st
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.name_probe", description=__doc__.split("\n")[0])
-    p.add_argument("source", type=Path, help="the repository or unpacked package to index")
+    source_arguments(p)
     p.add_argument("--definitions", type=int, default=300, help="definitions drawn (default: 300)")
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (default: 0)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=JSON",
                    help="Config overrides compared with the defaults, e.g. 'PPR off={\"ppr_beta\": 0}'; repeatable")
-    p.add_argument("--data-dir", type=Path,
-                   help="keep the index in this folder; a second run re-indexes only what changed "
-                        "(default: a temporary folder)")
-    p.add_argument("--project", default="probe", help="project name of the index (default: probe)")
     p.add_argument("--json", type=Path, help="also write every figure and each query's rank and top 3 here")
     p.add_argument("-v", "--verbose", action="store_true", help="print each default query that misses first place")
     args = p.parse_args(argv)
@@ -91,19 +86,13 @@ def main(argv=None) -> int:
             p.error(f"--variant {v!r} is not NAME=JSON")
         variants[name.strip()] = changes
 
-    from codebase import index_project
     from memory_graph import Config, Engine
 
     from .quality import paired_difference
     from .systems import config_changes
 
     out: dict = {"source": str(args.source.resolve()), "variants": {}}
-    with contextlib.ExitStack() as stack:
-        home = args.data_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="mg-name-probe-"))
-        engine = Engine(home)
-        report = index_project(engine, args.source, project=args.project)
-        print(f"indexed {report.files_indexed} files, {report.chunks} chunks in {report.seconds:.1f} s",
-              file=sys.stderr)
+    with indexed(args, "mg-name-probe-") as (home, engine):
         symbols, _ = engine.code_symbols_and_refs(args.project)
         engine.close()
         defined = {s["id"]: (s["qualname"], s["name"]) for s in symbols}
@@ -127,10 +116,7 @@ def main(argv=None) -> int:
                 for q in out["variants"]["defaults"][form]["per_query"]:
                     if q["rank"] != 1:
                         print(f"    {form} {q['query']!r}: rank {q['rank']}, top {q['top']}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=1))
-        print(f"wrote {args.json}", file=sys.stderr)
+    write_json(args.json, out)
     return 0
 
 

@@ -97,9 +97,42 @@ def vector_recall(engine, project: str, questions: list[dict]) -> dict:
             "fragments": stats["num_fragments"]}
 
 
+def source_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of a probe that indexes a source folder: the folder, where the index goes, its project."""
+    p.add_argument("source", type=Path, help="the repository or unpacked package to index")
+    p.add_argument("--data-dir", type=Path,
+                   help="keep the index in this folder; a second run re-indexes only what changed (default: a "
+                        "temporary folder)")
+    p.add_argument("--project", default="probe", help="project name of the index (default: probe)")
+
+
+@contextlib.contextmanager
+def indexed(args: argparse.Namespace, prefix: str):
+    """``args.source`` indexed as ``args.project`` in ``args.data_dir`` (else a temporary folder, removed
+    after): yields the folder and the engine that indexed it, which the caller closes."""
+    from codebase import index_project
+    from memory_graph import Engine
+
+    with contextlib.ExitStack() as stack:
+        home = args.data_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix=prefix))
+        engine = Engine(home)
+        report = index_project(engine, args.source, project=args.project)
+        print(f"indexed {report.files_indexed} files, {report.chunks} chunks in {report.seconds:.1f} s",
+              file=sys.stderr)
+        yield home, engine
+
+
+def write_json(path: Path | None, out: dict) -> None:
+    """Every figure of a probe to ``path``, if given."""
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(out, indent=1))
+        print(f"wrote {path}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.repo_probe", description=__doc__.split("\n")[0])
-    p.add_argument("source", type=Path, help="the repository or unpacked package to index")
+    source_arguments(p)
     p.add_argument("questions", type=Path, help='JSON list of {"query": ..., "names": [...]}')
     p.add_argument("--factors", default="1.0,0.9,0.8,0.7",
                    help="comma-separated Config.code_test_factor values to compare (default: 1.0,0.9,0.8,0.7)")
@@ -108,10 +141,6 @@ def main(argv=None) -> int:
     p.add_argument("--set", dest="changes", default="{}", metavar="JSON",
                    help='other Config fields for every run, weights as [vector, bm25, graph]: '
                         '\'{"code_weights": [1, 0.5, 0.3]}\' (default: none)')
-    p.add_argument("--data-dir", type=Path,
-                   help="keep the index in this folder; a second run re-indexes only what changed (default: a "
-                        "temporary folder)")
-    p.add_argument("--project", default="probe", help="project name of the index (default: probe)")
     p.add_argument("--json", type=Path, help="also write every figure and each query's top 3 here")
     p.add_argument("-v", "--verbose", action="store_true", help="print each query's rank and top 3 hits")
     args = p.parse_args(argv)
@@ -119,7 +148,6 @@ def main(argv=None) -> int:
         p.error(f"{args.source} is not a folder")
     questions = json.loads(args.questions.read_text(encoding="utf-8"))
 
-    from codebase import index_project
     from memory_graph import Config, Engine
 
     from .systems import config_changes
@@ -128,12 +156,7 @@ def main(argv=None) -> int:
 
     factors = [float(f) for f in args.factors.split(",")]
     out = {"source": str(args.source.resolve()), "questions": str(args.questions), "by_factor": {}}
-    with contextlib.ExitStack() as stack:
-        home = args.data_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="mg-repo-probe-"))
-        engine = Engine(home)
-        report = index_project(engine, args.source, project=args.project)
-        print(f"indexed {report.files_indexed} files, {report.chunks} chunks in {report.seconds:.1f} s",
-              file=sys.stderr)
+    with indexed(args, "mg-repo-probe-") as (home, engine):
         vec = out["vector_leg"] = vector_recall(engine, args.project, questions)
         c = vec["candidates"]
         print(f"vector leg against exact search: recall@10 {vec['recall@10']:.3f}, recall@{c} "
@@ -155,10 +178,7 @@ def main(argv=None) -> int:
             if args.verbose:
                 for r in res["per_query"]:
                     print(f"    {r['rank']} {r['query']}: {', '.join(r['top'])}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=1))
-        print(f"wrote {args.json}", file=sys.stderr)
+    write_json(args.json, out)
     return 0
 
 

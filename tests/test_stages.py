@@ -297,7 +297,7 @@ def test_ppr_never_reorders_candidates_the_graph_joins_alike(fused):
     # apart in nothing, so the dampened scores keep the fused order (p / restart inverted it)
     scores = {f"d{i}": f for i, f in enumerate(fused)}
     edges = [(d, d, 1.0) for d in scores] + [(d, "q", 1.0) for d in scores]
-    reach = ppr_reach(edges, scores, ["q"], alpha=0.85, max_iter=200, tol=1e-12)
+    reach = ppr_reach(edges, scores, {"q": 1.0}, alpha=0.85, max_iter=200, tol=1e-12)
     factors = ppr_factors(scores, reach, beta=0.1, has_edges=True)
     damped = {d: scores[d] * factors[d] for d in scores}
     assert sorted(scores, key=lambda d: (-scores[d], d)) == sorted(damped, key=lambda d: (-damped[d], d))
@@ -306,7 +306,8 @@ def test_ppr_never_reorders_candidates_the_graph_joins_alike(fused):
 def test_ppr_reach_rewards_what_names_more_of_the_query():
     edges = [("both", "both", 1.0), ("one", "one", 1.0), ("none", "none", 1.0), ("hop", "hop", 1.0),
              ("both", "q1", 1.0), ("both", "q2", 1.0), ("one", "q1", 1.0), ("hop", "one", 0.5)]
-    reach = ppr_reach(edges, ["both", "one", "none", "hop"], ["q1", "q2"], alpha=0.85, max_iter=200, tol=1e-12)
+    reach = ppr_reach(edges, ["both", "one", "none", "hop"], {"q1": 1.0, "q2": 1.0}, alpha=0.85, max_iter=200,
+                      tol=1e-12)
     assert reach["both"] > reach["one"] > reach["hop"] > reach["none"] == 0.0
     factors = ppr_factors({d: 0.5 for d in reach}, reach, beta=0.1, has_edges=True)
     assert factors["both"] == 1.0 and factors["none"] == pytest.approx(0.9)

@@ -57,8 +57,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
 
     ``query_entities`` are where PPR's walk restarts, evenly or by the weights of a mapping (a looser match of
     the query's names restarts less of it). ``local_edges`` returns PPR's subgraph around the candidates and the
-    query's entities; ``describe`` returns a
-    Candidate per id still in the store (ids it omits are dropped: a derived index may lag behind).
+    query's entities; ``describe`` returns a Candidate per id still in the store (ids it omits are dropped: a
+    derived index may lag behind).
     ``timings``, if given, receives the seconds each stage took (fusion, describe, ppr, decay, mmr).
     """
     clock = _Clock(timings)

@@ -64,14 +64,12 @@ def ppr_factors(candidates: Mapping[str, float], ppr: Mapping[str, float], beta:
     return {d: (1 - beta) + beta * ppr.get(d, 0.0) / top for d in candidates}
 
 
-def ppr_reach(edges: list[tuple[str, str, float]], candidates: Iterable[str],
-              query_nodes: Iterable[str] | Mapping[str, float], alpha: float, max_iter: int,
-              tol: float) -> dict[str, float]:
+def ppr_reach(edges: list[tuple[str, str, float]], candidates: Iterable[str], restart: Mapping[str, float],
+              alpha: float, max_iter: int, tol: float) -> dict[str, float]:
     """How near each candidate lies to the query's entities: its PPR mass with the walk restarting at them.
 
-    The restart holds the query's entities only (evenly, or in proportion to a mapping's weights), as HippoRAG
-    seeds its walk (Gutierrez et al., NeurIPS 2024):
-    candidates that name the same query entity in the same way get the same mass, so the graph never reorders
+    The restart holds the query's entities only, each with its weight, as HippoRAG seeds its walk (Gutierrez et
+    al., NeurIPS 2024): candidates that name the same query entity in the same way get the same mass, so the graph never reorders
     them, and one that names two of the query's entities, or is joined to those that do, gets more. The
     design's restart (the fused scores plus the entities), read as p(d) / restart(d), did reorder them, and the
     wrong way: the walk shares an entity's mass evenly, so the lower a candidate's fused score, the larger
@@ -79,7 +77,6 @@ def ppr_reach(edges: list[tuple[str, str, float]], candidates: Iterable[str],
     to a turn fused at 0.841 (factor 0.992) naming the same day (``python -m benchmarks.sweep --dataset locomo
     --queries 1345``; README, "How a search works").
     """
-    restart = dict(query_nodes) if isinstance(query_nodes, Mapping) else {n: 1.0 for n in query_nodes}
     cands = list(candidates)
     p = personalized_pagerank(edges, restart, alpha=alpha, max_iter=max_iter, tol=tol, nodes=[*cands, *restart])
     return {d: p.get(d, 0.0) for d in cands}
