@@ -16,6 +16,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+DATASETS = ("scifact", "locomo", "cosqa", "devnotes", "devnotes-1k", "devnotes-10k")
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="python -m benchmarks",
@@ -39,8 +42,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--full", action="store_true", help="the full run: all queries, whole corpora, up to 100k")
     p.add_argument("--only", nargs="+", choices=["quality", "latency", "store", "indexing"],
                    default=["quality", "latency", "store", "indexing"], help="parts to run (default: all)")
-    p.add_argument("--datasets", nargs="+", choices=["scifact", "locomo", "cosqa"],
-                   default=["scifact", "locomo", "cosqa"], help="quality data sets to run (default: all)")
+    p.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS),
+                   help="quality data sets to run (default: all). devnotes are hand-written developer notes "
+                        "(benchmarks/devnotes/), alone and padded with generated notes to 1k and 10k")
     p.add_argument("--sizes", nargs="+", type=int,
                    help="memory counts for latency (default: 1000 10000; --full adds 100000)")
     p.add_argument("--queries", type=int, help="queries per data set (default: 200 quick, all when --full)")
@@ -109,6 +113,7 @@ def main(argv=None) -> int:
 
 def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
     from . import data, quality, speed
+    from .devnotes import load_devnotes
     from .systems import engine_embedder
 
     if "quality" in args.only:
@@ -117,7 +122,10 @@ def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
             ds = {"scifact": scifact, "locomo": locomo,
                   "cosqa": lambda: data.load_cosqa(args.cosqa_corpus or d / "cosqa/code_idx_map.txt",
                                                    args.cosqa_queries or d / "cosqa/cosqa-retrieval-dev-500.json",
-                                                   n_q)}[name]()
+                                                   n_q),
+                  "devnotes": lambda: load_devnotes(),
+                  "devnotes-1k": lambda: load_devnotes(pad_to=1_000),
+                  "devnotes-10k": lambda: load_devnotes(pad_to=10_000)}[name]()
             print(f"quality: {name} ({len(ds.docs)} docs, {len(ds.queries)} queries)...", file=sys.stderr)
             results["quality"][name] = quality.run_dataset(ds, embedder, work, cache)
     if "latency" in args.only or "store" in args.only:

@@ -18,6 +18,8 @@ class Doc:
     title: str = ""
     group: str = ""            # LoCoMo: the conversation a turn belongs to (queries search only their own)
     created_at: float | None = None
+    #: the memory type a system that has types stores it as (devnotes: decision, episodic, ...)
+    kind: str = ""
 
     @property
     def full_text(self) -> str:
@@ -44,6 +46,8 @@ class Dataset:
     notes: list[str] = field(default_factory=list)
     #: the metric the systems are compared on
     main_metric: str = ""
+    #: when every question is asked (validity and decay are judged then); None: at each group's last document
+    asked_at: float | None = None
 
     def __post_init__(self) -> None:
         self.main_metric = self.main_metric or self.metrics[0]

@@ -85,7 +85,7 @@ class MemoryGraphSystem:
             return
         self.engine = Engine(self.dir, config=Config(), embedder=FixedEmbedder(embedder))
         items = [{"id": f"d{i}", "content": d.text, "title": d.title or None, "project": d.group,
-                  "created_at": d.created_at, "memory_type": "episodic"} for i, d in enumerate(ds.docs)]
+                  "created_at": d.created_at, "memory_type": d.kind or "episodic"} for i, d in enumerate(ds.docs)]
         for start in range(0, len(items), 2000):
             self.engine.store_many(items[start:start + 2000], _vectors=vectors[start:start + 2000])
         self.doc_of = {f"d{i}": d.id for i, d in enumerate(ds.docs)}
@@ -114,7 +114,7 @@ class MemoryGraphSystem:
                     hits = self.engine.search_code(q.text, limit=k, mode=mode, **opts)
                     return _dedupe(self.chunk_doc.get(h.id) for h in hits)
                 # undated memories (SciFact's) were all stored now: nothing to decay
-                at = self.group_end.get(q.group) if use_decay else None
+                at = (self.ds.asked_at or self.group_end.get(q.group)) if use_decay else None
                 hits = self.engine.search(q.text, limit=k, mode=mode, project=q.group or None,
                                           include_global=False, use_decay=at is not None, as_of=at, **opts)
                 return [self.doc_of[h.id] for h in hits]
@@ -158,6 +158,15 @@ def doc_vectors_from_code_engine(eng: Engine, ds: Dataset) -> np.ndarray:
     dim = len(next(iter(first.values()))[1])
     return np.stack([np.asarray(first[d.id][1], np.float32) if d.id in first else np.zeros(dim, np.float32)
                      for d in ds.docs])
+
+
+#: the group of an unscoped query where documents have groups (devnotes' projects)
+ALL = "\0all"
+
+
+def scope(group: str, groups) -> str:
+    """The group a query searches: its own, or every document when it names none and documents have groups."""
+    return ALL if not group and ALL in groups else group
 
 
 # ---- LanceDB built-in hybrid --------------------------------------------------
@@ -210,6 +219,8 @@ class BM25sDense:
         self.groups: dict[str, list[int]] = {}
         for i, d in enumerate(ds.docs):
             self.groups.setdefault(d.group, []).append(i)
+        if any(d.group for d in ds.docs) and any(not q.group for q in ds.queries):  # devnotes: unscoped
+            self.groups[ALL] = list(range(len(ds.docs)))
         self.bm25 = {}
         for g, idx in self.groups.items():
             retriever = bm25s.BM25()
@@ -221,15 +232,16 @@ class BM25sDense:
         import bm25s
 
         q = self.ds.queries[qi]
-        idx = self.groups.get(q.group, [])
+        group = scope(q.group, self.groups)
+        idx = self.groups.get(group, [])
         toks = bm25s.tokenize([q.text], stopwords="en", show_progress=False)
         if not idx or not toks.vocab:
             return []
-        res, scores = self.bm25[q.group].retrieve(toks, k=min(k, len(idx)), show_progress=False)
+        res, scores = self.bm25[group].retrieve(toks, k=min(k, len(idx)), show_progress=False)
         return [self.ds.docs[idx[int(j)]].id for j, s in zip(res[0], scores[0]) if s > 0]
 
     def _dense(self, qvecs: np.ndarray, qi: int, k: int) -> list[str]:
-        idx = self.groups.get(self.ds.queries[qi].group, [])
+        idx = self.groups.get(scope(self.ds.queries[qi].group, self.groups), [])
         sims = self.vectors[idx] @ qvecs[qi]
         top = np.argsort(-sims)[:k]
         return [self.ds.docs[idx[int(j)]].id for j in top]
@@ -266,6 +278,8 @@ class TxtaiHybrid:
         groups: dict[str, list[int]] = {}
         for i, d in enumerate(ds.docs):
             groups.setdefault(d.group, []).append(i)
+        if any(d.group for d in ds.docs) and any(not q.group for q in ds.queries):
+            groups[ALL] = list(range(len(ds.docs)))
         for g, idx in groups.items():
             emb = Embeddings({"method": "external", "transform": transform, "hybrid": True, "content": False,
                               "backend": "numpy"})
@@ -275,7 +289,7 @@ class TxtaiHybrid:
     def ranker(self) -> Ranker:
         def run(qi: int, k: int) -> list[str]:
             q = self.ds.queries[qi]
-            emb = self.index.get(q.group)
+            emb = self.index.get(scope(q.group, self.index))
             return [str(uid) for uid, _score in emb.search(q.text, k)] if emb is not None else []
 
         return run
