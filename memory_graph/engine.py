@@ -22,7 +22,7 @@ from .entities import EntitiesMixin
 from .errors import NotFoundError, ValidationError
 from .graph import Graph
 from .legs import MemoryLegsMixin
-from .linking import EntityIndex
+from .linking import EntityIndex, expand_aliases
 from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
@@ -194,7 +194,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
             # the entities these memories will probably create are embedded in the same model call, so the
             # link step under the write lock finds their vectors in the embedder's cache
             with self._graph_lock:
-                _, likely = self._link_many([(m, ents) for m, ents in prepared], now, embed=False)
+                _, likely, _ = self._link_many([(m, ents) for m, ents in prepared], now, embed=False)
             vectors = self.embedder.encode(texts + [entity_text(r) for r in likely])[:len(texts)]
         else:
             vectors = _vectors
@@ -206,15 +206,17 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
                 raise ValidationError(f"memory id(s) already exist: {', '.join(taken[:5])}",
                                       hint="use update to change a stored memory")
             rows = [memory_to_row(m, v) for (m, _), v in zip(prepared, vectors)]
-            links, new_entities = self._link_many([(m, ents) for m, ents in prepared], now)
+            links, new_entities, renamed = self._link_many([(m, ents) for m, ents in prepared], now)
             with self.lance.transaction(["memories", "passages", "entities", "mentions"]):
                 self.lance.add("memories", rows)
                 self.lance.add("passages", passages)
                 self.lance.add("entities", new_entities)
+                if renamed:
+                    self.lance.upsert("entities", renamed)
                 self.lance.add("mentions", links)
                 self.text.write(upserts=[(r, "memory") for r in rows])
-                self._log_change(memories=ids, entities=[e["id"] for e in new_entities])
-            self._graph_add(rows, new_entities, links, passages)
+                self._log_change(memories=ids, entities=[e["id"] for e in new_entities + renamed])
+            self._graph_add(rows, new_entities + renamed, links, passages)
             self._after_write()
         return ids
 
@@ -269,7 +271,8 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
                 vector = self.lance.by_ids("memories", [memory_id], ["vector"]).column("vector")[0].as_py()
             row = memory_to_row(m, vector)
             explicit = self._explicit_entities(memory_id) if relink else []
-            links, new_entities = self._link_many([(m, explicit)], self._now()) if relink else ([], [])
+            links, new_entities, renamed = (self._link_many([(m, explicit)], self._now()) if relink
+                                            else ([], [], []))
             with self.lance.transaction(["memories", "passages", "entities", "mentions"]):
                 self.lance.upsert("memories", [row])
                 if reembed:
@@ -278,15 +281,17 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
                 if relink:
                     self.lance.delete("mentions", f"memory_id = {sql_quote(memory_id)}")
                     self.lance.add("entities", new_entities)
+                    if renamed:
+                        self.lance.upsert("entities", renamed)
                     self.lance.add("mentions", links)
                 self.text.write(upserts=[(row, "memory")])
-                self._log_change(memories=[memory_id], entities=[e["id"] for e in new_entities])
+                self._log_change(memories=[memory_id], entities=[e["id"] for e in new_entities + renamed])
             with self._graph_lock:
                 if relink:
                     self.graph.remove_mentions_of(memory_id)
                 if reembed and self.passage_vectors is not None:
                     self.passage_vectors.remove_owned([memory_id])
-                self._graph_add([row], new_entities, links, passages if reembed else ())
+                self._graph_add([row], new_entities + renamed, links, passages if reembed else ())
             self._after_write()
             return m
 
@@ -538,6 +543,8 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
         with self._graph_lock:
             seeds = self.entity_index.mentioned_in(query[:2_000], fuzzy_cutoff=self.config.entity_fuzzy_cutoff,
                                                    skip_types=("project",))
+            if self.config.memory_weights.graph > 0 and mode == "hybrid":
+                query = expand_aliases(query, seeds, self.entity_index)
         jobs = {}
         if mode in ("hybrid", "vector"):
             jobs["vector"] = self._pool.submit(_timed, self._vector_leg, timings, "vector", query, filters, now, c,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from .errors import NotFoundError, ValidationError
-from .linking import GUESSED_TYPES, extract, norm
+from .linking import GUESSED_TYPES, EntityIndex, aliases, extract, norm
 from .models import Entity, Memory, Relation
 from .records import entity_from_row, entity_text, node_attrs, relation_from_row
 from .store import sql_in, sql_quote
@@ -28,19 +28,24 @@ class EntitiesMixin:
                 "description": description, "aliases": list(aliases), "created_at": now, "vector": None}
 
     def _link_many(self, items: list[tuple[Memory, list[str]]], now: float,
-                   embed: bool = True) -> tuple[list[dict], list[dict]]:
-        """Mentions for each memory, and the entities they need that do not exist yet (with vectors, unless
-        ``embed`` is false).
+                   embed: bool = True) -> tuple[list[dict], list[dict], list[dict]]:
+        """Mentions for each memory, the entities they need that do not exist yet (with vectors, unless
+        ``embed`` is false), and existing entities given a new alias (rows to write back).
 
         A memory links to: entities named explicitly, entities whose name or alias its text contains,
-        names extracted from its text (identifiers, paths, proper names), its tags and its project.
+        names extracted from its text (identifiers, paths, proper names), its tags and its project. A
+        definition in its text ("Falcon is the internal name of search-indexer", ``linking.aliases``) makes
+        the alias a second name of the entity it names, unless the alias already names an entity.
         """
         new: dict[tuple[str, str], dict] = {}
+        changed: dict[str, dict] = {}
+        pending = EntityIndex()  # aliases defined in this batch, for the memories after their definition
         first_of_norm: dict[str, tuple[str, str]] = {}  # normal form -> key of the first new entity with it
         mentions: dict[str, dict] = {}
 
         def entity(name: str, etype: str, any_type: bool = False) -> str:
-            eid = self.entity_index.find(name, None if any_type else etype)
+            eid = self.entity_index.find(name, None if any_type else etype) or (pending.find(name) if any_type
+                                                                                 else None)
             if eid:
                 return eid
             n = norm(name)
@@ -59,7 +64,19 @@ class EntitiesMixin:
                                                                         any_type=True)
                 links[eid] = (LINK_WEIGHTS["explicit"], "explicit")
             text = f"{m.title}\n{m.content}"
-            for eid, w in self.entity_index.mentioned_in(text, skip_types=("project", "tag")).items():
+            for alias, name in aliases(text):
+                if self.entity_index.by_norm.get(norm(alias)) or pending.by_norm.get(norm(alias)):
+                    continue
+                eid = entity(name, "identifier" if not name[:1].isupper() else "name", any_type=True)
+                row = next((r for r in new.values() if r["id"] == eid), None)
+                if row is None:
+                    row = changed.get(eid) or self._entity_row(eid)
+                    changed[eid] = row
+                row["aliases"] = [*row["aliases"], alias]
+                pending.add(eid, row["name"], row["entity_type"], row["aliases"])
+            found = {**pending.mentioned_in(text, common_lowercase=False), **self.entity_index.mentioned_in(text, skip_types=("project", "tag"),
+                                                                               common_lowercase=False)}
+            for eid, w in found.items():
                 links.setdefault(eid, (w, "auto"))
             for cand in extract(text):
                 links.setdefault(entity(cand.name, cand.entity_type, any_type=True), (LINK_WEIGHTS["auto"], "auto"))
@@ -75,7 +92,14 @@ class EntitiesMixin:
             vectors = self.embedder.encode([entity_text(r) for r in rows])
             for r, v in zip(rows, vectors):
                 r["vector"] = [float(x) for x in v]
-        return list(mentions.values()), rows
+        return list(mentions.values()), rows, list(changed.values())
+
+    def _entity_row(self, eid: str) -> dict:
+        """An entity's stored row (every column)."""
+        rows = self.lance.by_ids("entities", [eid]).to_pylist()
+        if not rows:
+            raise NotFoundError("entity", [eid])
+        return rows[0]
 
     def _explicit_entities(self, memory_id: str) -> list[str]:
         rows = self.lance.query("mentions", f"memory_id = {sql_quote(memory_id)} AND kind = 'explicit'",

@@ -183,6 +183,55 @@ def extract(text: str) -> list[Candidate]:
     return list(found.values())
 
 
+#: a term a definition may name: a backticked term, an identifier (kebab, snake, dotted, camel) or a name of
+#: one to three capitalised words
+_TERM = (r"(?:`[^`\n]{2,80}`|[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*"
+         r"|[A-Z][A-Za-z0-9]*(?:[ ][A-Z][A-Za-z0-9]*){0,2})")
+_THE = r"(?:(?:the|our|an?|its|their)\s+)?"
+#: definitional sentences, each with the alias (x) and what it names (y)
+_DEFINITIONS = [re.compile(p) for p in (
+    # "Falcon is the internal name of the search-indexer", "Heron is our codename for events-etl"
+    rf"(?P<x>{_TERM}) (?:is|was|are|becomes) {_THE}(?:(?:internal|new|project|team|working|old|former|"
+    rf"official|short|other)\s+)?(?:name|codename|code name|code-name|alias|nickname)\s+(?:of|for)\s+{_THE}(?P<y>{_TERM})",
+    # "Abacus is what the finance team calls ledger-svc"
+    rf"(?P<x>{_TERM}) is what (?:[\w-]+\s+){{0,4}}calls?\s+{_THE}(?P<y>{_TERM})",
+    # "we call ledger-svc Abacus", "everyone calls the prod-eu-1 cluster Atlas"
+    rf"\b(?:[Ww]e|[Ee]veryone|[Pp]eople|[Tt]hey) (?:all )?call\s+{_THE}(?P<y>{_TERM})\s+(?:[a-z]+\s+)?(?P<x>{_TERM})",
+    # "push-notifier, aka Wren,", "ledger-svc (also known as Abacus)"
+    rf"(?P<y>{_TERM}),?\s+\(?(?:aka|a\.k\.a\.?|also known as|also called|nicknamed|codenamed|code-named)\s+"
+    rf"(?P<x>{_TERM})",
+)]
+#: "Tern (query-gateway)", "feature-store (Magpie)": one side an identifier, the other one capitalised word
+_PAREN = re.compile(rf"(?P<a>{_TERM})\s+\((?P<b>{_TERM})\)")
+_IDENT_SHAPED = re.compile(r"`.+`|.*[-_.].*|[a-z]+[A-Z].*")
+
+
+def aliases(text: str) -> list[tuple[str, str]]:
+    """Pairs (alias, name) that a text defines: "Falcon is the internal name of the search-indexer",
+    "Atlas is what everyone calls prod-eu-1", "push-notifier, aka Wren", "Tern (query-gateway)".
+
+    The alias becomes an entity even where it opens a sentence and is an English word; linking makes it a
+    second name of the entity it names, so either name reaches what the other is written with.
+    """
+    out: dict[str, tuple[str, str]] = {}
+
+    def keep(x: str, y: str) -> None:
+        x, y = x.strip("`"), y.strip("`")
+        if norm(x) and norm(y) and norm(x) != norm(y) and x.lower() not in STOPWORDS and y.lower() not in STOPWORDS:
+            out.setdefault(norm(x), (x, y))
+
+    for rx in _DEFINITIONS:
+        for m in rx.finditer(text):
+            keep(m.group("x"), m.group("y"))
+    for m in _PAREN.finditer(text):
+        a, b = m.group("a"), m.group("b")
+        for ident, name in ((a, b), (b, a)):
+            if (_IDENT_SHAPED.fullmatch(ident) and not _IDENT_SHAPED.fullmatch(name) and " " not in name
+                    and name[:1].isupper() and name.lower() not in TECH_NAMES):
+                keep(name, ident)
+    return list(out.values())
+
+
 def prefer_exact(matches: Mapping[str, float], forms: Mapping[str, Iterable[str]], text: str,
                  inexact: float) -> dict[str, float]:
     """Match weights with a text's own spelling first: a match whose forms (a symbol's name and qualified
@@ -234,6 +283,10 @@ class EntityIndex:
                     self._keys[entity_id] = self._keys.get(entity_id, ()) + (key,)
                 self._by_prefix.setdefault(key[:2], set()).add(key)
 
+    def has_alias(self, entity_id: str) -> bool:
+        """Whether the entity is filed under more than one normal form (a name and an alias)."""
+        return len(self._keys.get(entity_id, ())) > 1
+
     def remove(self, entity_id: str) -> None:
         self.names.pop(entity_id, None)
         for key in self._keys.pop(entity_id, ()):
@@ -253,12 +306,13 @@ class EntityIndex:
 
     def mentioned_in(self, text: str, max_ngram: int = 4, fuzzy_cutoff: float | None = None,
                      skip_types: tuple[str, ...] = (), longest: bool = False,
-                     function_words: bool = False) -> dict[str, float]:
+                     function_words: bool = False, common_lowercase: bool = True) -> dict[str, float]:
         """Entities whose name or alias a text names: exact on normal forms of 1-4 word n-grams, then fuzzy.
 
         longest: words inside a longer match name nothing on their own (``Context.invoke`` is not also
         every ``invoke``). function_words: a word such as "get" or "update" may name an entity on its own (a
-        code query that is one name). Returns entity id -> match weight (1.0 exact, the similarity ratio when
+        code query that is one name). common_lowercase: an English word written in lowercase ("go", "falcon")
+        may name an entity on its own; a stored text's "let's go" is no mention of Go. Returns entity id -> match weight (1.0 exact, the similarity ratio when
         fuzzy).
         """
         toks = WORD_RE.findall(text)
@@ -268,6 +322,9 @@ class EntityIndex:
         for size in range(max_ngram, 0, -1):
             for i in range(len(toks) - size + 1):
                 if size == 1 and not function_words and toks[i].lower() in STOPWORDS:
+                    continue
+                if (size == 1 and not common_lowercase and toks[i].islower() and toks[i] in common_words()
+                        and toks[i] not in TECH_NAMES):
                     continue
                 if longest and not matched_pos.isdisjoint(range(i, i + size)):
                     continue
@@ -295,3 +352,18 @@ class EntityIndex:
             if ratio >= cutoff:
                 out.append((ratio, k))
         return sorted(out, reverse=True)[:3]
+
+
+def expand_aliases(query: str, seeds: Mapping[str, float], index: EntityIndex, max_names: int = 3) -> str:
+    """The query with the name of each entity it names only by an alias appended ("issues with Falcon" ->
+    "issues with Falcon (search-indexer)"), so BM25 and the vector leg find notes written with the name.
+
+    Only exact matches count (weight 1): a fuzzy one is too weak a reason to change what the query says.
+    """
+    have = norm(query)
+    names = []
+    for eid, weight in seeds.items():
+        name = index.names.get(eid, ("", ""))[0]
+        if weight >= 1.0 and index.has_alias(eid) and norm(name) and norm(name) not in have:
+            names.append(name)
+    return f"{query} ({', '.join(names[:max_names])})" if names else query

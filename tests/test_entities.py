@@ -10,7 +10,7 @@ from conftest import HashEmbedder, fail_adds_to, snapshot
 
 
 def test_graph_leg_reaches_a_memory_sharing_no_words(engine):
-    engine.store("Orion is the codename for the billing-api rewrite", memory_type="semantic")
+    engine.store("Orion will replace billing-api next quarter", memory_type="semantic")
     target = engine.store("billing-api times out when the cache is cold")
     for i in range(5):
         engine.store(f"Unrelated note {i} about lunch and coffee")
@@ -21,6 +21,29 @@ def test_graph_leg_reaches_a_memory_sharing_no_words(engine):
     hybrid = engine.search("What problems does Orion have?", limit=3)
     assert target in [h.id for h in hybrid]
     assert [h.id for h in engine.search("What problems does Orion have?", mode="bm25")] != [target]
+
+
+def test_a_definition_makes_the_alias_a_name_of_the_entity_it_names(engine):
+    # "Falcon" opens the sentence and is an English word: without the definition it would be no entity
+    engine.store("Falcon is the internal name of the search-indexer service.", memory_type="semantic")
+    target = engine.store("search-indexer drops documents larger than 10 MB without logging anything.")
+    engine.store("The falcon is a bird of prey seen near the office.")
+    ent = engine.get_entity("Falcon")
+    assert ent.name == "search-indexer" and "Falcon" in ent.aliases
+    bird = engine.search("bird of prey", limit=1)[0].id
+    graph = {h.id: h.explanation.ranks["graph"] for h in engine.search("Any known issues with Falcon?", mode="graph")}
+    assert graph.get(target) in (1, 2) and bird not in graph  # one hop, beside the definition
+    # BM25 alone cannot reach it (no shared word); hybrid reads the query with the name the alias stands for
+    assert target not in [h.id for h in engine.search("Any known issues with Falcon?", mode="bm25")]
+    assert target in [h.id for h in engine.search("Any known issues with Falcon?", limit=2)]
+
+
+def test_an_alias_defined_later_in_one_batch_links_the_memories_after_it(engine):
+    ids = engine.store_many([{"content": "ledger-svc, aka Abacus, books every money movement."},
+                             {"content": "Abacus rejected refunds for orders older than 180 days."}])
+    related = {r["id"] for r in engine.get_related("ledger-svc")}
+    assert set(ids) <= related
+    assert len([e for e in engine.list_entities(limit=1000) if e.name in ("Abacus", "ledger-svc")]) == 1
 
 
 def test_a_hub_in_the_query_does_not_personalise_ppr(tmp_path, embedder):
