@@ -22,7 +22,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.sweep", description=__doc__.split("\n")[0])
-    p.add_argument("--dataset", choices=["scifact", "locomo", "cosqa"], required=True)
+    p.add_argument("--dataset", choices=["scifact", "locomo", "cosqa", "devnotes", "devnotes-1k", "devnotes-10k"],
+                   required=True)
     p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
                    help="folder holding scifact/, locomo/ and cosqa/ (default: ../shared/data)")
     p.add_argument("--queries", type=int, default=200, help="queries sampled (default: 200, seed 0)")
@@ -56,6 +57,11 @@ def _sweep(args, d: Path, work: Path, variants: dict[str, dict]) -> int:
     if args.dataset == "scifact":
         ds = data.load_scifact(d / "scifact/corpus.jsonl", d / "scifact/queries.jsonl", d / "scifact/qrels/train.tsv",
                                args.queries, None if args.whole_corpus else 1500)
+    elif args.dataset.startswith("devnotes"):
+        from .devnotes import load_devnotes
+
+        size = {"devnotes": None, "devnotes-1k": 1_000, "devnotes-10k": 10_000}[args.dataset]
+        ds = load_devnotes(pad_to=size)
     elif args.dataset == "locomo":
         ds = data.load_locomo(d / "locomo/locomo_dev.json", args.queries)
     else:
@@ -84,6 +90,7 @@ def _sweep(args, d: Path, work: Path, variants: dict[str, dict]) -> int:
         return run
 
     res = quality.evaluate(ds, {name: ranker(ch) for name, ch in variants.items()})
+    cats = sorted({q.category for q in ds.queries})
     ref = res["default"]["per_query"][ds.main_metric]
     for name, r in res.items():
         line = f"{name:24s} " + "  ".join(f"{m} {v:.4f}" for m, v in r["overall"].items())
@@ -96,6 +103,8 @@ def _sweep(args, d: Path, work: Path, variants: dict[str, dict]) -> int:
             line += (f"  | {ds.main_metric} vs default {diff['mean']:+.4f} [{diff['low']:+.4f}, {diff['high']:+.4f}]"
                      f" better on {wins}, worse on {losses}")
         print(line)
+        if len(cats) > 1:
+            print(" " * 25 + "  ".join(f"{c} {r['by_category'][c][ds.main_metric]:.3f}" for c in cats))
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
         print(f"figures written to {args.json}")

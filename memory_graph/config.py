@@ -233,6 +233,10 @@ class Config:
     #: (measured on SciFact and LoCoMo: unspecific entities are noise).
     graph_specific_hits: int = 5
     graph_max_boost: float = 2.0
+    #: a hybrid memory query that names an entity only by an alias ("Falcon") is searched with the entity's
+    #: name too ("search-indexer"), so BM25 and the vector leg find the notes written with it
+    #: (linking.expand_aliases).
+    alias_expansion: bool = True
     #: minimum similarity (difflib ratio) for a fuzzy entity match of a query word.
     entity_fuzzy_cutoff: float = 0.88
 
@@ -268,6 +272,20 @@ class Config:
     #: chat (12% at 0.80, 4% at 0.85): `python -m benchmarks.similar_probe`. Another model needs its own value.
     similar_min_cosine: float = 0.75
     similar_limit: int = 3
+    #: a search puts a memory above an older fact (an evergreen memory) about the same subject (a specific
+    #: entity both name) when their cosine reaches update_min_cosine, or update_marked_cosine if the newer one
+    #: says that something changed ("now", "moved to", "was upgraded"; retrieval/updates.py). Above 1 turns
+    #: it off. Measured on the 31 hand-labelled updates among 5,695 same-project pairs of benchmarks/devnotes
+    #: (python -m benchmarks.update_probe).
+    update_min_cosine: float = 0.8
+    update_marked_cosine: float = 0.5
+    #: ... and when the newer one scores at least this fraction of the older one's for the query: two notes on
+    #: one service that the query tells apart ("what is processed_events for?") are about different things.
+    update_min_ratio: float = 0.8
+    #: a query naming a past period ("in April", "last month"; retrieval/when.py) multiplies the scores of the
+    #: memories written in it by 1 + this, and lets no newer memory take an older one's place (0 turns the
+    #: boost off).
+    period_boost: float = 0.3
 
     # --- score floor ---
     #: results scoring below this fraction of the top score are dropped: with convex fusion a memory only the

@@ -23,6 +23,7 @@ from .errors import NotFoundError, ValidationError
 from .graph import Graph
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
+from .retrieval.when import asked_period
 from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
@@ -509,7 +510,8 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
             q_ents = self.graph.specific(legs.pop("_entities").paths, self.config.graph_hub_degree)
         hits = rank(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
                     query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
-                    min_score=min_score, use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
+                    texts=self._texts, min_score=min_score,
+                    period=asked_period(query, at), use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
         for h in hits:
             h.explanation.graph_path = [self._node_label(n) for n in h.explanation.graph_path]
         self._add_validity(hits, at)
@@ -543,7 +545,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
         with self._graph_lock:
             seeds = self.entity_index.mentioned_in(query[:2_000], fuzzy_cutoff=self.config.entity_fuzzy_cutoff,
                                                    skip_types=("project",))
-            if self.config.memory_weights.graph > 0 and mode == "hybrid":
+            if self.config.alias_expansion and self.config.memory_weights.graph > 0 and mode == "hybrid":
                 query = expand_aliases(query, seeds, self.entity_index)
         jobs = {}
         if mode in ("hybrid", "vector"):

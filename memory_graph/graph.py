@@ -205,6 +205,17 @@ class Graph:
         """The nodes in the graph that are not hubs (at most ``hub_degree`` neighbours), in their given order."""
         return [n for n in nodes if n in self and self.degree(n) <= hub_degree]
 
+    def subjects(self, mid: str, hub_degree: int, skip_types: tuple[str, ...] = ("project", "tag")) -> frozenset:
+        """The entities a memory mentions that can be what it is about: neither hubs (more than ``hub_degree``
+        memories name them) nor its project or tags."""
+        out = []
+        for eid in self._mentions.get(mid, ()):
+            node = self._nodes.get(eid)
+            if (node is not None and node.entity_type not in skip_types
+                    and len(self._mentioned_by.get(eid, ())) <= hub_degree):
+                out.append(eid)
+        return frozenset(out)
+
     def mention_count(self, eid: str) -> int:
         """How many memories mention this entity."""
         return len(self._mentioned_by.get(eid, ()))

@@ -134,7 +134,7 @@ class MemoryLegsMixin:
                 else:
                     out[i] = hit
         if not missing:
-            return out
+            return self._with_subjects(out)
         generation = self._generation
         cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "importance", "vector"]
         read = {}
@@ -146,4 +146,15 @@ class MemoryLegsMixin:
             for i, cand in read.items():
                 self._described.put(i, cand)
         out.update(read)
-        return out
+        return self._with_subjects(out)
+
+    def _texts(self, ids: list[str]) -> dict[str, str]:
+        """Title and content of memories, by id."""
+        rows = self.lance.by_ids("memories", ids, ["id", "title", "content"]).to_pylist()
+        return {r["id"]: f"{r['title']}\n{r['content']}" for r in rows}
+
+    def _with_subjects(self, described: dict[str, Candidate]) -> dict[str, Candidate]:
+        """Each candidate with the specific entities it names (what latest_first compares)."""
+        hub = self.config.graph_hub_degree
+        with self._graph_lock:
+            return {i: replace(c, subjects=self.graph.subjects(i, hub)) for i, c in described.items()}

@@ -12,6 +12,8 @@ from ..config import Config, LegWeights
 from ..models import Explanation, Hit
 from .decay import decay_factors
 from .fusion import convex, rrf
+from .updates import latest_first, says_change, update_pairs
+from .when import period_factors
 from .mmr import first_of_each_group, min_score_filter, mmr, similarity_matrix
 from .ppr import ppr_factors, ppr_reach
 
@@ -45,20 +47,26 @@ class Candidate:
     #: what the caller knows of the candidate before the query, as a factor on its score (a memory's importance;
     #: code: a test file's chunk ranks below the code it tests)
     prior: float = 1.0
+    #: the specific entities it mentions, what it may be about (updates.latest_first); empty for code
+    subjects: frozenset = frozenset()
 
 
 def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, limit: int, now: float,
          query_entities: Iterable[str] | Mapping[str, float] = (),
          local_edges: Callable[[list[str], list[str]], list[tuple[str, str, float]]] | None = None,
          describe: Callable[[list[str]], dict[str, Candidate]],
-         min_score: float | None = None, use_ppr: bool = True, use_decay: bool = True,
+         texts: Callable[[list[str]], dict[str, str]] | None = None,
+         min_score: float | None = None, period: tuple[float, float] | None = None, use_ppr: bool = True, use_decay: bool = True,
          use_mmr: bool = True, kind: str = "memory", timings: dict[str, float] | None = None) -> list[Hit]:
     """Run the pipeline's stages over the legs' rankings and return at most ``limit`` explained hits.
 
     ``query_entities`` are where PPR's walk restarts, evenly or by the weights of a mapping (a looser match of
     the query's names restarts less of it). ``local_edges`` returns PPR's subgraph around the candidates and the
     query's entities; ``describe`` returns a Candidate per id still in the store (ids it omits are dropped: a
-    derived index may lag behind).
+    derived index may lag behind). ``texts`` returns the text of memories (read only for the newer memory of
+    a possible update, to see whether it says that something changed).
+    ``period`` is a past [start, end) the query asks about (``when.asked_period``): memories written in it
+    are favoured, and no newer memory takes an older one's place (the query asks for the past).
     ``timings``, if given, receives the seconds each stage took (fusion, describe, ppr, decay, mmr).
     """
     clock = _Clock(timings)
@@ -113,7 +121,16 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         factors_decay = {d: 1.0 for d in pool}
     clock.lap("decay")
 
+    if period is not None and kind == "memory":
+        factors_decay = {d: f * t for (d, f), t in zip(factors_decay.items(), period_factors(
+            {d: info[d].created_at for d in factors_decay}, period, config.period_boost).values())}
     scores = {d: fused[d] * factors_ppr[d] * factors_decay[d] * info[d].prior for d in pool}
+    replaced: dict[str, str] = {}
+    if kind == "memory" and config.update_marked_cosine <= 1.0 and period is None:
+        pairs = update_pairs({d: info[d] for d in pool}, config.update_marked_cosine)
+        unsure = sorted({new for _, new, cos in pairs if cos < config.update_min_cosine})
+        changed = {d: says_change(t) for d, t in texts(unsure).items()} if unsure and texts else {}
+        scores, replaced = latest_first(scores, pairs, config.update_min_cosine, changed, config.update_min_ratio)
     floor_abs = config.min_score_absolute if min_score is None else min_score
     scores = min_score_filter(scores, config.min_score_relative, floor_abs)
     ordered = sorted(scores, key=lambda d: (-scores[d], d))
@@ -140,8 +157,10 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
                           fusion=config.fusion, fused=fused[d], ppr_factor=factors_ppr[d],
                           decay_factor=factors_decay[d], prior_factor=info[d].prior,
                           pre_mmr_rank=pre_rank[d], final_rank=i, mmr_moved=pre_rank[d] - i, graph_path=path)
-        hits.append(Hit(id=d, score=scores[d], explanation=exp, title=info[d].title, kind=kind,
-                        record=dict(info[d].summary)))
+        record = dict(info[d].summary)
+        if d in replaced:
+            record["updated_by"] = replaced[d]
+        hits.append(Hit(id=d, score=scores[d], explanation=exp, title=info[d].title, kind=kind, record=record))
     return hits
 
 

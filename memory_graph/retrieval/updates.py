@@ -1,0 +1,73 @@
+"""Latest first: among memories about the same subject, a newer one that says much the same ranks above the
+fact it updates. Pure functions over ids, scores and what the caller knows of each candidate."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .pipeline import Candidate
+
+#: words with which a note says that something changed: "now", "moved to", "instead of", "was upgraded"...
+CHANGE_MARKERS = re.compile(
+    r"\b(?:now|no longer|any ?more|instead(?: of)?|moved|moves|migrated|switched|replaced|changed|changes|"
+    r"upgraded|downgraded|raised|lowered|increased|decreased|reduced|renamed|resized|retired|deprecated|"
+    r"shut down|deleted|since|from (?:version |v)?[\w.]+ to)\b", re.IGNORECASE)
+
+
+def says_change(text: str) -> bool:
+    """Whether a text says that something changed ("sessions now live in PostgreSQL")."""
+    return CHANGE_MARKERS.search(text) is not None
+
+
+def _cosine(a: "Candidate", b: "Candidate") -> float:
+    x, y = np.asarray(a.vector, dtype=np.float32), np.asarray(b.vector, dtype=np.float32)
+    return float(x @ y / max(float(np.linalg.norm(x) * np.linalg.norm(y)), 1e-12))
+
+
+def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float) -> list[tuple[str, str, float]]:
+    """(old, new, cosine) for every pair where ``new`` may update ``old``: ``old`` states a fact (an evergreen
+    memory: semantic, decision, a preference...; an episode is an event, which a later one does not undo),
+    ``new`` is younger, both name a specific entity in common and their cosine reaches ``marked_cosine``.
+    Oldest first."""
+    ids = sorted((d for d, c in info.items() if c.subjects and c.vector is not None),
+                 key=lambda d: (info[d].created_at, d))
+    out = []
+    for i, old in enumerate(ids):
+        if not info[old].evergreen:
+            continue
+        for new in ids[i + 1:]:
+            a, b = info[old], info[new]
+            if b.created_at > a.created_at and a.subjects & b.subjects:
+                cos = _cosine(a, b)
+                if cos >= marked_cosine:
+                    out.append((old, new, cos))
+    return out
+
+
+def latest_first(scores: Mapping[str, float], pairs: list[tuple[str, str, float]], min_cosine: float,
+                 changed: Mapping[str, bool], min_ratio: float = 0.0) -> tuple[dict[str, float], dict[str, str]]:
+    """Scores where each memory updated by another candidate trades places with it if it scored higher.
+
+    A pair of ``update_pairs`` is an update when its cosine reaches ``min_cosine``, or when the newer memory
+    says that something changed (``changed``, from ``says_change``), and the newer one answers the query about
+    as well: its score is at least ``min_ratio`` of the older one's (two notes on one service that the query
+    tells apart are about different things). Pairs are taken oldest first, so of a chain
+    (200 ms, then 500, then 1500) the latest comes first. Returns the new scores and, for each updated memory,
+    the id of its newest update among the candidates. Only the order within a pair changes (their scores are
+    swapped): the query's other results keep their places, and decay, applied before, cannot put a replaced
+    memory above its replacement.
+    """
+    out = dict(scores)
+    replaced: dict[str, str] = {}
+    for old, new, cos in pairs:
+        if old in out and new in out and (cos >= min_cosine or changed.get(new, False)):
+            if out[new] < min_ratio * out[old]:
+                continue
+            if out[old] > out[new]:
+                out[old], out[new] = out[new], out[old]
+            replaced[old] = new
+    return out, replaced
