@@ -164,6 +164,14 @@ class Config:
     #: at 0.25, 0.742 at 0.5, 0.719 at 1.5 (python -m benchmarks.sweep --dataset scifact --queries 809
     #: --whole-corpus --variant 't0={"bm25_title_boost": 0}' ...).
     bm25_title_boost: float = 0.25
+    #: weight of a memory's identifier field (whole identifiers and their snake_case / camelCase parts; the body
+    #: holds identifiers whole only): a part ("size" of batch_size) counts less than a word of the text.
+    bm25_idents_boost: float = 0.5
+    #: memory search divides BM25 scores by the larger of the top score and this share of what a document
+    #: holding every word of the query would score (TextIndex.reference_score), not by the top score alone:
+    #: in a small store a query's only match ("logging" for "logged out") would otherwise score 1.0 and
+    #: outrank the vector leg's clear answer. 0 is plain max-normalisation.
+    bm25_reference_share: float = 0.5
     #: the same for a code chunk's title, its breadcrumb (Class.method), which a name query should find first.
     bm25_code_title_boost: float = 1.5
 

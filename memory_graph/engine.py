@@ -552,13 +552,19 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
             jobs["vector"] = self._pool.submit(_timed, self._vector_leg, timings, "vector", query, filters, now, c,
                                                timings)
         if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = self._pool.submit(_timed, self.text.search, timings, "bm25", query, filters, now, c,
-                                             "memory", self.config.bm25_title_boost)
+            jobs["bm25"] = self._pool.submit(_timed, self._bm25_leg, timings, "bm25", query, filters, now, c)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(_timed, self._graph_leg, timings, "graph", seeds, filters, now, c)
         legs = self._collect(jobs)
         legs["_entities"] = LegResult(paths={e: [] for e in seeds})
         return legs
+
+    def _bm25_leg(self, query: str, filters: Filters, now: float, c: int) -> LegResult:
+        ids, scores = self.text.search(query, filters, now, c, "memory", self.config.bm25_title_boost,
+                                       self.config.bm25_idents_boost)
+        share = self.config.bm25_reference_share
+        scale = share * self.text.reference_score(query) if share > 0 and ids else None
+        return LegResult(ids, scores, scale=scale)
 
     def _collect(self, jobs: dict) -> dict[str, LegResult]:
         """Each leg's result. A leg that fails, or that is still running when the search's time budget

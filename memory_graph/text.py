@@ -41,14 +41,28 @@ def split_identifier(ident: str) -> list[str]:
 
 
 def identifier_terms(text: str) -> str:
-    """Whole identifiers and their camelCase / snake_case parts, lowercased, for the BM25 identifier field."""
+    """Whole identifiers and their camelCase / snake_case parts, lowercased, for the BM25 identifier field.
+    A one-character part ("s" of ``s3``, "m" of ``mRNA``) is left out: as a query's residue ("What's") it
+    would match every identifier holding one."""
     out: list[str] = []
     for ident in IDENT_RE.findall(text):
         pieces = split_identifier(ident)
         if len(pieces) > 1 or "_" in ident or "." in ident:
             out.append(re.sub(r"[^a-z0-9]", "", ident.lower()))
-            out.extend(pieces)
+            out.extend(p for p in pieces if len(p) > 1)
     return " ".join(out)
+
+
+#: a snake_case or camelCase word: letters and digits joined by underscores, or a lowercase letter before a capital
+_COMPOUND = re.compile(r"\b[A-Za-z0-9]+(?:_+[A-Za-z0-9]+)+\b|\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")
+
+
+def whole_identifiers(text: str) -> str:
+    """The text with each snake_case or camelCase identifier written as one word ("enable_usage_billing" ->
+    "enableusagebilling"), so that a memory's body counts it whole and its parts count only in the identifier
+    field, where they weigh less: "usage" in a question is not the rare word that ``enable_usage_billing``
+    would make it."""
+    return _COMPOUND.sub(lambda m: re.sub(r"_", "", m.group(0)).lower(), text)
 
 
 _IDENT_SHAPE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]|^[A-Z][a-z]+[A-Z]")
@@ -89,23 +103,38 @@ while who whom why will with would you your yours yourself yourselves
 """.split())
 
 
-def query_terms(text: str, max_terms: int, drop_stopwords: bool = True) -> list[str]:
+def query_terms(text: str, max_terms: int, drop_stopwords: bool = True, whole: bool = False) -> list[str]:
     """The words of a query as plain lowercase terms: no operator, field or wildcard survives.
 
     Function words are dropped when the query has other words: BM25 with Tantivy's en_stem analyzer
-    keeps them, and they would rank any text sharing "we" or "the" with the query.
+    keeps them, and they would rank any text sharing "we" or "the" with the query. So are single letters
+    ("s" of "What's"). whole: an identifier's whole term is written as one word ("batchsize"), as
+    ``whole_identifiers`` writes it in a memory's body; otherwise with its underscores.
     """
-    terms = _terms(text, max_terms * 4 if drop_stopwords else max_terms)
+    terms = _terms(text, max_terms * 4 if drop_stopwords else max_terms, whole)
     if drop_stopwords:
-        content = [t for t in terms if t not in QUERY_STOPWORDS]
+        content = [t for t in terms if t not in QUERY_STOPWORDS and (len(t) > 1 or t.isdigit())]
         terms = content or terms
     return terms[:max_terms]
 
 
-def _terms(text: str, max_terms: int) -> list[str]:
+def identifier_parts(text: str) -> set[str]:
+    """The parts of a query's snake_case and camelCase words that the query does not also hold as words."""
+    words_, parts = set(), set()
+    for w in WORD_RE.findall(text):
+        if re.search(r"[a-z][A-Z]|_", w):
+            parts.update(split_identifier(w))
+        else:
+            words_.add(w.lower())
+    return parts - words_
+
+
+def _terms(text: str, max_terms: int, whole: bool = False) -> list[str]:
     seen: dict[str, None] = {}
     for w in WORD_RE.findall(text):
-        for term in [w.lower(), *(split_identifier(w) if re.search(r"[a-z][A-Z]|_", w) else [])]:
+        compound = re.search(r"[a-z][A-Z]|_", w) is not None
+        first = re.sub(r"_", "", w.lower()) if whole and compound else w.lower()
+        for term in [first, *(split_identifier(w) if compound else [])]:
             term = re.sub(r"[^\w]", "", term).strip("_")
             if term and len(term) <= 64:
                 seen.setdefault(term, None)

@@ -64,7 +64,9 @@ def test_the_sweep_compares_a_variant_and_leaves_no_data_behind(tmp_path, monkey
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     assert sweep.main(["--dataset", "locomo", "--data", str(tmp_path / "data"), "--queries", "3",
                        "--cache", str(tmp_path / "cache"), "--variant", 'ppr0={"variant": "mg: PPR off"}']) == 0
-    lines = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().out.splitlines()
+    lines = [ln for ln in out if not ln.startswith(" ")]  # indented: a variant's figures by category
+    assert len(lines) < len(out)
     assert lines[0].startswith("default ") and "ndcg@10" in lines[0]
     assert lines[1].startswith("ppr0 ") and "vs default" in lines[1]
     assert not list(scratch.glob("mg-*"))  # (torch may leave its own folder there)

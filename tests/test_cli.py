@@ -135,8 +135,10 @@ def test_entity_commands(run):
     assert len(related) > 1 and json.loads(run("related", "Stripe", "--depth", "2", "-n", "1", "--json").stdout) \
         == related[:1]
     assert mid in run("related", "Stripe", "--depth", "2").stdout
-    names = {e["name"] for e in json.loads(run("entities", "--json").stdout)}
-    assert {"Orion", "billing-api", "Stripe"} <= names
+    listed = json.loads(run("entities", "--json").stdout)
+    names = {e["name"] for e in listed}
+    assert {"billing-api", "Stripe"} <= names and "Orion" not in names
+    assert "Orion" in next(e for e in listed if e["name"] == "billing-api")["aliases"]  # "the codename for"
     assert json.loads(run("entities", "--type", "service", "--json").stdout)[0]["name"] == "Stripe"
     groups = json.loads(run("communities", "--json").stdout)
     assert any({"Stripe", "billing-api"} <= {m["name"] for m in g["members"]} for g in groups)

@@ -27,7 +27,7 @@ def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: 
 
 
 def convex(legs: Mapping[str, tuple[Sequence[str], Sequence[float]]], weights: Mapping[str, float],
-           complete: Collection[str] = ()) -> dict[str, float]:
+           complete: Collection[str] = (), scales: Mapping[str, float] | None = None) -> dict[str, float]:
     """Weighted convex combination of max-normalised scores, in [0, 1].
 
     fused(d) = sum over legs L of w_L x s_L(d) / max s_L, divided by sum_L w_L (Bruch, Gai & Ingber 2023,
@@ -38,6 +38,8 @@ def convex(legs: Mapping[str, tuple[Sequence[str], Sequence[float]]], weights: M
     nothing adds 0 to every document but still counts toward the divisor. Unlike RRF, a leg whose scores are
     flat (every candidate about as good as its top, as MiniLM's cosines are on chat turns) barely reorders
     the others, and one leg's clear winner is not outvoted by documents two legs rank in the middle.
+    A leg in ``scales`` is divided by the larger of its top score and that scale (BM25: what a document matching
+    the whole query would score), so that a weak match stays weak where it is the leg's only one.
     """
     total = sum(weights.get(leg, 0.0) for leg in legs)
     if total <= 0:
@@ -47,7 +49,7 @@ def convex(legs: Mapping[str, tuple[Sequence[str], Sequence[float]]], weights: M
         if weights.get(leg, 0.0) <= 0 or not ids:
             continue
         clipped = [max(0.0, float(s)) for s in scores[:len(ids)]]
-        top = max(clipped)
+        top = max(max(clipped), (scales or {}).get(leg, 0.0))
         vals = {d: (s / top if top > 0 else 0.0) for d, s in zip(ids, clipped)}
         norm[leg] = (vals, 0.0 if leg in complete else min(vals.values()))
     docs = {d for vals, _ in norm.values() for d in vals}

@@ -30,6 +30,9 @@ class LegResult:
     #: whether the leg returned everything it matched, so what it did not return scores 0 with it; None: when it
     #: returned fewer than it was asked for
     complete: bool | None = None
+    #: the score of a full match to the query, if the leg knows it (BM25): convex fusion divides by the larger
+    #: of it and the top score
+    scale: float | None = None
 
 
 @dataclass
@@ -79,7 +82,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         # a leg that returned fewer than the C it was asked for has nothing more to say about the rest
         complete = {leg for leg, res in legs.items()
                     if (len(res.ids) < config.candidates(limit) if res.complete is None else res.complete)}
-        fused = convex({leg: (res.ids, res.scores) for leg, res in legs.items()}, w, complete)
+        fused = convex({leg: (res.ids, res.scores) for leg, res in legs.items()}, w, complete,
+                       {leg: res.scale for leg, res in legs.items() if res.scale})
     if not fused:
         return []
     ranked = sorted(fused, key=lambda d: (-fused[d], d))

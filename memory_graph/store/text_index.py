@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import re
 import shutil
 from pathlib import Path
 from typing import Iterable
@@ -11,7 +13,7 @@ from typing import Iterable
 import tantivy
 
 from ..models import Filters, content_hash
-from ..text import derive_title, identifier_terms, query_terms
+from ..text import derive_title, identifier_parts, identifier_terms, query_terms, whole_identifiers
 
 log = logging.getLogger("memory_graph")
 
@@ -115,7 +117,10 @@ class TextIndex:
         else:  # a chunk's title is its breadcrumb, one of these
             extra = " ".join(x for x in (rec.get("path"), rec.get("name"), rec.get("breadcrumb")) if x)
         doc.add_text("title", title)
-        doc.add_text("body", f"{extra}\n{body}" if extra else body)
+        text = f"{extra}\n{body}" if extra else body
+        # a memory's body counts an identifier whole, its parts only in "idents"; a code chunk's body keeps
+        # them as words, which prose questions about code match
+        doc.add_text("body", whole_identifiers(text) if kind == "memory" else text)
         doc.add_text("idents", identifier_terms(f"{extra} {body}"))
         doc.add_text("project", rec.get("project") or "")
         if kind == "memory":
@@ -221,16 +226,27 @@ class TextIndex:
         return clauses
 
     def search(self, text: str, filters: Filters, now: float, limit: int, kind: str = "memory",
-               title_boost: float = 0.0) -> tuple[list[str], list[float]]:
+               title_boost: float = 0.0, idents_boost: float = 1.0) -> tuple[list[str], list[float]]:
         """BM25 ranking of the query's words; user text is never parsed as query syntax.
 
-        ``title_boost`` > 0 adds a match in the title field, times that weight, to the body's score.
+        ``title_boost`` > 0 adds a match in the title field, times that weight, to the body's score;
+        ``idents_boost`` weighs a match in the identifier field (whole identifiers and their parts).
         """
-        terms = query_terms(text, self.max_query_terms)
+        terms = query_terms(text, self.max_query_terms, whole=kind == "memory")
         if not terms:
             return [], []
         fields = self.FIELDS if title_boost > 0 else [f for f in self.FIELDS if f != "title"]
-        text_query = self.index.parse_query(" ".join(terms), fields, field_boosts={"title": title_boost})
+        boosts = {"title": title_boost, "idents": idents_boost}
+        # a memory query's identifier parts ("usage" of enable_usage_billing) are searched among identifier
+        # parts only: in the body, where identifiers are whole, they would match prose ("Usage of the API")
+        parts = identifier_parts(text) if kind == "memory" else set()
+        words_ = [t for t in terms if t not in parts]
+        found = [self.index.parse_query(" ".join(words_), fields, field_boosts=boosts)] if words_ else []
+        if len(words_) < len(terms):
+            found.append(self.index.parse_query(" ".join(t for t in terms if t in parts), ["idents"],
+                                                field_boosts=boosts))
+        text_query = (found[0] if len(found) == 1 else
+                      tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in found]))
         clauses = [(tantivy.Occur.Must, text_query)]
         # a filter only admits documents: scored, a project's term adds its idf to every hit (2.3 on one LoCoMo
         # conversation), which flattens the max-normalised scores fusion reads
@@ -241,6 +257,28 @@ class TextIndex:
         hits = searcher.search(query, limit=limit, count=False).hits
         ids = [searcher.doc(addr)["id"][0] for _score, addr in hits]
         return ids, [float(score) for score, _addr in hits]
+
+    def reference_score(self, text: str) -> float:
+        """The BM25 score of a document of average length that holds each of the query's words once and
+        nothing else: the sum of their idf in the body field, where every searchable word is (a term's
+        score at tf 1 and average length is its idf: (k1 + 1) tf / (tf + k1) = 1). A word no document holds
+        counts with the idf of a word one document holds: no document matches the query in full then.
+
+        A leg's scores divided by the larger of this and its top score keep a weak match weak in a store where
+        it is the only match, instead of turning it into a 1.0 (max-normalisation)."""
+        parts = identifier_parts(text)  # searched among identifier parts only (search)
+        terms = [t for t in query_terms(text, self.max_query_terms, whole=True) if t not in parts]
+        if not terms:
+            return 0.0
+        parsed = repr(self.index.parse_query(" ".join(terms), ["body"]))
+        analysed = set(re.findall(r'type=Str, "((?:[^"\\]|\\.)*)"', parsed))
+        searcher = self.index.searcher()
+        n = searcher.num_docs
+        total = 0.0
+        for term in analysed:
+            df = max(1, searcher.doc_freq("body", term))
+            total += math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return total
 
     def reload(self) -> None:
         self.index.reload()
@@ -253,7 +291,7 @@ REV_FIELDS = ("content_hash", "title", "tags", "project", "memory_type", "create
 
 #: how a record becomes a document; a new layout changes every stamp, so indexes written by an older one are
 #: brought up to date when opened (``Engine._reconcile_text``)
-TEXT_LAYOUT = 2
+TEXT_LAYOUT = 3
 
 
 def rev_of(rec: dict) -> str:

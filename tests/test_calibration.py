@@ -1,0 +1,66 @@
+"""A weak BM25 match stays weak, identifier parts count less, no one-letter residue matches (real Tantivy and
+LanceDB on a temporary directory; fake embedder)."""
+
+from __future__ import annotations
+
+from memory_graph.models import Filters
+from memory_graph.retrieval import convex
+from memory_graph.text import query_terms, whole_identifiers
+
+NOTES = ["We moved the session store from Redis to PostgreSQL because Redis evictions dropped logins.",
+         "search-indexer drops documents larger than 10 MB without logging anything.",
+         "The nightly export writes one CSV per warehouse.", "Lena reviews every release of the app.",
+         "Staging runs in its own cluster.", "Deploys go through Argo CD.", "Tests need the compose stack up.",
+         "The tax provider is Avalara.", "Coupons are validated by a regex.", "Alerts page the on-call engineer."]
+
+
+def test_convex_with_a_scale_keeps_a_weak_only_match_weak():
+    legs = {"vector": (["right", "weak"], [0.62, 0.40]), "bm25": (["weak"], [0.7])}
+    w = {"vector": 1.0, "bm25": 1.0}
+    plain = convex(legs, w, complete={"bm25"})
+    scaled = convex(legs, w, complete={"bm25"}, scales={"bm25": 3.0})
+    assert plain["weak"] > plain["right"]  # max-normalised, BM25's only match counts as a full match
+    assert scaled["right"] > scaled["weak"]
+    strong = convex({"vector": legs["vector"], "bm25": (["weak"], [4.0])}, w, complete={"bm25"}, scales={"bm25": 3.0})
+    assert strong["weak"] > strong["right"]  # a match above the scale is a full one again
+
+
+def test_a_single_stem_collision_does_not_outrank_the_vector_legs_answer(engine):
+    ids = [engine.store(t) for t in NOTES]
+    query = "why did users get logged out unexpectedly?"
+    bm25 = engine.search(query, mode="bm25")
+    assert [h.id for h in bm25] == [ids[1]]  # "logged" / "logging": BM25's one match
+    hit = engine.search(query, limit=10)
+    weak = next(h for h in hit if h.id == ids[1])
+    assert weak.explanation.leg_scores["bm25"] > 0
+    # its BM25 part counts for what the query's words are worth, not as a full match
+    engine.config = engine.config.with_(bm25_reference_share=0.0)
+    plain = next(h for h in engine.search(query, limit=10) if h.id == ids[1])
+    assert weak.explanation.fused < plain.explanation.fused
+
+
+def test_no_one_letter_residue_is_searched():
+    assert "s" not in query_terms("What's in the s3 bucket?", 64)
+    assert query_terms("What's the status?", 64) == ["status"]
+
+
+def test_identifier_parts_weigh_less_than_a_word_of_the_text(engine):
+    part = engine.store("Set enable_usage_billing in the dbt profile.")
+    word = engine.store("Usage of the API is billed per request.")
+    for t in NOTES:
+        engine.store(t)
+    hits = engine.search("usage", mode="bm25")
+    assert [h.id for h in hits][:2] == [word, part]
+    whole = engine.search("enable_usage_billing", mode="bm25")
+    assert whole[0].id == part
+    assert whole_identifiers("set enable_usage_billing and retryBackoff") == "set enableusagebilling and retrybackoff"
+
+
+def test_reference_score_grows_with_the_querys_words(engine):
+    for t in NOTES:
+        engine.store(t)
+    one = engine.text.reference_score("Redis")
+    two = engine.text.reference_score("Redis evictions")
+    assert 0 < one < two
+    assert engine.text.reference_score("the of and") > 0  # function words alone are still searched
+    assert engine.text.search("Redis", Filters(), 0, 5)[1][0] > 0
