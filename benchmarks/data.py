@@ -48,6 +48,8 @@ class Dataset:
     main_metric: str = ""
     #: when every question is asked (validity and decay are judged then); None: at each group's last document
     asked_at: float | None = None
+    #: questions nothing answers (no ranking metric): judged by whether the search says so (its note)
+    unanswerable: list[Query] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.main_metric = self.main_metric or self.metrics[0]

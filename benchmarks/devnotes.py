@@ -45,19 +45,22 @@ def load_devnotes(folder: Path = FOLDER, pad_to: int | None = None, seed: int = 
     """
     docs = load_notes(folder)
     known = {d.id for d in docs}
-    queries = []
+    queries, unanswerable = [], []
     for qid, cat, scope, text, rel in _rows(folder / "questions.txt"):
         relevant = set(rel.split())
         if not relevant <= known:
             raise ValueError(f"{qid} names notes that do not exist: {sorted(relevant - known)}")
         if relevant or not answerable_only:
             queries.append(Query(qid, text, relevant, scope, cat))
+        else:
+            unanswerable.append(Query(qid, text, relevant, scope, cat))
     notes = [f"{len(docs)} hand-written notes over {len({d.group for d in docs})} projects, asked on 2026-07-01"]
     if pad_to and pad_to > len(docs):
         docs += padding(pad_to - len(docs), seed)
         notes.append(f"padded to {pad_to} notes with generated notes about unrelated services")
     name = f"devnotes-{pad_to // 1000}k" if pad_to and pad_to >= 1000 else "devnotes"
-    return Dataset(name, "memory", docs, queries, ("ndcg@10", "recall@10", "mrr@10"), notes, asked_at=ASKED_AT)
+    return Dataset(name, "memory", docs, queries, ("ndcg@10", "recall@10", "mrr@10"), notes, asked_at=ASKED_AT,
+                   unanswerable=unanswerable)
 
 
 # ---- padding: notes about services, teams and tools that no question asks about --------------------------------

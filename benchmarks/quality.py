@@ -112,6 +112,13 @@ def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:
         info["systems"] = evaluate(ds, rankers)
         info["main_metric"] = ds.main_metric
         compare_to_full(ds, info["systems"])
+        if ds.unanswerable and ds.kind == "memory":
+            # the share of questions for which the full pipeline says that nothing matches well: of those
+            # nothing answers (higher is better) and of the answered ones (lower is better)
+            info["nothing_matches"] = {
+                "unanswered": round(statistics.fmean(mg.says_nothing_matches(q) for q in ds.unanswerable), 3),
+                "answered": round(statistics.fmean(mg.says_nothing_matches(q) for q in ds.queries), 3),
+                "unanswered_n": len(ds.unanswerable), "answered_n": len(ds.queries)}
     finally:
         mg.close()
         lance.close()

@@ -40,6 +40,11 @@ def markdown(results: dict) -> str:
                       "|---" * (len(cats) + 1) + "|"]
             for sys_name, s in systems.items():
                 lines.append(f"| {sys_name} | " + " | ".join(f"{s['by_category'][c][m]:.4f}" for c in cats) + " |")
+        nm = ds.get("nothing_matches")
+        if nm:
+            lines += ["", f"memory-graph says that nothing matches well for {nm['unanswered']:.0%} of the "
+                          f"{nm['unanswered_n']} questions nothing answers, and for {nm['answered']:.0%} of the "
+                          f"{nm['answered_n']} answered ones."]
         lines.append("")
     if results.get("latency"):
         lines += ["## Search latency (warm, query embedding included, limit 10)", "",

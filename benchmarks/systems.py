@@ -16,7 +16,7 @@ import numpy as np
 from memory_graph import Config, Engine
 from memory_graph.retrieval.fusion import rrf
 
-from .data import Dataset
+from .data import Dataset, Query
 
 Ranker = Callable[[int, int], list[str]]  # (query index, k) -> doc ids
 
@@ -122,6 +122,13 @@ class MemoryGraphSystem:
                 self.engine.config = base
 
         return run
+
+    def says_nothing_matches(self, q: Query) -> bool:
+        """Whether the full pipeline's search notes that nothing matches well (memories only)."""
+        at = self.ds.asked_at or self.group_end.get(q.group)
+        hits = self.engine.search(q.text, limit=10, project=q.group or None, include_global=False, as_of=at,
+                                  use_decay=at is not None)
+        return hits.note is not None
 
     def close(self) -> None:
         self.engine.close()

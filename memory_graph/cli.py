@@ -154,14 +154,18 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
            min_score: Optional[float] = typer.Option(None, help="Drop results scoring below this (0-1)."),
            explain: bool = typer.Option(False, help="Show each stage's contribution to every result."),
            as_json: bool = JsonOpt) -> None:
-    """Search memories with the hybrid pipeline (vector + BM25 + graph, fusion, PPR, decay, MMR)."""
+    """Search memories with the hybrid pipeline (vector + BM25 + graph, fusion, PPR, decay, MMR).
+
+    When nothing matches well (low confidence) a note on stderr says so; a result a newer memory updates is
+    marked "updated by"."""
     with engine() as eng:
         hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type, tags=tags,
                           created_after=created_after, created_before=created_before, as_of=as_of,
                           include_invalid=include_invalid, min_score=min_score)
         hint = eng.project_hint(project)
-    if hint:
-        err.print(labelled("note:", "yellow", hint))
+    for note in (hint, hits.note if hits else None):
+        if note:
+            err.print(labelled("note:", "yellow", note))
     if as_json:
         return _json([h.to_dict(explain=explain) for h in hits])
     if not hits:
@@ -170,7 +174,8 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
     table = Table("score", *_record_columns())
     for h in hits:
         table.add_row(f"{h.score:.3f}", h.id, h.record.get("memory_type", ""),
-                      (h.record.get("created_at") or "")[:10], _ended(h.record) + h.title)
+                      (h.record.get("created_at") or "")[:10],
+                      _ended(h.record) + ("[updated] " if h.record.get("updated_by") else "") + h.title)
     out.print(table)
     _print_superseded([(h.id, h.record.get("superseded_by", "")) for h in hits if h.record.get("ended")])
     if explain:

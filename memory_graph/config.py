@@ -295,6 +295,16 @@ class Config:
     #: boost off).
     period_boost: float = 0.3
 
+    # --- "nothing matches well" (retrieval/confidence.py) ---
+    #: a search's confidence is the stronger of two ramps: the vector leg's top cosine from
+    #: confidence_cosine_low (0) to confidence_cosine_high (1), and the share of the query's words the best BM25
+    #: match holds from confidence_coverage_low to 1. Below confidence_min, the search says that nothing matches
+    #: well. Read off python -m benchmarks.confidence_probe (all-MiniLM-L6-v2: another model needs its own).
+    confidence_cosine_low: float = 0.35
+    confidence_cosine_high: float = 0.65
+    confidence_coverage_low: float = 0.4
+    confidence_min: float = 0.5
+
     # --- score floor ---
     #: results scoring below this fraction of the top score are dropped: with convex fusion a memory only the
     #: graph leg reaches, at two hops, scores about a twentieth of the top (the graph weighs 0.2 of 2.2 at

@@ -23,9 +23,10 @@ from .errors import NotFoundError, ValidationError
 from .graph import Graph
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
+from .retrieval.confidence import confidence, match_signals
 from .retrieval.when import asked_period
 from .maintenance import MaintenanceMixin
-from .models import Filters, Hit, Memory, content_hash, iso
+from .models import Filters, Hit, Hits, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
 from .retrieval import LegResult, rank
@@ -508,6 +509,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
         # of memories) would reward whichever candidates happen to name it, as noise (benchmarks/sweep.py)
         with self._graph_lock:
             q_ents = self.graph.specific(legs.pop("_entities").paths, self.config.graph_hub_degree)
+        signals = match_signals(legs, self.config.bm25_reference_share)
         hits = rank(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
                     query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
                     texts=self._texts, min_score=min_score,
@@ -515,7 +517,19 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
         for h in hits:
             h.explanation.graph_path = [self._node_label(n) for n in h.explanation.graph_path]
         self._add_validity(hits, at)
-        return hits
+        return self._sure(hits, signals)
+
+    def _sure(self, hits: list[Hit], signals: dict[str, float]) -> "Hits":
+        """The hits with the search's confidence, and a note when it is below ``Config.confidence_min``."""
+        c = self.config
+        conf = confidence(signals, c.confidence_cosine_low, c.confidence_cosine_high, c.confidence_coverage_low)
+        note = None
+        if hits and conf < c.confidence_min:
+            note = (f"nothing matches well (confidence {conf:.2f}): the results share words or topic with the "
+                    f"query but probably do not answer it")
+        elif not hits:
+            note = "nothing matches"
+        return Hits(hits, confidence=round(conf, 3), signals=signals, note=note)
 
     def _add_validity(self, hits: list[Hit], at: float) -> None:
         """Give each hit whose validity has an end its valid_until; once ended (at ``at``), ``ended`` and, when

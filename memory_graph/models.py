@@ -135,6 +135,18 @@ class Explanation:
         return asdict(self)
 
 
+class Hits(list):
+    """A search's hits, best first (a list of Hit), with how sure the search is that they answer the query.
+
+    ``confidence`` in [0, 1] (retrieval/confidence.py); ``note`` says so in words when it is low, or when
+    nothing matched; ``signals`` are what it was read from (the top cosine, the BM25 coverage).
+    """
+
+    def __init__(self, hits=(), confidence: float = 1.0, signals: dict | None = None, note: str | None = None):
+        super().__init__(hits)
+        self.confidence, self.signals, self.note = confidence, dict(signals or {}), note
+
+
 @dataclass
 class Hit:
     """The one result type that flows through the pipeline: an id, its score and its explanation."""

@@ -104,7 +104,7 @@ def _hit(h: Hit, details: bool, explain: bool, full: dict | None = None) -> dict
         # an agent may read no further than this index, so a superseded memory must say so here
         if r.get("valid_until"):
             out["valid_until"] = _stamp(r["valid_until"])
-        out.update({k: r[k] for k in ("ended", "superseded_by", "invalidation_reason") if r.get(k)})
+        out.update({k: r[k] for k in ("ended", "superseded_by", "invalidation_reason", "updated_by") if r.get(k)})
     else:
         out.update(path=r.get("path"), lines=f"{r.get('start_line')}-{r.get('end_line')}",
                    language=r.get("language"), type=r.get("chunk_type"))
@@ -252,7 +252,9 @@ def build_server(state: ServerState) -> MCPServer:
     ) -> dict[str, Any]:
         """Search memories (vector + BM25 + graph, fused, PageRank-damped, decayed, diversified).
 
-        Returns a compact index; call get_memories for the full records you need."""
+        Returns a compact index; call get_memories for the full records you need. `confidence` (0-1) says how
+        well the best results match; when it is low a `note` says that nothing matches well: stop looking
+        rather than guess from them. A result that a newer memory updates shows `updated_by`."""
         eng = state.engine()
         proj, include_global = scope_of(project, scope)
         hits = eng.search(query, limit=limit, mode=mode, project=proj, include_global=include_global,
@@ -260,9 +262,9 @@ def build_server(state: ServerState) -> MCPServer:
                           as_of=as_of, include_invalid=include_invalid, min_score=min_score)
         full = {m.id: m.to_dict() for m in eng.get([h.id for h in hits])} if details and hits else {}
         out = {"results": [_hit(h, details, explain, full.get(h.id)) for h in hits],
-               "scope": {"project": proj, "include_global": include_global}}
-        hint = eng.project_hint(proj)
-        return {**out, "note": hint} if hint else out
+               "scope": {"project": proj, "include_global": include_global}, "confidence": hits.confidence}
+        notes = [n for n in (hits.note, eng.project_hint(proj)) if n]
+        return {**out, "note": "; ".join(notes)} if notes else out
 
     @mcp.tool(annotations=READ)
     @_tool_errors

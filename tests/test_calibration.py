@@ -3,6 +3,8 @@ LanceDB on a temporary directory; fake embedder)."""
 
 from __future__ import annotations
 
+import pytest
+
 from memory_graph.models import Filters
 from memory_graph.retrieval import convex
 from memory_graph.text import query_terms, whole_identifiers
@@ -64,3 +66,18 @@ def test_reference_score_grows_with_the_querys_words(engine):
     assert 0 < one < two
     assert engine.text.reference_score("the of and") > 0  # function words alone are still searched
     assert engine.text.search("Redis", Filters(), 0, 5)[1][0] > 0
+
+
+def test_confidence_is_the_stronger_of_the_two_signals():
+    from memory_graph.retrieval.confidence import confidence
+
+    assert confidence({"vector": 0.3, "bm25": 0.2}, 0.35, 0.65, 0.4) == 0.0
+    assert confidence({"vector": 0.5, "bm25": 0.2}, 0.35, 0.65, 0.4) == pytest.approx(0.5)
+    assert confidence({"vector": 0.3, "bm25": 1.0}, 0.35, 0.65, 0.4) == 1.0  # an identifier found whole
+    assert confidence({}, 0.35, 0.65, 0.4) == 1.0
+
+
+def test_an_empty_search_notes_that_nothing_matches(engine):
+    engine.store("The tax provider is Avalara.")
+    hits = engine.search("zzzz qqqq", mode="bm25")
+    assert list(hits) == [] and hits.note == "nothing matches"

@@ -247,3 +247,12 @@ def test_the_onnx_session_holds_no_copy_of_the_serialized_model(tmp_path, monkey
     assert np.allclose(from_file.encode(TEXTS[:4]), from_memory.encode(TEXTS[:4]), atol=1e-6)
     # ORT's own flag: with it on, a failing session or run prints to stdout, the stdio server's protocol
     assert from_file._session._enable_fallback is False and from_memory._session._enable_fallback is False
+
+
+def test_a_question_nothing_answers_says_so_and_an_answered_one_does_not(real):
+    eng, _ = real
+    unanswered = eng.search("What is the Kafka retention of the audit topic?")
+    assert unanswered and unanswered.note and "nothing matches well" in unanswered.note
+    answered = eng.search("When is the production database backed up?")
+    assert answered.note is None and answered.confidence > unanswered.confidence
+    assert set(answered.signals) == {"vector", "bm25"}

@@ -126,7 +126,8 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
             inv = await ok("invalidate_memory", id=a["id"], reason="renamed", superseded_by=b["id"])
             assert inv["valid_until"]
             # the compact answers an agent may stop at say the memory was superseded, and by what
-            assert a["id"] not in [r["id"] for r in (await ok("search_memory", query="Orion codename"))["results"]]
+            found = await ok("search_memory", query="Orion codename")
+            assert a["id"] not in [r["id"] for r in found["results"]] and 0 <= found["confidence"] <= 1
             ended = {r["id"]: r for r in (await ok("search_memory", query="Orion codename", include_invalid=True,
                                                    limit=5))["results"]}
             assert ended[a["id"]]["ended"] and ended[a["id"]]["superseded_by"] == b["id"]

@@ -1,0 +1,63 @@
+"""python -m benchmarks.confidence_probe: how well a search's confidence tells answered questions from ones
+nothing answers. Reads devnotes (with its no-answer questions), and SciFact and LoCoMo samples (answered only),
+and prints, per data set, the signals' spread and the share of questions below Config.confidence_min."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.confidence_probe", description=__doc__)
+    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    p.add_argument("--queries", type=int, default=200, help="SciFact and LoCoMo questions sampled (default 200)")
+    p.add_argument("--cache", type=Path, default=Path("results/cache"))
+    p.add_argument("--datasets", nargs="+", default=["devnotes", "devnotes-1k", "scifact", "locomo"])
+    args = p.parse_args(argv)
+    from . import data, quality
+    from .devnotes import load_devnotes
+    from .systems import MemoryGraphSystem, engine_embedder
+
+    emb = engine_embedder("", cache_size=200_000, query_cache_size=4_096)
+    d = args.data
+    loaders = {
+        "devnotes": lambda: load_devnotes(answerable_only=False),
+        "devnotes-1k": lambda: load_devnotes(pad_to=1_000, answerable_only=False),
+        "scifact": lambda: data.load_scifact(d / "scifact/corpus.jsonl", d / "scifact/queries.jsonl",
+                                             d / "scifact/qrels/train.tsv", args.queries, 1500),
+        "locomo": lambda: data.load_locomo(d / "locomo/locomo_dev.json", args.queries)}
+    print("data set      questions    flagged: answered  unanswered   top cosine: answered  unanswered")
+    for name in args.datasets:
+        ds = loaders[name]()
+        with tempfile.TemporaryDirectory() as work:
+            vecs = quality.cached_vectors([x.full_text for x in ds.docs], emb, args.cache, ds.name)
+            mg = MemoryGraphSystem(ds, vecs, emb, Path(work))
+            rows = []
+            for q in ds.queries:
+                at = ds.asked_at or mg.group_end.get(q.group)
+                hits = mg.engine.search(q.text, limit=10, project=q.group or None, include_global=False,
+                                        as_of=at, use_decay=at is not None)
+                rows.append((bool(q.relevant), hits.confidence, hits.signals.get("vector", 0.0)))
+            mg.close()
+        lim = mg.engine.config.confidence_min
+        ans = [r for r in rows if r[0]]
+        no = [r for r in rows if not r[0]]
+
+        def share(rs):
+            return f"{sum(1 for r in rs if r[1] < lim) / len(rs):.2f}" if rs else "  - "
+
+        def med(rs):
+            return f"{statistics.median(r[2] for r in rs):.3f}" if rs else "  -  "
+
+        print(f"{name:13s} {len(rows):9d}    {share(ans):>17s}  {share(no):>10s}   {med(ans):>19s}  {med(no):>10s}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

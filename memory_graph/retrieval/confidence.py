@@ -1,0 +1,38 @@
+"""How sure a search is that anything answers the query, from how well the best candidates match it: the
+vector leg's top cosine and the share of the query's words the best BM25 match holds. Pure functions."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+
+def match_signals(legs: Mapping, reference_share: float) -> dict[str, float]:
+    """The top raw cosine of the vector leg, and the BM25 coverage (top score over what a document holding
+    every word of the query would score, at most 1), for the legs that ran."""
+    out: dict[str, float] = {}
+    vec = legs.get("vector")
+    if vec is not None and vec.scores:
+        out["vector"] = float(max(vec.scores))
+    bm = legs.get("bm25")
+    if bm is not None and bm.scores and bm.scale and reference_share > 0:
+        out["bm25"] = min(1.0, float(bm.scores[0]) / (bm.scale / reference_share))
+    return out
+
+
+def _ramp(x: float, low: float, high: float) -> float:
+    return min(1.0, max(0.0, (x - low) / (high - low)))
+
+
+def confidence(signals: Mapping[str, float], cosine_low: float, cosine_high: float, coverage_low: float) -> float:
+    """In [0, 1]: the stronger of two ramps, the top cosine from ``cosine_low`` (0) to ``cosine_high`` (1) and
+    the BM25 coverage from ``coverage_low`` (0) to 1. A query either leg matches well is answered; one
+    neither matches well ("What is the Kafka retention of the audit topic?" in a store that never says)
+    scores low. Without any signal (a graph-only search) 1: nothing says that it is unanswered."""
+    if not signals:
+        return 1.0
+    parts = []
+    if "vector" in signals:
+        parts.append(_ramp(signals["vector"], cosine_low, cosine_high))
+    if "bm25" in signals:
+        parts.append(_ramp(signals["bm25"], coverage_low, 1.0))
+    return max(parts)
