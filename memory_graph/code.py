@@ -21,11 +21,12 @@ from .graph import CHUNK, DEFINES, SYMBOL, Graph
 from .linking import EntityIndex, prefer_exact
 from .models import Filters, Hit
 from .paths import is_package_file, is_test_path
-from .retrieval import Candidate, rank
+from .retrieval import Candidate, rank_stable
 from .retrieval.density import current_lists, density, update_neighbours
 from .runs import describe, keep_runs_out, notes_runs, running
 from .store.lance import sql_in, sql_quote, vector_matrix
-from .text import code_mentions, dotted_names, names_identifier, one_name, words
+from .text import (code_mentions, dotted_names, literal_phrases, names_identifier, one_name, without_error_types,
+                   words)
 from .validation import check_filter, check_limit, check_name, check_query, check_text
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
@@ -467,7 +468,9 @@ class CodeMixin:
         c, name_only = self.config.candidates(limit), one_name(query)
         with self._graph_lock:
             text, in_files, at_lines = self._file_mentions(query[:2_000], filters.project)
-            mentions, seeds = self._dotted_mentions(code_mentions(dotted_names(text)), filters.project)
+            # names in a pasted error message seed only where they look like code, not its type or [tag]
+            mentions, seeds = self._dotted_mentions(code_mentions(dotted_names(without_error_types(text))),
+                                                    filters.project)
             found = self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",),
                                                    function_words=name_only)
             forms = {i: (self.symbol_index.names[i][0], str(self.code_graph.attrs(i).get("name", "")))
@@ -481,14 +484,20 @@ class CodeMixin:
         jobs = {}
         if mode in ("hybrid", "vector"):
             jobs["vector"] = self._pool.submit(self._code_vector_leg, query, filters, c)
+        phrases = literal_phrases(query)
         if mode in ("hybrid", "bm25"):
             jobs["bm25"] = self._pool.submit(self.text.search, query, filters, now, c, "code",
-                                             self.config.bm25_code_title_boost)
+                                             self.config.bm25_code_title_boost, 1.0, phrases,
+                                             self.config.code_phrase_boost)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c, name_only)
         legs = self._collect(jobs)
-        weights = self.config.code_identifier_weights if names_identifier(dotted_names(query)) else \
-            self.config.code_weights
+        if phrases:  # a pasted error message or a quoted string: where the code holds it
+            weights = self.config.code_literal_weights
+        elif names_identifier(dotted_names(query)):
+            weights = self.config.code_identifier_weights
+        else:
+            weights = self.config.code_weights
         with self._graph_lock:  # as in search: hubs do not personalise PPR
             q_ents = {s: seeds[s] for s in self.code_graph.specific(seeds, self.config.graph_hub_degree)}
         test_prior = 1.0 if asks_for_tests(query) else self.config.code_test_factor
@@ -502,7 +511,7 @@ class CodeMixin:
                               * line_prior(cand.summary, at_lines, self.config.code_line_factor))
             return out
 
-        hits = rank(legs, config=self.config, weights=weights, limit=limit, now=now,
+        hits = rank_stable(legs, config=self.config, weights=weights, limit=limit, now=now,
                     query_entities=q_ents, local_edges=self._code_local_edges, describe=describe,
                     use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code")
         for h in hits:

@@ -82,6 +82,9 @@ class Config:
     #: each leg returns C = max(candidates_min, candidates_factor x limit) ids.
     candidates_min: int = 50
     candidates_factor: int = 5
+    #: the first this many results are the same whatever limit a search asks for (pipeline.rank_stable): a
+    #: larger page makes the legs return more candidates, which changed how the first ones ranked.
+    stable_results: int = 10
     #: fused candidates that PPR, decay and MMR look at: max(candidates_min, rerank_factor x limit). Results
     #: fused below that could only climb by PPR's beta (10%), and reading their vectors costs time. Where the
     #: windows of one definition fill the pool (collapse_groups), as many again are read until it holds
@@ -194,6 +197,12 @@ class Config:
     code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.0, graph=0.3))
     #: code searched by name: up to three words, or a snake_case, camelCase, dotted or `backticked` token.
     code_identifier_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=0.5, bm25=1.0, graph=0.5))
+    #: code searched with a pasted error message or a quoted string (text.literal_phrases): BM25, where the
+    #: fixed parts of the message count as phrases (x code_phrase_boost), leads; names in the message are
+    #: seeds only where they look like code. MRR@10 on the error messages of benchmarks/queries (marshmallow,
+    #: commander): python -m benchmarks.repo_probe.
+    code_literal_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=0.5, bm25=1.0, graph=0.3))
+    code_phrase_boost: float = 2.0
     #: a chunk of a test file (tests/, test_x.py, x_test.go, x.spec.ts, XTest.java, ...) scores this much of
     #: its fused score unless the query asks for tests: a test names the same things as the code it tests and
     #: would often come first (1 turns it off). MRR@10 at 1 / 0.8: click 0.731 / 0.770, requests 0.640 / 0.735

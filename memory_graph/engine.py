@@ -29,7 +29,7 @@ from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Hits, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
-from .retrieval import LegResult, rank
+from .retrieval import LegResult, rank_stable
 from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote, vector_matrix
 from .symbols import SymbolsMixin
 from .text import derive_title
@@ -510,7 +510,7 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
         with self._graph_lock:
             q_ents = self.graph.specific(legs.pop("_entities").paths, self.config.graph_hub_degree)
         signals = match_signals(legs, self.config.bm25_reference_share)
-        hits = rank(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
+        hits = rank_stable(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
                     query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
                     texts=self._texts, min_score=min_score,
                     period=asked_period(query, at), use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)

@@ -157,3 +157,50 @@ def jaccard(a: set[str], b: set[str]) -> float:
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)
+
+
+#: a line of an error as a program prints it: "ValueError: ...", "marshmallow.exceptions.RegistryError: ...",
+#: "error: ...", "Error: ...", "panic: ...", "[MobX] ..."
+_ERROR_LINE = re.compile(r"^\s*(?:(?:[\w.]*(?:Error|Exception|Warning|Fault)|error|Error|ERROR|fatal|FATAL|panic|"
+                         r"warning|Warning)(?:\[\w+\])?\s*:|\[[\w .-]{1,30}\])\s*(?P<message>.+)$")
+#: what a program interpolates into a message: quoted values, {...}, <...>, [...], (...), numbers, paths
+_INTERPOLATED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|\{[^}]*\}|<[^>]*>|\[[^\]]*\]|\([^)]*\)|\S*\d\S*|\S+[/\\]\S+")
+_QUOTED = re.compile(r"\"([^\"]{8,300})\"|'([^']{8,300})'|`([^`]{8,300})`")
+
+
+def without_error_types(query: str) -> str:
+    """The query with each error line's type ("ValueError:", "marshmallow.exceptions.RegistryError:",
+    "[MobX]") cut off: the type names where an error is defined, the message where it is raised."""
+    out = []
+    for line in query.splitlines():
+        m = _ERROR_LINE.match(line)
+        out.append(m.group("message") if m else line)
+    return "\n".join(out)
+
+
+def literal_phrases(query: str, min_words: int = 2) -> list[str]:
+    """Runs of words a query quotes or pastes from an error message, as the source code would hold them:
+    ``ValueError: Invalid fields for <Schema>: {'x'}.`` -> ["Invalid fields for"], "error: missing required
+    argument 'file'" -> ["missing required argument"]. The values a program formats into a message (quoted
+    names, numbers, {...}) are cut out, since the source holds a placeholder there. Empty when the query is
+    neither an error line nor holds a quoted string of several words."""
+    texts = []
+    for line in query.splitlines():
+        m = _ERROR_LINE.match(line)
+        if m:
+            texts.append(m.group("message"))
+            # a message quoted inside the error ({'age': ['Not a valid integer.']}) is a literal of its own
+            texts += [g for q in re.findall(r"'([^']+)'|\"([^\"]+)\"", m.group("message")) for g in q
+                      if len(WORD_RE.findall(g)) >= min_words]
+    for m in _QUOTED.finditer(query):
+        quoted = next(g for g in m.groups() if g)
+        if len(WORD_RE.findall(quoted)) >= min_words + 1 and not texts:
+            texts.append(quoted)
+    out: list[str] = []
+    for text in texts:
+        for run in re.split(r"[.:;!?,]|(?:\s-\s)", _INTERPOLATED.sub("|", text)):
+            for piece in run.split("|"):
+                ws = WORD_RE.findall(piece)
+                if len(ws) >= min_words:
+                    out.append(" ".join(w.lower() for w in ws))
+    return list(dict.fromkeys(out))[:8]

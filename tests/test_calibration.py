@@ -81,3 +81,22 @@ def test_an_empty_search_notes_that_nothing_matches(engine):
     engine.store("The tax provider is Avalara.")
     hits = engine.search("zzzz qqqq", mode="bm25")
     assert list(hits) == [] and hits.note == "nothing matches"
+
+
+def test_the_first_results_are_the_same_whatever_limit_is_asked(engine):
+    import random
+
+    rng = random.Random(3)
+    vocab = "redis session deploy cache timeout login billing queue worker retry index search alpha beta gamma " \
+            "delta".split()
+    engine.store_many([{"content": " ".join(rng.choice(vocab) for _ in range(rng.randint(2, 12))) + f" note{i}"}
+                       for i in range(600)])
+    queries = ["retry search redis", "gamma redis gamma", "billing index index", "index timeout index"]
+    for query in queries:
+        ten = [h.id for h in engine.search(query, limit=10)]
+        hundred = [h.id for h in engine.search(query, limit=100)]
+        assert len(ten) == 10 and len(hundred) > 10
+        assert hundred[:10] == ten
+    engine.config = engine.config.with_(stable_results=0)  # without it, the larger page ranked differently
+    assert any([h.id for h in engine.search(q, limit=100)][:10] != [h.id for h in engine.search(q, limit=10)]
+               for q in queries)

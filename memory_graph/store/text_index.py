@@ -8,12 +8,12 @@ import math
 import re
 import shutil
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import tantivy
 
 from ..models import Filters, content_hash
-from ..text import derive_title, identifier_parts, identifier_terms, query_terms, whole_identifiers
+from ..text import WORD_RE, derive_title, identifier_parts, identifier_terms, query_terms, whole_identifiers
 
 log = logging.getLogger("memory_graph")
 
@@ -226,11 +226,14 @@ class TextIndex:
         return clauses
 
     def search(self, text: str, filters: Filters, now: float, limit: int, kind: str = "memory",
-               title_boost: float = 0.0, idents_boost: float = 1.0) -> tuple[list[str], list[float]]:
+               title_boost: float = 0.0, idents_boost: float = 1.0, phrases: Sequence[str] = (),
+               phrase_boost: float = 1.0) -> tuple[list[str], list[float]]:
         """BM25 ranking of the query's words; user text is never parsed as query syntax.
 
         ``title_boost`` > 0 adds a match in the title field, times that weight, to the body's score;
         ``idents_boost`` weighs a match in the identifier field (whole identifiers and their parts).
+        ``phrases`` (``text.literal_phrases``: the fixed parts of a pasted error message) add, times
+        ``phrase_boost``, the score of each one the body holds word for word, in order.
         """
         terms = query_terms(text, self.max_query_terms, whole=kind == "memory")
         if not terms:
@@ -245,6 +248,10 @@ class TextIndex:
         if len(words_) < len(terms):
             found.append(self.index.parse_query(" ".join(t for t in terms if t in parts), ["idents"],
                                                 field_boosts=boosts))
+        for phrase in phrases:
+            safe = " ".join(WORD_RE.findall(phrase))  # words only: no query syntax survives
+            if len(safe.split()) > 1:
+                found.append(tantivy.Query.boost_query(self.index.parse_query(f'"{safe}"', ["body"]), phrase_boost))
         text_query = (found[0] if len(found) == 1 else
                       tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in found]))
         clauses = [(tantivy.Occur.Must, text_query)]
