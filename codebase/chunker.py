@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import dart, elixir, graphql, hcl, lua, protobuf, scala, solidity, sql, swift, zig
+from . import dart, elixir, graphql, hcl, lua, protobuf, reparse, scala, solidity, sql, swift, zig
 from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
@@ -72,8 +72,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: (``codebase.protobuf``); 31 = GraphQL (``codebase.graphql``); 32 = a GraphQL schema definition names the root
 #: types, a GraphQL document in JavaScript, TypeScript or Python (``gql`...```) uses the schema's fields, and an
 #: escape in a GraphQL string is parsed; 33 = Zig (``codebase.zig``). A re-cut file re-embeds only the chunks whose
-#: text changed.
-CHUNKER_VERSION = "33"
+#: text changed; 34 = a JavaScript or TypeScript file that fails to parse is parsed again without its top-level
+#: statements that fail alone (``codebase.reparse``).
+CHUNKER_VERSION = "34"
 
 
 
@@ -95,6 +96,8 @@ def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overl
     if spec is not None:
         try:
             raw = _definitions(out, "\n".join(lines), lines, spec, language)
+            if out.parse_error and language in reparse.LANGUAGES:
+                out, raw = _without_broken_statements(out, raw, path, lines, spec, language)
         except Exception as exc:  # a grammar bug must not stop an index run
             log.warning("could not parse %s (%s); indexing it in line windows", path, exc)
             out.parse_error = True
@@ -113,6 +116,30 @@ def parse_file(path: str, text: str, language: str, max_tokens: int = 210, overl
     for ch in raw:
         out.chunks.extend(window(ch, path, max_tokens, overlap_lines))
     return out
+
+
+def _without_broken_statements(out: ParsedFile, raw: list[Chunk], path: str, lines: list[str], spec: LangSpec,
+                               language: str) -> tuple[ParsedFile, list[Chunk]]:
+    """The file parsed again with its top-level statements that fail alone blanked, and those statements as line
+    windows (their text stays searchable); the first parse if that one is no better."""
+    parser = _parser(language)
+    broken = reparse.broken_spans(lines, lambda t: parser.parse(t.encode("utf-8", "surrogatepass")).root_node.has_error)
+    if not broken:
+        return out, raw
+    again = ParsedFile(path, language)
+    again.symbols.append(out.symbols[0])
+    blanked = reparse.blank(lines, broken)
+    chunks = _definitions(again, "\n".join(blanked), blanked, spec, language)
+    # only if it recovers definitions: where tree-sitter's own recovery kept them all, the first parse also
+    # keeps the broken statement's
+    if again.parse_error or not {s.name for s in again.symbols} - {s.name for s in out.symbols}:
+        return out, raw
+    for a, b in broken:
+        for ch in line_chunks(lines[a:b], path):
+            ch.start_line, ch.end_line = ch.start_line + a, min(ch.end_line + a, b)
+            chunks.append(ch)
+    again.parse_error = False
+    return again, sorted(chunks, key=lambda c: (c.start_line, c.end_line))
 
 
 # ---- tree-sitter definitions ------------------------------------------------

@@ -326,3 +326,35 @@ def test_bindings_in_a_class_body_are_attributes_inside_the_class_chunk(language
     chunks = {c.symbol: c for c in p.chunks}
     for qual, _, line in expected:
         assert line in chunks[qual.rsplit(".", 1)[0]].line_map
+
+
+def test_a_typescript_file_that_fails_to_parse_keeps_its_other_definitions():
+    # tree-sitter-typescript fails on an interface with generic call signatures between comments and a call
+    # signature over two lines, and its error swallowed every definition after it (mobx's runInAction)
+    src = ("import { Hook, Marker } from './hook'\n\n"
+           "export interface Factory\n    extends Hook,\n        Marker {\n"
+           "    // plain\n    <T extends Function | undefined | null>(fn: T): T\n"
+           "    // named\n    <T extends Function | undefined | null>(label: string, fn: T): T\n\n"
+           "    // as a decorator\n    (label: string): Hook &\n        Marker\n\n"
+           "    bound: Hook & Marker\n}\n\n"
+           "function createFactory(auto: boolean): Factory {\n  const f: Factory = function make(a, b?): any {\n"
+           "    return a\n  }\n  return f\n}\n\n"
+           "export function runInTransaction<T>(fn: () => T): T {\n  return fn()\n}\n\n"
+           "export function isTransaction(thing: any) {\n  return thing.isTx === true\n}\n")
+    p = parse_file("src/api/tx.ts", src, "typescript")
+    names = {s.name for s in p.symbols}
+    assert {"createFactory", "runInTransaction", "isTransaction"} <= names
+    assert not p.parse_error
+    covered = {n for c in p.chunks for n in range(c.start_line, c.end_line + 1)}
+    assert all(n in covered for n, ln in enumerate(src.split("\n"), 1) if ln.strip())  # nothing is lost
+    interface = next(c for c in p.chunks if "bound: Hook & Marker" in c.content)
+    assert interface.chunk_type == "lines" and (interface.start_line, interface.end_line) == (3, 17)
+
+
+def test_statement_spans_and_blanking():
+    from codebase.reparse import blank, broken_spans, statement_spans
+
+    lines = ["// header", "export const a = 1", "", "function f() {", "  return 2", "}", "class C {}"]
+    assert statement_spans(lines) == [(0, 1), (1, 3), (3, 6), (6, 7)]
+    assert broken_spans(lines, lambda t: "return" in t) == [(3, 6)]
+    assert blank(lines, [(3, 6)]) == ["// header", "export const a = 1", "", "", "", "", "class C {}"]
