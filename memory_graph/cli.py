@@ -124,11 +124,16 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
         mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
                         project=project, entities=entity, source=source, valid_from=valid_from)
         same = eng.duplicates(mid)
-        alike = eng.similar(mid)
+        newer_than = eng.may_update(mid)
+        alike = [a for a in eng.similar(mid) if a[0] not in dict(newer_than)]
     # soft_wrap: a terminal-wide wrap would cut the command in two
     if same:
         err.print(labelled("note:", "yellow", f"the same text is stored as {', '.join(same)}; "
                                               f"`memory-graph delete {mid}` removes this copy if it is a repeat"),
+                  soft_wrap=True)
+    if newer_than:
+        err.print(labelled("note:", "yellow", "may update: " + ", ".join(f"{i} ({s:.2f})" for i, s in newer_than) +
+                           f"; if the old one no longer holds, `memory-graph invalidate ID --superseded-by {mid}`"),
                   soft_wrap=True)
     if alike:
         err.print(labelled("note:", "yellow", "similar: " + ", ".join(f"{i} ({s:.2f})" for i, s in alike) +
@@ -137,6 +142,7 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
     if not as_json:
         return out.print(mid)
     _json({"id": mid, **({"duplicate_of": same} if same else {}),
+           **({"may_update": [{"id": i, "similarity": s} for i, s in newer_than]} if newer_than else {}),
            **({"similar": [{"id": i, "similarity": round(s, 3)} for i, s in alike]} if alike else {})})
 
 

@@ -150,9 +150,9 @@ def build_server(state: ServerState) -> MCPServer:
             source: Annotated[str | None, Field(max_length=2000, description="File path or URL it came from.")]
             = None,
             valid_from: Time = None) -> dict[str, Any]:
-        """Store a memory; returns its id, duplicate_of (the project holds the same text already) and similar
-        (current memories of the project that say much the same: ones this may update). Entities named in the
-        text are linked automatically."""
+        """Store a memory; returns its id, duplicate_of (the project holds the same text already), may_update
+        (older facts about the same thing that this probably replaces) and similar (current memories of the
+        project that say much the same). Entities named in the text are linked automatically."""
         eng = state.engine()
         mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
                         project=state.project if project is None else project, source=source,
@@ -165,7 +165,14 @@ def build_server(state: ServerState) -> MCPServer:
             out["duplicate_of"] = same
             notes.append("this exact content was stored before; if this is a repeat, not a new event, "
                          "delete_memory removes the new copy")
-        alike = eng.similar(mid)
+        newer_than = eng.may_update(mid)
+        if newer_than:
+            out["may_update"] = [{**_compact(o), "similarity": s}
+                                 for o, (_, s) in zip(eng.get([i for i, _ in newer_than]), newer_than)]
+            notes.append(f"this probably updates an older fact about the same thing (may_update); searches rank "
+                         f"it first already, and invalidate_memory(id, superseded_by=\"{mid}\") retires the old "
+                         f"one if it no longer holds")
+        alike = [a for a in eng.similar(mid) if a[0] not in dict(newer_than)]
         if alike:
             out["similar"] = [{**_compact(o), "similarity": round(alike_to, 3)}
                               for o, (_, alike_to) in zip(eng.get([i for i, _ in alike]), alike)]

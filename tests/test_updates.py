@@ -104,3 +104,14 @@ def test_an_update_outranks_what_it_replaces_unless_the_past_is_asked_for(engine
     plain = [h.id for h in engine.search("What retry backoff do payment webhooks use?",
                                          as_of="2026-07-01T00:00:00+00:00")]
     assert plain.index(old) < plain.index(new)  # without the stage the older one, closer in words, led
+
+
+def test_storing_an_update_names_the_fact_it_probably_replaces(engine):
+    old = _store(engine, "Payment webhooks use a retry backoff of retry_backoff_ms = 200.", (1, 15))
+    other = _store(engine, "Refund emails are sent by billing-api in the customer's language.", (2, 1))
+    new = _store(engine, "Payment webhooks now use retry_backoff_ms = 1500.", (5, 6))
+    assert [i for i, _ in engine.may_update(new)] == [old]
+    assert engine.may_update(other) == [] and engine.may_update(old) == []  # nothing older to update
+    unmarked = _store(engine, "Payment webhooks use retry_backoff_ms = 1500.", (5, 7), "episodic")
+    engine.config = engine.config.with_(update_marked_cosine=2.0)
+    assert engine.may_update(unmarked) == []
