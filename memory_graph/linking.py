@@ -60,6 +60,14 @@ poetry puppeteer rails rake react ruff rust selenium sentry slack snowflake spar
 torch vagrant vault yarn
 """.split())
 
+#: units and generic technical acronyms: words of a note, not things it is about (a hub of every note that says
+#: "MB" or "API" would link them all)
+GENERIC_ACRONYMS = frozenset("""
+kb mb gb tb pb kib mib gib ms ns api apis http https url urls uri json xml csv yaml pdf pdfs html css sql cpu gpu
+ram ssd dns tls ssl tcp udp ip utc gmt ttl vpn gc lru oom id ids ui ux os sdk cli io ok info debug warn
+q1 q2 q3 q4 eta faq tbd todo fyi asap
+""".split())
+
 #: days and months name a time, not a thing: "Last Friday" or "July" linked every turn of a chat that said so to
 #: every question naming the day (LoCoMo's "What did Joanna finish last Friday?"), as a hub of dates would
 CALENDAR = frozenset("""
@@ -124,7 +132,8 @@ def extract(text: str) -> list[Candidate]:
         contraction = _CONTRACTION.fullmatch(name)
         if contraction and contraction.group(1).lower() in STOPWORDS:
             return
-        if _MIN <= len(name) <= _MAX and len(key) >= _MIN and key not in found and name.lower() not in STOPWORDS:
+        if (_MIN <= len(name) <= _MAX and len(key) >= _MIN and key not in found and name.lower() not in STOPWORDS
+                and key not in GENERIC_ACRONYMS):
             found[key] = Candidate(name, etype)
 
     for m in _BACKTICK.finditer(text):
@@ -148,6 +157,10 @@ def extract(text: str) -> list[Candidate]:
             add(m.group(0).rstrip("()"), "identifier")
             path_spans.append(m.span())
     for m in _KEBAB.finditer(text):
+        # "timed-out", "read-only", "out-of-stock", "on-call": a compound of prose, not a name
+        parts = m.group(0).split("-")
+        if any(p in _EDGE_WORDS or (p.endswith("ed") and p in common_words()) for p in parts):
+            continue
         if not any(a <= m.start() < b for a, b in path_spans):  # db-staging of db-staging.internal
             add(m.group(0), "identifier")
     for m in _CAPS.finditer(text):

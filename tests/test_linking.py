@@ -88,7 +88,15 @@ def test_words_in_capitals_are_not_acronyms_each():
     assert names("Large migrations must use CREATE INDEX CONCURRENTLY.") == {"CREATE INDEX CONCURRENTLY"}
     assert names("METHODS AND FINDINGS We measured TNF.") == {"METHODS AND FINDINGS", "TNF"}
     # acronyms that are no common word stay, in a run of capitals or alone
-    assert names("Serve it from AWS S3 behind a REST API.") == {"AWS S3", "AWS", "S3", "REST API", "API"}
+    assert names("Serve it from AWS S3 behind a REST API.") == {"AWS S3", "AWS", "S3", "REST API"}
+    # units and generic acronyms are words of a note, not what it is about
+    assert names("The export is 10 MB of JSON over HTTP with a TTL of 1 day.") == set()
+
+
+def test_prose_compounds_are_no_entities_and_service_names_are():
+    found = {c.name for c in extract("The timed-out call left the read-only replica of cart-service out-of-stock; "
+                                      "the on-call engineer paged new-address-form owners.")}
+    assert found == {"cart-service", "new-address-form"}
     assert names("We chose REST.") == {"REST"}
 
 
