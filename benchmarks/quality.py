@@ -78,8 +78,14 @@ def compare_to_full(ds: Dataset, systems: dict, full: str = "memory-graph") -> N
     if full not in systems:
         return
     ref = systems[full]["per_query"][ds.main_metric]
+    cats = [q.category for q in ds.queries]
     for s in systems.values():
         s["vs_full"] = paired_difference(ref, s["per_query"][ds.main_metric])
+        if len(set(cats)) > 1:  # the same per category: where a component must help (devnotes' multi-hop)
+            s["vs_full_by_category"] = {
+                c: paired_difference([r for r, k in zip(ref, cats) if k == c],
+                                     [v for v, k in zip(s["per_query"][ds.main_metric], cats) if k == c])
+                for c in sorted(set(cats))}
 
 
 def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:

@@ -40,6 +40,15 @@ def markdown(results: dict) -> str:
                       "|---" * (len(cats) + 1) + "|"]
             for sys_name, s in systems.items():
                 lines.append(f"| {sys_name} | " + " | ".join(f"{s['by_category'][c][m]:.4f}" for c in cats) + " |")
+            if m == main and any("vs_full_by_category" in s for s in systems.values()):
+                lines += ["", f"{m} per category, full pipeline minus system [95% CI]:", "",
+                          "| system | " + " | ".join(cats) + " |", "|---" * (len(cats) + 1) + "|"]
+                for sys_name, s in systems.items():
+                    if sys_name == "memory-graph" or "vs_full_by_category" not in s:
+                        continue
+                    d = s["vs_full_by_category"]
+                    lines.append(f"| {sys_name} | " + " | ".join(
+                        f"{d[c]['mean']:+.3f} [{d[c]['low']:+.3f}, {d[c]['high']:+.3f}]" for c in cats) + " |")
         nm = ds.get("nothing_matches")
         if nm:
             lines += ["", f"memory-graph says that nothing matches well for {nm['unanswered']:.0%} of the "
