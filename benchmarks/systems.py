@@ -107,7 +107,8 @@ class MemoryGraphSystem:
             config = self.engine.config.with_(**changes)
             if graph_off:
                 config = config.with_(**{name: replace(getattr(config, name), graph=0.0) for name in
-                                         ("memory_weights", "code_weights", "code_identifier_weights")})
+                                         ("memory_weights", "code_weights", "code_identifier_weights",
+                                          "code_repository_weights", "code_literal_weights")})
             self.engine.config = config
             try:
                 if self.ds.kind == "code":

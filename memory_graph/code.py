@@ -442,6 +442,19 @@ class CodeMixin:
         where = f"project = {sql_quote(project)}" if project else None
         return {r["project"]: r["root"] for r in self.lance.query("files", where, ["project", "root"]).to_pylist()}
 
+    def _chunks_per_file(self, project: str | None) -> float:
+        """Chunks per indexed file of a project (or of every project): a repository's files hold several
+        definitions, a collection of snippets one each. Counted once per change of the data."""
+        key = (project, self._generation)
+        cached = getattr(self, "_chunk_ratio", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        where = f"project = {sql_quote(project)}" if project else None
+        files = self.lance.count("files", where)
+        ratio = self.lance.count("code_chunks", where) / files if files else 0.0
+        self._chunk_ratio = (key, ratio)
+        return ratio
+
     def project_root(self, project: str) -> str | None:
         rows = self.lance.query("files", f"project = {sql_quote(project)}", ["root"], limit=1).to_pylist()
         return rows[0]["root"] if rows else None
@@ -496,6 +509,8 @@ class CodeMixin:
             weights = self.config.code_literal_weights
         elif names_identifier(dotted_names(query)):
             weights = self.config.code_identifier_weights
+        elif self._chunks_per_file(filters.project) >= self.config.code_repository_chunks_per_file:
+            weights = self.config.code_repository_weights
         else:
             weights = self.config.code_weights
         with self._graph_lock:  # as in search: hubs do not personalise PPR
