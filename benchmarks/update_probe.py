@@ -8,7 +8,6 @@ import argparse
 import itertools
 import os
 
-import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

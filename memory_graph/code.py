@@ -509,6 +509,8 @@ class CodeMixin:
             weights = self.config.code_literal_weights
         elif names_identifier(dotted_names(query)):
             weights = self.config.code_identifier_weights
+        elif at_lines:  # a file's line is a place, not words: its path's words would find any text holding them
+            weights = self.config.code_weights
         elif self._chunks_per_file(filters.project) >= self.config.code_repository_chunks_per_file:
             weights = self.config.code_repository_weights
         else:
@@ -527,8 +529,8 @@ class CodeMixin:
             return out
 
         hits = rank_stable(legs, config=self.config, weights=weights, limit=limit, now=now,
-                    query_entities=q_ents, local_edges=self._code_local_edges, describe=describe,
-                    use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code")
+                           query_entities=q_ents, local_edges=self._code_local_edges, describe=describe,
+                           use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code")
         for h in hits:
             h.explanation.graph_path = [self.code_graph.attrs(n).get("name", n) if n in self.code_graph else n
                                         for n in h.explanation.graph_path]

@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import numpy as np
 from filelock import FileLock
 
 from .code import CodeMixin
@@ -25,7 +24,6 @@ from .graph import Graph
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
 from .retrieval.confidence import confidence, match_signals
-from .retrieval.updates import says_change, update_pairs
 from .retrieval.when import asked_period
 from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Hits, Memory, content_hash, iso
@@ -36,6 +34,7 @@ from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote, ve
 from .symbols import SymbolsMixin
 from .text import derive_title
 from .transfer import TransferMixin
+from .updates import UpdatesMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
                          check_span, check_tags, check_text, check_type, parse_time, strip_private)
 
@@ -68,7 +67,7 @@ def _timed(fn, timings: dict[str, float] | None, name: str, *args):
             timings[f"leg_{name}"] = time.perf_counter() - t
 
 
-class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMixin, MaintenanceMixin,
+class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMixin, MaintenanceMixin,
              TransferMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
@@ -420,36 +419,6 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
         others = [o for i, o in read.items() if i != memory_id and o.content_hash != read[memory_id].content_hash]
         return sorted(((o.id, close[o.id]) for o in others), key=lambda t: -t[1])[:limit]
 
-    def may_update(self, memory_id: str, limit: int = 3) -> list[tuple[str, float]]:
-        """Older facts of the same project that this memory probably updates, by the rule a search ranks the
-        latest first with (retrieval/updates.py: a specific entity in common, an older evergreen memory, and a
-        cosine of update_min_cosine, or update_marked_cosine when this one says that something changed), most
-        alike first: for the caller to retire with ``invalidate(old, superseded_by=new)``."""
-        check_ids([memory_id])
-        c = self.config
-        if c.update_marked_cosine > 1 or limit <= 0:
-            return []
-        with self._lock:
-            self._sync_with_others(locked=False)
-        mine = self._describe([memory_id]).get(memory_id)
-        if mine is None or not mine.subjects:
-            return []
-        with self._graph_lock:
-            project = self.graph.attrs(memory_id).project if memory_id in self.graph else None
-        filters, now = Filters(project=project or "", include_global=False), self._now()
-        ids, sims = self._nearest_memories(np.asarray(mine.vector), filters, sql_filter(filters, now), now, 10)
-        near = {i: s for i, s in zip(ids, sims) if i != memory_id and s >= c.update_marked_cosine}
-        if not near:
-            return []
-        info = {**self._describe(list(near)), memory_id: mine}
-        pairs = [(old, cos) for old, new, cos in update_pairs(info, c.update_marked_cosine) if new == memory_id]
-        if not pairs:
-            return []
-        changed = any(cos < c.update_min_cosine for _, cos in pairs) and \
-            says_change(self._texts([memory_id]).get(memory_id, ""))
-        found = [(old, round(cos, 3)) for old, cos in pairs if cos >= c.update_min_cosine or changed]
-        return sorted(found, key=lambda t: -t[1])[:limit]
-
     def list(self, project: str | None = None, memory_type: str | Iterable[str] | None = None, tags=None,
              created_after=None, created_before=None, valid_at=None, include_invalid: bool = True,
              limit: int = 20, offset: int = 0, order_by: str = "created_at",
@@ -543,9 +512,9 @@ class Engine(MemoryLegsMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMi
             q_ents = self.graph.specific(legs.pop("_entities").paths, self.config.graph_hub_degree)
         signals = match_signals(legs, self.config.bm25_reference_share)
         hits = rank_stable(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
-                    query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
-                    texts=self._texts, min_score=min_score,
-                    period=asked_period(query, at), use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
+                           query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
+                           texts=self._texts, min_score=min_score, period=asked_period(query, at),
+                           use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
         for h in hits:
             h.explanation.graph_path = [self._node_label(n) for n in h.explanation.graph_path]
         self._add_validity(hits, at)

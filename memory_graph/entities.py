@@ -74,8 +74,8 @@ class EntitiesMixin:
                     changed[eid] = row
                 row["aliases"] = [*row["aliases"], alias]
                 pending.add(eid, row["name"], row["entity_type"], row["aliases"])
-            found = {**pending.mentioned_in(text, common_lowercase=False), **self.entity_index.mentioned_in(text, skip_types=("project", "tag"),
-                                                                               common_lowercase=False)}
+            found = {**pending.mentioned_in(text, common_lowercase=False),
+                     **self.entity_index.mentioned_in(text, skip_types=("project", "tag"), common_lowercase=False)}
             for eid, w in found.items():
                 links.setdefault(eid, (w, "auto"))
             for cand in extract(text):

@@ -205,7 +205,8 @@ _THE = r"(?:(?:the|our|an?|its|their)\s+)?"
 _DEFINITIONS = [re.compile(p) for p in (
     # "Falcon is the internal name of the search-indexer", "Heron is our codename for events-etl"
     rf"(?P<x>{_TERM}) (?:is|was|are|becomes) {_THE}(?:(?:internal|new|project|team|working|old|former|"
-    rf"official|short|other)\s+)?(?:name|codename|code name|code-name|alias|nickname)\s+(?:of|for)\s+{_THE}(?P<y>{_TERM})",
+    rf"official|short|other)\s+)?(?:name|codename|code name|code-name|alias|nickname)\s+(?:of|for)\s+"
+    rf"{_THE}(?P<y>{_TERM})",
     # "Abacus is what the finance team calls ledger-svc"
     rf"(?P<x>{_TERM}) is what (?:[\w-]+\s+){{0,4}}calls?\s+{_THE}(?P<y>{_TERM})",
     # "we call ledger-svc Abacus", "everyone calls the prod-eu-1 cluster Atlas"
@@ -328,8 +329,8 @@ class EntityIndex:
         longest: words inside a longer match name nothing on their own (``Context.invoke`` is not also
         every ``invoke``). function_words: a word such as "get" or "update" may name an entity on its own (a
         code query that is one name). common_lowercase: an English word written in lowercase ("go", "falcon")
-        may name an entity on its own; a stored text's "let's go" is no mention of Go. Returns entity id -> match weight (1.0 exact, the similarity ratio when
-        fuzzy).
+        may name an entity on its own; a stored text's "let's go" is no mention of Go. Returns entity id ->
+        match weight (1.0 exact, the similarity ratio when fuzzy).
         """
         toks = WORD_RE.findall(text)
         out: dict[str, float] = {}

@@ -59,8 +59,9 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
          local_edges: Callable[[list[str], list[str]], list[tuple[str, str, float]]] | None = None,
          describe: Callable[[list[str]], dict[str, Candidate]],
          texts: Callable[[list[str]], dict[str, str]] | None = None,
-         min_score: float | None = None, period: tuple[float, float] | None = None, use_ppr: bool = True, use_decay: bool = True,
-         use_mmr: bool = True, kind: str = "memory", timings: dict[str, float] | None = None) -> list[Hit]:
+         min_score: float | None = None, period: tuple[float, float] | None = None, use_ppr: bool = True,
+         use_decay: bool = True, use_mmr: bool = True, kind: str = "memory",
+         timings: dict[str, float] | None = None) -> list[Hit]:
     """Run the pipeline's stages over the legs' rankings and return at most ``limit`` explained hits.
 
     ``query_entities`` are where PPR's walk restarts, evenly or by the weights of a mapping (a looser match of
