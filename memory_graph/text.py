@@ -87,9 +87,16 @@ def code_mentions(query: str, short_query_words: int = 3) -> str:
         return query
     found = re.findall(r"`([^`]{1,200})`", query)
     for tok in IDENT_RE.findall(query):
+        if _FILE_NAME.fullmatch(tok):  # forms.html names a file (found by its path), not every __html__
+            continue
         if "_" in tok or "." in tok or _IDENT_SHAPE.search(tok):
             found.append(tok)
     return " . ".join(found)
+
+
+#: a dotted word that is a file's name: a last part that is a common file extension
+_FILE_NAME = re.compile(r"[\w.]+\.(?:html?|css|scss|js|jsx|mjs|cjs|ts|tsx|py|pyi|rb|go|rs|java|kt|php|c|h|cpp|hpp|cs|"
+                        r"md|rst|txt|json|ya?ml|toml|ini|cfg|lock|sh|sql|xml|csv|svg|png|jpg|vue|svelte)")
 
 
 #: English function words, left out of BM25 queries (unless a query has nothing else).

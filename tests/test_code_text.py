@@ -76,3 +76,11 @@ def test_from_layout_2_only_the_chunks_whose_text_changed_are_reembedded_at_open
     assert stored[(r["path"], r["content"])] == pytest.approx(list(expected), abs=1e-6)
     assert eng.search_code("checksum", limit=3, project="demo")[0].record["path"] == "csrc/checksum.c"
     eng.close()
+
+
+def test_a_file_name_in_a_question_seeds_no_symbol_of_its_extension():
+    from memory_graph.text import code_mentions
+
+    assert code_mentions("TemplateDoesNotExist raised when rendering forms.html in the admin view") == \
+        "TemplateDoesNotExist"
+    assert code_mentions("where does Context.invoke call the callback with ctx.obj") == "Context.invoke . ctx.obj"
