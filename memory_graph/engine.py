@@ -23,10 +23,10 @@ from .errors import NotFoundError, ValidationError
 from .graph import Graph
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
-from .retrieval.confidence import confidence, match_signals
+from .retrieval.confidence import match_signals
 from .retrieval.when import asked_period
 from .maintenance import MaintenanceMixin
-from .models import Filters, Hit, Hits, Memory, content_hash, iso
+from .models import Filters, Hit, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
 from .retrieval import LegResult, rank_stable
@@ -520,18 +520,6 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         self._add_validity(hits, at)
         return self._sure(hits, signals)
 
-    def _sure(self, hits: list[Hit], signals: dict[str, float]) -> "Hits":
-        """The hits with the search's confidence, and a note when it is below ``Config.confidence_min``."""
-        c = self.config
-        conf = confidence(signals, c.confidence_cosine_low, c.confidence_cosine_high, c.confidence_coverage_low)
-        note = None
-        if hits and conf < c.confidence_min:
-            note = (f"nothing matches well (confidence {conf:.2f}): the results share words or topic with the "
-                    f"query but probably do not answer it")
-        elif not hits:
-            note = "nothing matches"
-        return Hits(hits, confidence=round(conf, 3), signals=signals, note=note)
-
     def _add_validity(self, hits: list[Hit], at: float) -> None:
         """Give each hit whose validity has an end its valid_until; once ended (at ``at``), ``ended`` and, when
         known, why and what replaced it.
@@ -573,13 +561,6 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         legs = self._collect(jobs)
         legs["_entities"] = LegResult(paths={e: [] for e in seeds})
         return legs
-
-    def _bm25_leg(self, query: str, filters: Filters, now: float, c: int) -> LegResult:
-        ids, scores = self.text.search(query, filters, now, c, "memory", self.config.bm25_title_boost,
-                                       self.config.bm25_idents_boost)
-        share = self.config.bm25_reference_share
-        scale = share * self.text.reference_score(query) if share > 0 and ids else None
-        return LegResult(ids, scores, scale=scale)
 
     def _collect(self, jobs: dict) -> dict[str, LegResult]:
         """Each leg's result. A leg that fails, or that is still running when the search's time budget

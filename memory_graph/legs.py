@@ -1,5 +1,5 @@
-"""The memory search's vector and graph legs, and the late stages' reads of their candidates (mixed into
-the Engine). Up to ``Config.vector_copy_max_rows`` rows, the vectors of memories and of their passages are
+"""The memory search's vector, BM25 and graph legs, the late stages' reads of their candidates, and the
+confidence a search reports (mixed into the Engine). Up to ``Config.vector_copy_max_rows`` rows, the vectors of memories and of their passages are
 searched in an in-process copy (``store.vectors``), kept with the graph; past it, in LanceDB."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from dataclasses import replace
 import numpy as np
 
 from .graph import node_filter
-from .models import Filters
+from .models import Filters, Hit, Hits
+from .retrieval.confidence import confidence
 from .records import candidate
 from .retrieval import Candidate, LegResult, graph_leg, graph_result, passage_scores
 from .store import nearest_accepted, sql_filter, sql_in, vector_matrix
@@ -43,6 +44,25 @@ class MemoryLegsMixin:
                                 self.config.passage_gain)
         ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
         return LegResult([m for m, _ in ranked], [v for _, v in ranked])
+
+    def _bm25_leg(self, query: str, filters: Filters, now: float, c: int) -> LegResult:
+        ids, scores = self.text.search(query, filters, now, c, "memory", self.config.bm25_title_boost,
+                                       self.config.bm25_idents_boost)
+        share = self.config.bm25_reference_share
+        scale = share * self.text.reference_score(query) if share > 0 and ids else None
+        return LegResult(ids, scores, scale=scale)
+
+    def _sure(self, hits: list[Hit], signals: dict[str, float]) -> "Hits":
+        """The hits with the search's confidence, and a note when it is below ``Config.confidence_min``."""
+        c = self.config
+        conf = confidence(signals, c.confidence_cosine_low, c.confidence_cosine_high, c.confidence_coverage_low)
+        note = None
+        if hits and conf < c.confidence_min:
+            note = (f"nothing matches well (confidence {conf:.2f}): the results share words or topic with the "
+                    f"query but probably do not answer it")
+        elif not hits:
+            note = "nothing matches"
+        return Hits(hits, confidence=round(conf, 3), signals=signals, note=note)
 
     def _nearest_memories(self, vec: np.ndarray, filters: Filters, where: str | None, now: float,
                           c: int) -> tuple[list[str], list[float]]:
