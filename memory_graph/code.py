@@ -446,9 +446,8 @@ class CodeMixin:
         """Chunks per indexed file of a project (or of every project): a repository's files hold several
         definitions, a collection of snippets one each. Counted once per change of the data."""
         key = (project, self._generation)
-        cached = getattr(self, "_chunk_ratio", None)
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        if self._chunk_ratio is not None and self._chunk_ratio[0] == key:
+            return self._chunk_ratio[1]
         where = f"project = {sql_quote(project)}" if project else None
         files = self.lance.count("files", where)
         ratio = self.lance.count("code_chunks", where) / files if files else 0.0

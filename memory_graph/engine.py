@@ -23,13 +23,13 @@ from .errors import NotFoundError, ValidationError
 from .graph import Graph
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
-from .retrieval.confidence import match_signals
-from .retrieval.when import asked_period
 from .maintenance import MaintenanceMixin
 from .models import Filters, Hit, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
 from .retrieval import LegResult, rank_stable
+from .retrieval.confidence import match_signals
+from .retrieval.when import asked_period
 from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote, vector_matrix
 from .symbols import SymbolsMixin
 from .text import derive_title
@@ -67,8 +67,8 @@ def _timed(fn, timings: dict[str, float] | None, name: str, *args):
             timings[f"leg_{name}"] = time.perf_counter() - t
 
 
-class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMixin, MaintenanceMixin,
-             TransferMixin):
+class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMixin,
+             MaintenanceMixin, TransferMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
     data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir).
@@ -104,6 +104,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
         self._has_passages: bool | None = None  # unknown until counted; reset by every write and sync
         self._described = LRU(self.config.describe_cache_size)
+        self._chunk_ratio: tuple | None = None  # (project, generation) and its chunks per file
         self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
         with self._writing():
             self._open_stores()

@@ -1,6 +1,7 @@
 """The memory search's vector, BM25 and graph legs, the late stages' reads of their candidates, and the
-confidence a search reports (mixed into the Engine). Up to ``Config.vector_copy_max_rows`` rows, the vectors of memories and of their passages are
-searched in an in-process copy (``store.vectors``), kept with the graph; past it, in LanceDB."""
+confidence a search reports (mixed into the Engine). Up to ``Config.vector_copy_max_rows`` rows, the vectors of
+memories and of their passages are searched in an in-process copy (``store.vectors``), kept with the graph;
+past it, in LanceDB."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import numpy as np
 
 from .graph import node_filter
 from .models import Filters, Hit, Hits
-from .retrieval.confidence import confidence
 from .records import candidate
 from .retrieval import Candidate, LegResult, graph_leg, graph_result, passage_scores
+from .retrieval.confidence import confidence
 from .store import nearest_accepted, sql_filter, sql_in, vector_matrix
 
 
