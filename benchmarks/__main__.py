@@ -16,7 +16,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-DATASETS = ("scifact", "locomo", "cosqa", "devnotes", "devnotes-1k", "devnotes-10k")
+DATASETS = ("scifact", "locomo", "cosqa", "devnotes", "devnotes-1k", "devnotes-10k", "click", "requests",
+            "marshmallow", "commander", "cobra")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -44,7 +45,12 @@ def parse_args(argv=None) -> argparse.Namespace:
                    default=["quality", "latency", "store", "indexing"], help="parts to run (default: all)")
     p.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS),
                    help="quality data sets to run (default: all). devnotes are hand-written developer notes "
-                        "(benchmarks/devnotes/), alone and padded with generated notes to 1k and 10k")
+                        "(benchmarks/devnotes/), alone and padded with generated notes to 1k and 10k; click ... "
+                        "cobra are hand-written questions about real packages (benchmarks/queries/), run when "
+                        "--repos holds their sources")
+    p.add_argument("--repos", type=Path, default=None,
+                   help="folder of the repositories' sources, fetched once with python -m benchmarks.repos fetch "
+                        "(default: ~/.cache/memory-graph/bench-repos)")
     p.add_argument("--sizes", nargs="+", type=int,
                    help="memory counts for latency (default: 1000 10000; --full adds 100000)")
     p.add_argument("--queries", type=int, help="queries per data set (default: 200 quick, all when --full)")
@@ -114,11 +120,21 @@ def main(argv=None) -> int:
 def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
     from . import data, quality, speed
     from .devnotes import load_devnotes
+    from .repos import DEFAULT_DIR, REPOS, load_repo
     from .systems import engine_embedder
 
     if "quality" in args.only:
         results["quality"] = {}
         for name in args.datasets:
+            if name in REPOS:
+                ds = load_repo(name, args.repos or DEFAULT_DIR)
+                if ds is None:
+                    print(f"quality: {name} skipped: no {REPOS[name][0]} in {args.repos or DEFAULT_DIR} (python -m "
+                          f"benchmarks.repos fetch fetches it)", file=sys.stderr)
+                    continue
+                print(f"quality: {name} ({len(ds.queries)} questions about {ds.source})...", file=sys.stderr)
+                results["quality"][name] = quality.run_dataset(ds, embedder, work, cache)
+                continue
             ds = {"scifact": scifact, "locomo": locomo,
                   "cosqa": lambda: data.load_cosqa(args.cosqa_corpus or d / "cosqa/code_idx_map.txt",
                                                    args.cosqa_queries or d / "cosqa/cosqa-retrieval-dev-500.json",
@@ -128,6 +144,9 @@ def _run(args, results, embedder, d, n_q, work, cache, scifact, locomo) -> None:
                   "devnotes-10k": lambda: load_devnotes(pad_to=10_000)}[name]()
             print(f"quality: {name} ({len(ds.docs)} docs, {len(ds.queries)} queries)...", file=sys.stderr)
             results["quality"][name] = quality.run_dataset(ds, embedder, work, cache)
+        repos = {n: r for n, r in results["quality"].items() if n in REPOS}
+        if len(repos) > 1:
+            results["quality"]["repositories"] = quality.pool(repos, "mrr@10")
     if "latency" in args.only or "store" in args.only:
         texts = speed.corpus_texts(locomo().docs, scifact().docs)
         if "latency" in args.only:

@@ -50,6 +50,11 @@ class Dataset:
     asked_at: float | None = None
     #: questions nothing answers (no ranking metric): judged by whether the search says so (its note)
     unanswerable: list[Query] = field(default_factory=list)
+    #: a folder every system searches as memory-graph's indexer chunks it (the repository data sets): documents
+    #: and relevant sets come from the chunks once it is indexed
+    source: Path | None = None
+    #: each query's answering definitions by name (repository data sets)
+    answer_names: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.main_metric = self.main_metric or self.metrics[0]

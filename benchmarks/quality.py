@@ -88,6 +88,31 @@ def compare_to_full(ds: Dataset, systems: dict, full: str = "memory-graph") -> N
                 for c in sorted(set(cats))}
 
 
+def pool(parts: dict[str, dict], metric: str) -> dict:
+    """Several data sets' results as one (the repositories' questions together): each system's per-query
+    figures on ``metric`` concatenated, so its interval against the full pipeline is over every question."""
+    systems = [n for n in next(iter(parts.values()))["systems"] if all(n in p["systems"] for p in parts.values())]
+    out: dict = {"docs": sum(p["docs"] for p in parts.values()), "queries": sum(p["queries"] for p in parts.values()),
+                 "notes": [f"the questions of {', '.join(parts)} together"], "main_metric": metric, "systems": {}}
+    for n in systems:
+        per = [v for p in parts.values() for v in p["systems"][n]["per_query"][metric]]
+        ms = sum(p["systems"][n]["ms_per_query"] * p["queries"] for p in parts.values()) / out["queries"]
+        out["systems"][n] = {"overall": {metric: statistics.fmean(per)}, "by_category": {}, "ms_per_query": ms,
+                             "per_query": {metric: per}}
+    ref = out["systems"].get("memory-graph", {}).get("per_query", {}).get(metric)
+    for s in out["systems"].values():
+        if ref is not None:
+            s["vs_full"] = paired_difference(ref, s["per_query"][metric])
+    shares = [p["nothing_matches"] for p in parts.values() if "nothing_matches" in p]
+    if shares:
+        un, an = sum(x["unanswered_n"] for x in shares), sum(x["answered_n"] for x in shares)
+        out["nothing_matches"] = {
+            "unanswered": round(sum(x["unanswered"] * x["unanswered_n"] for x in shares) / un, 3),
+            "answered": round(sum(x["answered"] * x["answered_n"] for x in shares) / an, 3),
+            "unanswered_n": un, "answered_n": an}
+    return out
+
+
 def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:
     """Build every system over one data set (shared embeddings) and evaluate them."""
     t0 = time.perf_counter()
@@ -97,6 +122,7 @@ def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:
         eng, chunk_doc, report = build_code_engine(ds, embedder, workdir)
         code_engine = (eng, chunk_doc)
         vectors = doc_vectors_from_code_engine(eng, ds)
+        info.update(docs=len(ds.docs), queries=len(ds.queries))  # a repository's: its chunks, answered questions
         info["index_report"] = {k: v for k, v in report.to_dict().items() if k != "errors"}
     else:
         vectors = cached_vectors([d.full_text for d in ds.docs], embedder,
@@ -118,7 +144,7 @@ def run_dataset(ds: Dataset, embedder, workdir: Path, cache_dir: Path) -> dict:
         info["systems"] = evaluate(ds, rankers)
         info["main_metric"] = ds.main_metric
         compare_to_full(ds, info["systems"])
-        if ds.unanswerable and ds.kind == "memory":
+        if ds.unanswerable:
             # the share of questions for which the full pipeline says that nothing matches well: of those
             # nothing answers (higher is better) and of the answered ones (lower is better)
             info["nothing_matches"] = {

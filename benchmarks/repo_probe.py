@@ -32,17 +32,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-
-def qualname(title: str) -> str:
-    """'class HTTPAdapter > def send' -> 'HTTPAdapter.send' (the last word of each breadcrumb part)."""
-    return ".".join(part.split()[-1] for part in title.split(" > ") if part.split())
-
-
-def answers(title: str, path: str, names: list[str]) -> bool:
-    from memory_graph.code import is_test_path
-
-    q = qualname(title)
-    return not is_test_path(path) and any(q == n or q.endswith("." + n) for n in names)
+from .repos import answers, qualname  # noqa: E402  (after the offline switch, as every benchmark entry)
 
 
 def evaluate(engine, project: str, questions: list[dict]) -> dict:
@@ -146,7 +136,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if not args.source.is_dir():
         p.error(f"{args.source} is not a folder")
-    questions = json.loads(args.questions.read_text(encoding="utf-8"))
+    # a question with no names is one the repository does not answer (the harness's "nothing matches" share)
+    questions = [q for q in json.loads(args.questions.read_text(encoding="utf-8")) if q["names"]]
 
     from memory_graph import Config, Engine
 

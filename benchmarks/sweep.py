@@ -22,8 +22,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.sweep", description=__doc__.split("\n")[0])
-    p.add_argument("--dataset", choices=["scifact", "locomo", "cosqa", "devnotes", "devnotes-1k", "devnotes-10k"],
-                   required=True)
+    from .repos import REPOS
+
+    p.add_argument("--dataset", choices=["scifact", "locomo", "cosqa", "devnotes", "devnotes-1k", "devnotes-10k",
+                                         *REPOS], required=True)
+    p.add_argument("--repos", type=Path, default=None,
+                   help="the repositories' sources (default: where python -m benchmarks.repos fetch puts them)")
     p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
                    help="folder holding scifact/, locomo/ and cosqa/ (default: ../shared/data)")
     p.add_argument("--queries", type=int, default=200, help="queries sampled (default: 200, seed 0)")
@@ -51,6 +55,7 @@ def main(argv=None) -> int:
 
 def _sweep(args, d: Path, work: Path, variants: dict[str, dict]) -> int:
     from . import data, quality
+    from .repos import DEFAULT_DIR, REPOS, load_repo
     from .systems import MemoryGraphSystem, build_code_engine, engine_embedder
 
     emb = engine_embedder("", cache_size=200_000, query_cache_size=4_096)
@@ -62,6 +67,10 @@ def _sweep(args, d: Path, work: Path, variants: dict[str, dict]) -> int:
 
         size = {"devnotes": None, "devnotes-1k": 1_000, "devnotes-10k": 10_000}[args.dataset]
         ds = load_devnotes(pad_to=size)
+    elif args.dataset in REPOS:
+        ds = load_repo(args.dataset, args.repos or DEFAULT_DIR)
+        if ds is None:
+            raise SystemExit(f"{args.dataset} is not fetched: python -m benchmarks.repos fetch")
     elif args.dataset == "locomo":
         ds = data.load_locomo(d / "locomo/locomo_dev.json", args.queries)
     else:

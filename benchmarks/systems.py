@@ -112,7 +112,8 @@ class MemoryGraphSystem:
             self.engine.config = config
             try:
                 if self.ds.kind == "code":
-                    hits = self.engine.search_code(q.text, limit=k, mode=mode, **opts)
+                    hits = self.engine.search_code(q.text, limit=k, mode=mode, project=self.ds.name
+                                                   if self.ds.source else None, **opts)
                     return _dedupe(self.chunk_doc.get(h.id) for h in hits)
                 # undated memories (SciFact's) were all stored now: nothing to decay
                 at = (self.ds.asked_at or self.group_end.get(q.group)) if use_decay else None
@@ -125,7 +126,10 @@ class MemoryGraphSystem:
         return run
 
     def says_nothing_matches(self, q: Query) -> bool:
-        """Whether the full pipeline's search notes that nothing matches well (memories only)."""
+        """Whether the full pipeline's search notes that nothing matches well."""
+        if self.ds.kind == "code":
+            return self.engine.search_code(q.text, limit=10, project=self.ds.name if self.ds.source else None
+                                           ).note is not None
         at = self.ds.asked_at or self.group_end.get(q.group)
         hits = self.engine.search(q.text, limit=10, project=q.group or None, include_global=False, as_of=at,
                                   use_decay=at is not None)
@@ -141,9 +145,18 @@ def _dedupe(ids) -> list[str]:
 
 
 def build_code_engine(ds: Dataset, embedder, workdir: Path):
-    """CoSQA through the engine's code path: each function is a file of one project, indexed by codebase."""
+    """A code data set through the engine's code path. CoSQA: each function is a file of one project; a
+    repository (``ds.source``): the folder as it is, each chunk a document."""
     from codebase import index_project
 
+    if ds.source is not None:
+        from .repos import fill_from_chunks
+
+        eng = Engine(Path(tempfile.mkdtemp(dir=workdir)), config=Config(), embedder=embedder)
+        report = index_project(eng, ds.source, project=ds.name)
+        rows = eng.lance.query("code_chunks", None, ["id", "path", "name", "breadcrumb", "content"]).to_pylist()
+        fill_from_chunks(ds, rows)
+        return eng, {r["id"]: r["id"] for r in rows}, report
     src = Path(tempfile.mkdtemp(dir=workdir)) / "cosqa"
     src.mkdir()
     for d in ds.docs:
@@ -156,7 +169,14 @@ def build_code_engine(ds: Dataset, embedder, workdir: Path):
 
 
 def doc_vectors_from_code_engine(eng: Engine, ds: Dataset) -> np.ndarray:
-    """Each function's vector as the engine embedded it (its first chunk), for the other systems."""
+    """Each document's vector as the engine embedded it (a CoSQA function's first chunk), for the other
+    systems."""
+    if ds.source is not None:
+        from memory_graph.store.lance import vector_matrix
+
+        rows = eng.lance.query("code_chunks", None, ["id", "vector"])
+        at = {i: n for n, i in enumerate(rows.column("id").to_pylist())}
+        return vector_matrix(rows)[[at[d.id] for d in ds.docs]]
     rows = eng.lance.query("code_chunks", None, ["path", "start_line", "vector"]).to_pylist()
     first: dict[str, tuple[int, list]] = {}
     for r in rows:

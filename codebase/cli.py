@@ -109,11 +109,15 @@ def search_code(query: str = typer.Argument(..., help=(
                 mode: str = typer.Option("hybrid", help="hybrid, vector, bm25 or graph."),
                 explain: bool = typer.Option(False, "--explain", help="Show each stage's contribution."),
                 as_json: bool = JsonOpt) -> None:
-    """Search indexed code by meaning, identifier and structure."""
+    """Search indexed code by meaning, identifier and structure.
+
+    When nothing matches well (low confidence) a note on stderr says so."""
     with engine() as eng:
         hits = eng.search_code(query, limit=limit, mode=mode, project=project, path_prefix=path_prefix,
                                languages=language, chunk_types=chunk_type)
         _note_runs(eng, project)
+    if hits and hits.note:
+        err.print(labelled("note:", "yellow", hits.note), soft_wrap=True)
     if as_json:
         _json([h.to_dict(explain=explain) for h in hits])
         return

@@ -19,9 +19,10 @@ import pyarrow as pa
 from .errors import NotFoundError, ValidationError
 from .graph import CHUNK, DEFINES, SYMBOL, Graph
 from .linking import EntityIndex, prefer_exact
-from .models import Filters, Hit
+from .models import Filters, Hit, Hits
 from .paths import is_package_file, is_test_path
 from .retrieval import Candidate, rank_stable
+from .retrieval.confidence import match_signals
 from .retrieval.density import current_lists, density, update_neighbours
 from .runs import describe, keep_runs_out, notes_runs, running
 from .store.lance import sql_in, sql_quote, vector_matrix
@@ -462,8 +463,9 @@ class CodeMixin:
     def search_code(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,
                     path_prefix: str | None = None, languages: Iterable[str] | str | None = None,
                     chunk_types: Iterable[str] | str | None = None, use_ppr: bool = True,
-                    use_mmr: bool = True) -> list[Hit]:
-        """Search code chunks through the full pipeline (no decay). Every hit carries path, lines and why."""
+                    use_mmr: bool = True) -> Hits:
+        """Search code chunks through the full pipeline (no decay). Every hit carries path, lines and why; the
+        list carries the search's confidence, and a note when nothing matches well."""
         from .engine import MODES
 
         query = check_query(query, self.config)
@@ -504,6 +506,9 @@ class CodeMixin:
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c, name_only)
         legs = self._collect(jobs)
+        signals = match_signals(legs, None)
+        if legs.get("bm25") is not None and legs["bm25"].ids:  # how much of the question the best match holds
+            signals["bm25"] = self.text.coverage(query, legs["bm25"].ids[0], "code", phrases)
         if phrases:  # a pasted error message or a quoted string: where the code holds it
             weights = self.config.code_literal_weights
         elif names_identifier(dotted_names(query)):
@@ -536,7 +541,7 @@ class CodeMixin:
         if not hits:  # a misspelt project or path would otherwise look like a search that found nothing
             self.check_scope(filters.project, filters.path_prefix)
         self._add_definition_spans(hits)
-        return hits
+        return self._sure(hits, signals)
 
     def _add_definition_spans(self, hits: list[Hit]) -> None:
         """A hit that is one window of a longer definition gets the definition's lines too (the caller reads

@@ -36,7 +36,8 @@ class CodeLegsMixin:
         ids, sims = self.lance.vector_search("code_chunks", vec, sql_filter(filters, 0.0, kind="code"), c, ["id"])
         with self._graph_lock:
             densities = {i: self.chunk_density[i] for i in ids if i in self.chunk_density}
-        return LegResult(*localized_centering(ids, sims, densities, self.config.code_density_weight))
+        return LegResult(*localized_centering(ids, sims, densities, self.config.code_density_weight),
+                         top=float(max(sims)) if len(sims) else None)
 
     def _code_graph_leg(self, seeds: dict[str, float], filters: Filters, c: int, name_only: bool) -> LegResult:
         """The chunks within two hops of the seeds. For a query that is one name, every definition of it is an

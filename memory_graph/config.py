@@ -207,9 +207,10 @@ class Config:
     code_identifier_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=0.5, bm25=1.0, graph=0.5))
     #: code searched with a pasted error message or a quoted string (text.literal_phrases): BM25, where the
     #: fixed parts of the message count as phrases (x code_phrase_boost), leads; names in the message are
-    #: seeds only where they look like code. MRR@10 on the error messages of benchmarks/queries (marshmallow,
-    #: commander): python -m benchmarks.repo_probe.
-    code_literal_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=0.5, bm25=1.0, graph=0.3))
+    #: seeds only where they look like code, and weigh little: the names in a message are what it is about
+    #: ("must be a subclass of marshmallow.base.FieldABC"), rarely where it is raised (graph 0.3 -> 0.1: MRR@10
+    #: +0.05 on marshmallow, the same on click, requests, commander, cobra; python -m benchmarks.sweep).
+    code_literal_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=0.5, bm25=1.0, graph=0.1))
     code_phrase_boost: float = 2.0
     #: a chunk of a test file (tests/, test_x.py, x_test.go, x.spec.ts, XTest.java, ...) scores this much of
     #: its fused score unless the query asks for tests: a test names the same things as the code it tests and
@@ -316,7 +317,8 @@ class Config:
     #: a search's confidence is the stronger of two ramps: the vector leg's top cosine from
     #: confidence_cosine_low (0) to confidence_cosine_high (1), and the share of the query's words the best BM25
     #: match holds from confidence_coverage_low to 1. Below confidence_min, the search says that nothing matches
-    #: well. Read off python -m benchmarks.confidence_probe (all-MiniLM-L6-v2: another model needs its own).
+    #: well. Read off python -m benchmarks.confidence_probe (all-MiniLM-L6-v2: another model needs its own); code
+    #: search uses the same, with the coverage of a message's fixed parts (TextIndex.coverage).
     confidence_cosine_low: float = 0.35
     confidence_cosine_high: float = 0.65
     confidence_coverage_low: float = 0.4

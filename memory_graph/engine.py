@@ -511,7 +511,9 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         # of memories) would reward whichever candidates happen to name it, as noise (benchmarks/sweep.py)
         with self._graph_lock:
             q_ents = self.graph.specific(legs.pop("_entities").paths, self.config.graph_hub_degree)
-        signals = match_signals(legs, self.config.bm25_reference_share)
+        bm = legs.get("bm25")
+        share = self.config.bm25_reference_share
+        signals = match_signals(legs, bm.scale / share if bm is not None and bm.scale and share > 0 else None)
         hits = rank_stable(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
                            query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
                            texts=self._texts, min_score=min_score, period=asked_period(query, at),

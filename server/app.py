@@ -71,10 +71,11 @@ def _tool_errors(fn):
     return wrapper
 
 
-def _noted(eng: Engine, project: str | None, answer: dict[str, Any]) -> dict[str, Any]:
-    """A code answer, with a note when the project asked (or, for every project, any) is being indexed."""
-    note = eng.index_note(project)
-    return {**answer, "note": note} if note else answer
+def _noted(eng: Engine, project: str | None, answer: dict[str, Any], note: str | None = None) -> dict[str, Any]:
+    """A code answer, with a note when the project asked (or, for every project, any) is being indexed, and
+    the search's own note (nothing matches well)."""
+    notes = [n for n in (eng.index_note(project), note) if n]  # a run in progress explains a weak answer
+    return {**answer, "note": "; ".join(notes)} if notes else answer
 
 
 def _stamp(when: float | str | None) -> str | None:
@@ -393,7 +394,8 @@ def build_server(state: ServerState) -> MCPServer:
         reST, text) below the code it describes unless the query mentions docs. A file's path names what follows
         it (db/transaction.py:atomic, tests/test_x.py::TestX::test_y, a traceback's File "...", line 88: the
         chunk holding that line first). A name alone (Request, Context.invoke, get) ranks its definitions first,
-        those spelt as asked before those that differ in case or underscores."""
+        those spelt as asked before those that differ in case or underscores. `confidence` (0-1) says how well
+        the best results match; when it is low a `note` says that nothing matches well."""
         eng = state.engine()
         if project == "*":
             proj = None
@@ -408,7 +410,7 @@ def build_server(state: ServerState) -> MCPServer:
         if proj is None:  # paths alone are ambiguous across projects
             for out, h in zip(results, hits):
                 out["project"] = (h.record or {}).get("project")
-        return _noted(eng, proj, {"results": results, "project": proj})
+        return _noted(eng, proj, {"results": results, "project": proj, "confidence": hits.confidence}, hits.note)
 
     @mcp.tool(annotations=READ)
     @_tool_errors

@@ -332,3 +332,44 @@ def test_the_scan_probe_lists_the_files_skipped_by_their_start_and_the_chunks_th
     assert f"{tmp_path / 'p'}: 1 files; skipped data 1" in out
     chunks = int(out.split("data: grid.txt (")[1].split(" chunks")[0])
     assert chunks > 10 and f"chunks not made {chunks}, data 1, files 1" in out
+
+
+def test_a_repository_data_set_reads_its_questions_and_judges_chunks_by_name(tmp_path):
+    from benchmarks.repos import QUERIES, REPOS, fill_from_chunks, load_repo
+
+    assert load_repo("cobra", tmp_path) is None  # not fetched
+    (tmp_path / REPOS["cobra"][0]).mkdir()
+    ds = load_repo("cobra", tmp_path)
+    raw = json.loads((QUERIES / f"{REPOS['cobra'][0]}.json").read_text())
+    assert len(ds.queries) == sum(1 for q in raw if q["names"]) and len(ds.unanswerable) == len(raw) - len(ds.queries)
+    assert ds.kind == "code" and ds.source == tmp_path / "cobra-1.6.1" and ds.main_metric == "mrr@10"
+    first = ds.queries[0]
+    ds.answer_names = {first.id: ["Command.Find", "stripFlags"]}
+    ds.queries = [first]
+    rows = [{"id": "a", "path": "command.go", "name": "Find", "breadcrumb": "func (c *Command) > Command.Find",
+             "content": "x"},
+            {"id": "b", "path": "command_test.go", "name": "stripFlags", "breadcrumb": "stripFlags", "content": "y"},
+            {"id": "c", "path": "command.go", "name": "stripFlags", "breadcrumb": "stripFlags", "content": "z"}]
+    fill_from_chunks(ds, rows)
+    assert first.relevant == {"a", "c"}  # the test file's chunk of the same name never answers
+    assert [d.id for d in ds.docs] == ["a", "b", "c"] and ds.docs[0].title == "command.go: func (c *Command) > Command.Find"
+    ds.answer_names = {first.id: ["nowhere"]}
+    fill_from_chunks(ds, rows)
+    assert ds.queries == [] and any("nowhere" in n for n in ds.notes)
+
+
+def test_pooled_repositories_compare_every_question_together():
+    from benchmarks.metrics import score
+    from benchmarks.quality import pool
+
+    def part(full, other, n_un, share):
+        return {"docs": 10, "queries": len(full), "nothing_matches": {"unanswered": share, "answered": 0.0,
+                                                                       "unanswered_n": n_un, "answered_n": len(full)},
+                "systems": {"memory-graph": {"per_query": {"mrr@10": full}, "ms_per_query": 2.0},
+                            "bm25s": {"per_query": {"mrr@10": other}, "ms_per_query": 1.0}}}
+
+    out = pool({"a": part([1.0, 0.5], [0.5, 0.5], 2, 1.0), "b": part([1.0], [0.0], 3, 0.0)}, "mrr@10")
+    assert out["queries"] == 3 and out["systems"]["memory-graph"]["overall"]["mrr@10"] == pytest.approx(2.5 / 3)
+    assert out["systems"]["bm25s"]["vs_full"]["mean"] == pytest.approx((0.5 + 0 + 1) / 3, abs=1e-4)
+    assert out["nothing_matches"]["unanswered"] == pytest.approx(0.4) and out["nothing_matches"]["unanswered_n"] == 5
+    assert score("hit@1", ["x", "y"], {"y"}) == 0.0 and score("hit@2", ["x", "y"], {"y", "z"}) == 1.0

@@ -100,3 +100,38 @@ def test_the_first_results_are_the_same_whatever_limit_is_asked(engine):
     engine.config = engine.config.with_(stable_results=0)  # without it, the larger page ranked differently
     assert any([h.id for h in engine.search(q, limit=100)][:10] != [h.id for h in engine.search(q, limit=10)]
                for q in queries)
+
+
+CLI_CODE = '''package cli
+
+func OnlyValidArgs(cmd *Command, args []string) error {
+	for _, v := range args {
+		if !stringInSlice(v, cmd.ValidArgs) {
+			return fmt.Errorf("invalid argument %q for %q", v, cmd.CommandPath())
+		}
+	}
+	return nil
+}
+
+func rpad(s string, padding int) string {
+	return fmt.Sprintf(fmt.Sprintf("%%-%ds", padding), s)
+}
+'''
+
+
+def test_coverage_is_the_share_of_the_question_a_chunk_holds(tmp_path, engine):
+    from codebase import index_project
+    from memory_graph.text import literal_phrases
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "args.go").write_text(CLI_CODE)
+    index_project(engine, tmp_path / "src", project="p")
+    chunks = {r["name"]: r["id"] for r in engine.lance.query("code_chunks", None, ["id", "name"]).to_pylist()}
+    valid, pad = chunks["OnlyValidArgs"], chunks["rpad"]
+    assert engine.text.coverage("valid args string slice", valid) == 1.0
+    assert engine.text.coverage("valid args string slice", pad) < engine.text.coverage("pad string", pad) == 1.0
+    # a pasted message holds values the code never does ("purple"): its fixed text, word for word, counts
+    message = 'Error: invalid argument "purple" for "paint"'
+    phrases = literal_phrases(message)
+    assert engine.text.coverage(message, valid, phrases=phrases) == 1.0
+    assert engine.text.coverage(message, valid) < 1.0 and engine.text.coverage(message, pad, phrases=phrases) < 0.5

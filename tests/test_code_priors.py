@@ -14,6 +14,7 @@ from memory_graph.errors import ConfigError
     "tests/helpers.py", "src/pkg/tests/data.json", "test_retry.py", "pkg/conftest.py", "app/tests.py",
     "retry_test.go", "lib/retry.test.ts", "lib/retry.spec.js", "src/__tests__/retry.tsx", "app/user_spec.rb",
     "src/test/java/RetryTest.java", "Retry.Tests/RetryTests.cs", "pkg/testdata/in.txt", "test.py",
+    "django/contrib/auth/tests.py", "src/tests.py", "src/pkg/test_tests.py", "lib/pkg/tests/tests.py",
 ])
 def test_test_paths(path):
     assert is_test_path(path)
@@ -22,6 +23,7 @@ def test_test_paths(path):
 @pytest.mark.parametrize("path", [
     "src/click/testing.py", "latest.py", "contest.py", "src/attestation.py", "protest/x.py", "Test.java",
     "src/retry.py", "docs/testing.md", "lib/testimony.ts", "pkg/pod_spec.go", "src/TableSpec.ts", "ABTest.java",
+    "src/jinja2/tests.py", "lib/pkg/test.py",  # a library's own modules (Jinja's template tests), not its tests
 ])
 def test_paths_that_are_not_tests(path):
     assert not is_test_path(path)

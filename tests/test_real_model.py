@@ -256,3 +256,26 @@ def test_a_question_nothing_answers_says_so_and_an_answered_one_does_not(real):
     answered = eng.search("When is the production database backed up?")
     assert answered.note is None and answered.confidence > unanswered.confidence
     assert set(answered.signals) == {"vector", "bm25"}
+
+
+def test_code_search_says_when_nothing_matches_well(real, tmp_path):
+    from codebase import index_project
+
+    eng, _ = real
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "cli" / "args.py").write_text(
+        "def only_valid_args(command, args):\n"
+        "    for value in args:\n"
+        "        if value not in command.valid_args:\n"
+        "            raise UsageError(f'invalid argument {value!r} for {command.path!r}')\n\n\n"
+        "def exact_args(n):\n"
+        "    def check(command, args):\n"
+        "        if len(args) != n:\n"
+        "            raise UsageError(f'accepts {n} arg(s), received {len(args)}')\n"
+        "    return check\n")
+    index_project(eng, tmp_path / "cli", project="cli")
+    answered = eng.search_code("Error: invalid argument 'purple' for 'paint'", project="cli")
+    assert answered[0].title.endswith("only_valid_args") and answered.note is None
+    unanswered = eng.search_code("open a websocket connection and receive messages", project="cli")
+    assert unanswered and "nothing matches well" in unanswered.note
+    assert unanswered.confidence < answered.confidence and set(unanswered.signals) == {"vector", "bm25"}

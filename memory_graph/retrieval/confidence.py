@@ -6,16 +6,17 @@ from __future__ import annotations
 from typing import Mapping
 
 
-def match_signals(legs: Mapping, reference_share: float) -> dict[str, float]:
-    """The top raw cosine of the vector leg, and the BM25 coverage (top score over what a document holding
-    every word of the query would score, at most 1), for the legs that ran."""
+def match_signals(legs: Mapping, reference: float | None) -> dict[str, float]:
+    """The top raw cosine of the vector leg, and the BM25 coverage: its top score over ``reference``, what a
+    document holding every word of the query would score (TextIndex.reference_score), at most 1; for the legs
+    that ran."""
     out: dict[str, float] = {}
     vec = legs.get("vector")
     if vec is not None and vec.scores:
-        out["vector"] = float(max(vec.scores))
+        out["vector"] = float(vec.top if vec.top is not None else max(vec.scores))
     bm = legs.get("bm25")
-    if bm is not None and bm.scores and bm.scale and reference_share > 0:
-        out["bm25"] = min(1.0, float(bm.scores[0]) / (bm.scale / reference_share))
+    if bm is not None and bm.scores and reference:
+        out["bm25"] = min(1.0, float(bm.scores[0]) / reference)
     return out
 
 

@@ -33,6 +33,9 @@ class LegResult:
     #: the score of a full match to the query, if the leg knows it (BM25): convex fusion divides by the larger
     #: of it and the top score
     scale: float | None = None
+    #: the leg's best score before any rescaling (the code vector leg's raw cosine, which its centering moves),
+    #: for the search's confidence; None: its first score
+    top: float | None = None
 
 
 @dataclass

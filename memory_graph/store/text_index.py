@@ -275,17 +275,51 @@ class TextIndex:
         it is the only match, instead of turning it into a 1.0 (max-normalisation)."""
         parts = identifier_parts(text)  # searched among identifier parts only (search)
         terms = [t for t in query_terms(text, self.max_query_terms, whole=True) if t not in parts]
-        if not terms:
+        return sum(self._body_idf(terms).values())
+
+    def coverage(self, text: str, doc_id: str, kind: str = "code", phrases: Sequence[str] = ()) -> float:
+        """How much of a query document ``doc_id`` holds: the share of its words, weighted by idf, or where the
+        query has ``phrases`` (the fixed parts of a pasted error message), the share of those it holds word for
+        word if that is more; 1 when it holds all. A code chunk repeats its words, so its BM25 score passes
+        reference_score whatever it misses; this tells "holds the question" from "holds one word many times",
+        and a message's own text from the values pasted in it ("purple" in 'invalid argument "purple"')."""
+        searcher = self.index.searcher()
+        schema = self.index.schema
+        one = tantivy.Query.term_query(schema, "id", doc_id)
+
+        def holds(query) -> bool:
+            both = tantivy.Query.boolean_query([(tantivy.Occur.Must, one), (tantivy.Occur.Must, query)])
+            return bool(searcher.search(both, limit=1, count=False).hits)
+
+        total = held = 0.0
+        for word in dict.fromkeys(query_terms(text, self.max_query_terms, whole=kind == "memory")):
+            idf = self._body_idf([word])
+            if not idf:
+                continue
+            total += sum(idf.values())
+            # a word is held in the body, or as a part of an identifier ("valid" of OnlyValidArgs)
+            if all(holds(tantivy.Query.term_query(schema, "body", t)) for t in idf) or \
+                    holds(tantivy.Query.term_query(schema, "idents", word.lower())):
+                held += sum(idf.values())
+        if not total:
             return 0.0
+        share = held / total
+        multi = [" ".join(WORD_RE.findall(p)) for p in phrases]
+        multi = [p for p in multi if len(p.split()) > 1]
+        if multi:
+            share = max(share, sum(holds(self.index.parse_query(f'"{p}"', ["body"])) for p in multi) / len(multi))
+        return share
+
+    def _body_idf(self, terms: list[str]) -> dict[str, float]:
+        """Each of the words' terms as the body field analyses them, with its idf there (Robertson-Sparck
+        Jones, as Tantivy scores BM25)."""
+        if not terms:
+            return {}
         parsed = repr(self.index.parse_query(" ".join(terms), ["body"]))
-        analysed = set(re.findall(r'type=Str, "((?:[^"\\]|\\.)*)"', parsed))
         searcher = self.index.searcher()
         n = searcher.num_docs
-        total = 0.0
-        for term in analysed:
-            df = max(1, searcher.doc_freq("body", term))
-            total += math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        return total
+        return {term: math.log(1.0 + (n - (df := max(1, searcher.doc_freq("body", term))) + 0.5) / (df + 0.5))
+                for term in set(re.findall(r'type=Str, "((?:[^"\\]|\\.)*)"', parsed))}
 
     def reload(self) -> None:
         self.index.reload()
