@@ -16,8 +16,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-DATASETS = ("scifact", "locomo", "cosqa", "devnotes", "devnotes-1k", "devnotes-10k", "click", "requests",
-            "marshmallow", "commander", "cobra")
+from .repos import REPOS  # noqa: E402  (light: names and how to fetch them)
+
+DATASETS = ("scifact", "locomo", "cosqa", "devnotes", "devnotes-1k", "devnotes-10k", *REPOS)
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -45,8 +46,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    default=["quality", "latency", "store", "indexing"], help="parts to run (default: all)")
     p.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS),
                    help="quality data sets to run (default: all). devnotes are hand-written developer notes "
-                        "(benchmarks/devnotes/), alone and padded with generated notes to 1k and 10k; click ... "
-                        "cobra are hand-written questions about real packages (benchmarks/queries/), run when "
+                        "(benchmarks/devnotes/), alone and padded with generated notes to 1k and 10k; "
+                        f"{', '.join(REPOS)} are hand-written questions about real packages (benchmarks/queries/), run when "
                         "--repos holds their sources")
     p.add_argument("--repos", type=Path, default=None,
                    help="folder of the repositories' sources, fetched once with python -m benchmarks.repos fetch "

@@ -30,7 +30,8 @@ QUERIES = Path(__file__).resolve().parent / "queries"
 DEFAULT_DIR = Path.home() / ".cache" / "memory-graph" / "bench-repos"
 
 #: data set name -> (folder under --repos, language, how it is fetched). click and requests are the questions
-#: the code defaults were first checked on; marshmallow, commander and cobra were written after, to check them
+#: the code defaults were first checked on; marshmallow, commander, cobra and mobx were written after, to check
+#: them
 REPOS = {
     "click": ("click-8.1.7", "Python", ("pip", "click==8.1.7")),
     "requests": ("requests-2.32.3", "Python", ("pip", "requests==2.32.3")),
@@ -38,6 +39,7 @@ REPOS = {
     "commander": ("commander-12.1.0", "JavaScript + TypeScript typings", ("npm", "commander@12.1.0")),
     "cobra": ("cobra-1.6.1", "Go", ("deb", "golang-github-spf13-cobra-dev=1.6.1-1",
                                     "usr/share/gocode/src/github.com/spf13/cobra")),
+    "mobx": ("mobx-6.13.5", "TypeScript", ("npm", "mobx@6.13.5")),
 }
 
 

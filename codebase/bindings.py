@@ -16,10 +16,32 @@ MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", 
 JS_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
 _FUNCTION_VALUES = frozenset({*JS_FUNCTIONS, "function_definition"})  # Lua's `local f = function() end`
 _MODULE_SCOPES = frozenset({"module", "namespace"})
+#: expressions that leave the function they wrap what it is: `function computed() {...} as any`, `(() => 1)`
+_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression", "non_null_expression"})
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "const_declaration", "var_declaration"})
 
 
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement", "repeat_statement"})
+
+
+def function_value(value):
+    """The function a declared value is: itself, one in a cast or parentheses (mobx's `export const computed:
+    IComputedFactory = function computed(...) {...} as any`), or the first argument of ``Object.assign`` (a
+    function given properties: `export const flow = Object.assign(function flow(...) {...}, annotation)`);
+    None when it is no function."""
+    value = _unwrapped(value)
+    if value is not None and value.type == "call_expression":
+        callee, args = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+        if callee is None or callee.text != b"Object.assign" or args is None or not args.named_children:
+            return None
+        value = _unwrapped(args.named_children[0])  # `Object.assign(function flow() {...} as any, ...)`
+    return value if value is not None and value.type in JS_FUNCTIONS else None
+
+
+def _unwrapped(value):
+    while value is not None and value.type in _WRAPPERS:
+        value = value.named_children[0] if value.named_children else None
+    return value
 
 
 def in_loop(node) -> bool:
@@ -105,7 +127,8 @@ def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
     value = node.child_by_field_name("right") or node.child_by_field_name("value")
     if node.type == "assignment_statement":
         value, kind = lua_value, lua.binding_kind(node, name_node.text.decode("utf-8", errors="replace"))
-    if not kind or value is not None and (value.type in _FUNCTION_VALUES or is_required(value)):
+    if not kind or value is not None and (value.type in _FUNCTION_VALUES or function_value(value) is not None
+                                          or is_required(value)):
         return ""  # the module's own table, a function (a definition of its own), an import
     name = name_node.text.decode("utf-8", errors="replace")
     parent = out.symbols[scope]

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from . import dart, elixir, graphql, hcl, lua, protobuf, reparse, scala, solidity, sql, swift, zig
-from .bindings import JS_FUNCTIONS, MEMBER_OF, assigned_function, binding_kind, in_lambda, in_loop, make_variable
+from .bindings import MEMBER_OF, assigned_function, function_value, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
 from .clang import SPECIFIERS, anonymous_type_name, for_parser, function_name, macro_calls
@@ -73,8 +73,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: types, a GraphQL document in JavaScript, TypeScript or Python (``gql`...```) uses the schema's fields, and an
 #: escape in a GraphQL string is parsed; 33 = Zig (``codebase.zig``). A re-cut file re-embeds only the chunks whose
 #: text changed; 34 = a JavaScript or TypeScript file that fails to parse is parsed again without its top-level
-#: statements that fail alone (``codebase.reparse``).
-CHUNKER_VERSION = "34"
+#: statements that fail alone (``codebase.reparse``); 35 = a function in a cast or given to ``Object.assign``
+#: is a definition (``bindings.function_value``).
+CHUNKER_VERSION = "35"
 
 
 
@@ -455,7 +456,7 @@ def _make_symbol(node, kind: str, out: ParsedFile, scope: int, language: str, sp
         return None  # a use of the type, not its definition
     if node.type in ("variable_declarator", "field_definition", "public_field_definition") and language != "graphql":
         value = node.child_by_field_name("value")  # `handleClick = (e) => {...}` in a class is a method
-        if value is None or value.type not in JS_FUNCTIONS:
+        if function_value(value) is None:
             return None
     owner = None
     if node.type == "assignment_expression" or language == "lua":

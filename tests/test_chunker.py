@@ -358,3 +358,16 @@ def test_statement_spans_and_blanking():
     assert statement_spans(lines) == [(0, 1), (1, 3), (3, 6), (6, 7)]
     assert broken_spans(lines, lambda t: "return" in t) == [(3, 6)]
     assert blank(lines, [(3, 6)]) == ["// header", "export const a = 1", "", "", "", "", "class C {}"]
+
+
+@pytest.mark.parametrize("language", ["typescript", "javascript"])
+def test_a_function_in_a_cast_or_given_properties_is_a_definition(language):
+    cast = " as any" if language == "typescript" else ""
+    src = (f"export const computed = function computed(arg1, arg2) {{\n    return arg1 + arg2\n}}{cast}\n\n"
+           "export const flow = Object.assign(\n    function flow(gen) {\n        return gen()\n    }" + cast + ",\n"
+           "    {bound: true}\n)\n\nexport const total = sum(function (x) { return x }, 0)\n")
+    pf = parse_file(f"a.{'ts' if language == 'typescript' else 'js'}", src, language)
+    kinds = {s.name: s.kind for s in pf.symbols}
+    assert kinds["computed"] == "function" and kinds["flow"] == "function"
+    assert kinds["total"] == "variable"  # a function passed to another call is not what the name holds
+    assert [(c.name, c.start_line) for c in pf.chunks if c.chunk_type == "function"] == [("computed", 1), ("flow", 5)]
