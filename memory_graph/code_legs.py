@@ -8,6 +8,7 @@ from .graph import CHUNK
 from .models import Filters
 from .retrieval import Candidate, LegResult
 from .retrieval.density import localized_centering
+from .store.lance import vector_matrix
 
 
 def code_node_filter(filters: Filters):
@@ -68,9 +69,12 @@ class CodeLegsMixin:
         cols = ["id", "project", "path", "language", "start_line", "end_line", "chunk_type", "name", "breadcrumb",
                 "symbol_id", "vector"]
         out = {}
-        for r in self.lance.by_ids("code_chunks", ids, cols).to_pylist():
+        rows = self.lance.by_ids("code_chunks", ids, cols)
+        # one matrix, not a list of 384 Python floats per chunk that MMR turns back into an array
+        vectors = vector_matrix(rows) if rows.num_rows else []
+        for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
             out[r["id"]] = Candidate(
-                created_at=0.0, evergreen=True, vector=r["vector"], words=set(),
+                created_at=0.0, evergreen=True, vector=vector, words=set(),
                 title=r["breadcrumb"] or r["name"] or r["path"],
                 summary={"project": r["project"], "path": r["path"], "start_line": r["start_line"],
                          "end_line": r["end_line"], "language": r["language"], "chunk_type": r["chunk_type"],

@@ -548,11 +548,14 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
     def _run_legs(self, query: str, filters: Filters, now: float, limit: int, mode: str,
                   timings: dict[str, float] | None = None) -> dict[str, LegResult]:
         c = self.config.candidates(limit)
+        t = time.perf_counter()
         with self._graph_lock:
             seeds = self.entity_index.mentioned_in(query[:2_000], fuzzy_cutoff=self.config.entity_fuzzy_cutoff,
                                                    skip_types=("project",))
             if self.config.alias_expansion and self.config.memory_weights.graph > 0 and mode == "hybrid":
                 query = expand_aliases(query, seeds, self.entity_index)
+        if timings is not None:
+            timings["link"] = time.perf_counter() - t
         jobs = {}
         if mode in ("hybrid", "vector"):
             jobs["vector"] = self._pool.submit(_timed, self._vector_leg, timings, "vector", query, filters, now, c,

@@ -167,8 +167,10 @@ def jaccard(a: set[str], b: set[str]) -> float:
 
 
 #: a line of an error as a program prints it: "ValueError: ...", "marshmallow.exceptions.RegistryError: ...",
-#: "error: ...", "Error: ...", "panic: ...", "[MobX] ..."
-_ERROR_LINE = re.compile(r"^\s*(?:(?:[\w.]*(?:Error|Exception|Warning|Fault)|error|Error|ERROR|fatal|FATAL|panic|"
+#: "error: ...", "Error: ...", "panic: ...", "[MobX] ...", as a browser or Node reports it unhandled ("Uncaught
+#: Error: ...", "Uncaught (in promise) TypeError: ...") or pytest shows it ("E   ValueError: ...")
+_ERROR_LINE = re.compile(r"^\s*(?:E\s+)?(?:Uncaught\s+(?:\(in promise\)\s+)?)?"
+                         r"(?:(?:[\w.]*(?:Error|Exception|Warning|Fault)|error|Error|ERROR|fatal|FATAL|panic|"
                          r"warning|Warning)(?:\[\w+\])?\s*:|\[[\w .-]{1,30}\])\s*(?P<message>.+)$")
 #: what a program interpolates into a message: quoted values, {...}, <...>, [...], (...), numbers, paths
 _INTERPOLATED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|\{[^}]*\}|<[^>]*>|\[[^\]]*\]|\([^)]*\)|\S*\d\S*|\S+[/\\]\S+")

@@ -84,3 +84,20 @@ def test_a_file_name_in_a_question_seeds_no_symbol_of_its_extension():
     assert code_mentions("TemplateDoesNotExist raised when rendering forms.html in the admin view") == \
         "TemplateDoesNotExist"
     assert code_mentions("where does Context.invoke call the callback with ctx.obj") == "Context.invoke . ctx.obj"
+
+
+@pytest.mark.parametrize("query, phrases", [
+    ("ValueError: Invalid fields for <UserSchema(many=False)>: {'nickname'}.", ["invalid fields for"]),
+    ("error: missing required argument 'file'", ["missing required argument"]),
+    ("Uncaught Error: [MobX] `action` can only be invoked on functions", ["can only be invoked on functions"]),
+    ("Uncaught (in promise) TypeError: Cannot read properties of undefined (reading 'map')",
+     ["cannot read properties of undefined"]),
+    ("E       KeyError: 'no such key in the registry'", ["no such key in the registry"]),
+    ('raise "timeout while waiting for the lock" somewhere', ["timeout while waiting for the lock"]),
+    ("Every user can only log in once", []),  # prose, no error line, nothing quoted
+])
+def test_an_error_line_or_a_quoted_string_is_matched_literally(query, phrases):
+    from memory_graph.text import literal_phrases, without_error_types
+
+    assert literal_phrases(query) == phrases
+    assert "Error:" not in without_error_types(query)  # the type names where it is defined, not raised

@@ -74,6 +74,8 @@ def similarity_matrix(vectors: Sequence[np.ndarray | None], word_sets: Sequence[
         norms = np.linalg.norm(mat, axis=1, keepdims=True)
         mat = mat / np.where(norms == 0, 1, norms)
         cos = mat @ mat.T
+        if len(have) == n:
+            return cos
         for a, i in enumerate(have):
             sim[i, have] = cos[a]
     for i in range(n) if len(have) < n else ():
