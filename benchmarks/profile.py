@@ -22,9 +22,9 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-#: the stages that run one after another (the legs run in parallel: "legs" is their wall time, each leg_* and
-#: "embed", inside the vector leg, a part of it)
-SEQUENTIAL = ("link", "legs", "fusion", "describe", "ppr", "decay", "mmr")
+#: the stages that run one after another ("legs" is the legs' wall time, from linking the query's entities
+#: ("link") to the last leg's end; the legs run in parallel, each leg_* and "embed", in the vector leg, a part)
+SEQUENTIAL = ("legs", "fusion", "describe", "ppr_edges", "ppr", "decay", "updates", "mmr")
 MEMORY_SETS = ("scifact", "locomo", "devnotes", "devnotes-1k", "devnotes-10k")
 
 
@@ -115,7 +115,8 @@ def main(argv=None) -> int:
     from .repo_probe import write_json
     from .systems import engine_embedder
 
-    embedder = engine_embedder("", cache_size=200_000, query_cache_size=0)
+    # no cache: each side embeds every question itself (a cached vector would make the second side's free)
+    embedder = engine_embedder("", cache_size=0, query_cache_size=0)
     out = {}
     for name in args.datasets:
         ds = load(name, args)

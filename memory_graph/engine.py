@@ -104,8 +104,10 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
         self._has_passages: bool | None = None  # unknown until counted; reset by every write and sync
         self._described = LRU(self.config.describe_cache_size)
+        self._changes = LRU(self.config.describe_cache_size)  # memory id -> whether its text says it changed
         self._chunk_ratio: tuple | None = None  # (project, generation) and its chunks per file
         self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
+        self._marker_seen: tuple = (None, float("-inf"))  # the change marker at the last version check, and when
         with self._writing():
             self._open_stores()
 
@@ -121,11 +123,13 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
                 yield
             finally:
                 self._forget_reads()
+                self._mark_changed()
 
     def _forget_reads(self) -> None:
         """Drop what searches keep between writes (called when this or another process changes the data)."""
         self._generation += 1
         self._described.clear()
+        self._changes.clear()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
@@ -516,7 +520,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         signals = match_signals(legs, bm.scale / share if bm is not None and bm.scale and share > 0 else None)
         hits = rank_stable(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
                            query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
-                           texts=self._texts, min_score=min_score, period=asked_period(query, at),
+                           changes=self._says_change, min_score=min_score, period=asked_period(query, at),
                            use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
         for h in hits:
             h.explanation.graph_path = [self._node_label(n) for n in h.explanation.graph_path]

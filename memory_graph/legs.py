@@ -15,6 +15,7 @@ from .models import Filters, Hit, Hits
 from .records import candidate
 from .retrieval import Candidate, LegResult, graph_leg, graph_result, passage_scores
 from .retrieval.confidence import confidence
+from .retrieval.updates import says_change
 from .store import nearest_accepted, sql_filter, sql_in, vector_matrix
 
 
@@ -168,6 +169,20 @@ class MemoryLegsMixin:
                 self._described.put(i, cand)
         out.update(read)
         return self._with_subjects(out)
+
+    def _says_change(self, ids: list[str]) -> dict[str, bool]:
+        """Whether each memory's text says that something changed (``updates.says_change``), read once per
+        memory between writes: the update check asks it of the same memories search after search."""
+        out = {i: v for i in ids if (v := self._changes.get(i)) is not None}
+        missing = [i for i in ids if i not in out]
+        if missing:
+            generation = self._generation
+            read = {i: says_change(t) for i, t in self._texts(missing).items()}
+            if generation == self._generation:  # no write began or ended while reading
+                for i, v in read.items():
+                    self._changes.put(i, v)
+            out.update(read)
+        return out
 
     def _texts(self, ids: list[str]) -> dict[str, str]:
         """Title and content of memories, by id."""

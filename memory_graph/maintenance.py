@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
@@ -26,6 +27,8 @@ CODE_GRAPH_TABLES = ("code_chunks", "symbols", "symbol_edges", "chunk_neighbours
 DERIVED_FROM = GRAPH_TABLES + CODE_GRAPH_TABLES
 #: the tables whose versions tell that another process wrote something the derived stores must follow
 WATCHED = DERIVED_FROM + (CHANGES,)
+#: the file in the data directory that every write replaces (``_mark_changed``)
+CHANGE_MARKER = ".changed"
 ALL_TABLES = WATCHED + ("files", "passages")
 #: meta "passages": memories stored before passage vectors existed get theirs when the engine opens
 PASSAGES_VERSION = "1"
@@ -228,9 +231,14 @@ class MaintenanceMixin:
 
         Under the write lock the BM25 index is reconciled too; without it, only read.
         """
+        marker = self._change_marker()
+        if not locked and marker is not None and marker == self._marker_seen[0] and \
+                time.monotonic() - self._marker_seen[1] < self.config.sync_check_seconds:
+            return  # no write since the last look (each replaces the marker)
         current = self.lance.versions(WATCHED)
         known = getattr(self, "_known_versions", None) or {}
         if current == known:
+            self._marker_seen = (marker, time.monotonic())
             return
         log.info("data directory changed by another process; catching up")
         self._has_passages = None
@@ -245,6 +253,24 @@ class MaintenanceMixin:
                 self._load_graph()
         else:
             self._known_versions = current
+            self._marker_seen = (marker, time.monotonic())
+
+    def _change_marker(self) -> tuple[int, int] | None:
+        """The identity of the marker file every write replaces (None when there is none yet)."""
+        try:
+            st = os.stat(self.data_dir / CHANGE_MARKER)
+        except OSError:
+            return None
+        return st.st_ino, st.st_mtime_ns
+
+    def _mark_changed(self) -> None:
+        """Replace the change marker, so other processes' searches know to look (``_sync_with_others``)."""
+        tmp = self.data_dir / f"{CHANGE_MARKER}.{os.getpid()}.tmp"
+        try:
+            tmp.write_bytes(os.urandom(8))
+            os.replace(tmp, self.data_dir / CHANGE_MARKER)
+        except OSError as exc:  # a read-only or full disk: others fall back to asking LanceDB's versions
+            log.debug("could not replace the change marker: %s", exc)
 
     def _text_docs_expected(self) -> int:
         return sum(self.lance.count(table) for table in TEXT_KINDS.values())

@@ -280,6 +280,23 @@ def test_ppr_agrees_with_networkx(edges, restart):
         assert ours[node] == pytest.approx(theirs[node], abs=1e-6)
 
 
+@settings(max_examples=40, deadline=None)
+@given(edge_lists, st.dictionaries(st.integers(0, 7), st.floats(0.1, 1), min_size=1))
+def test_ppr_dense_and_sparse_agree(edges, restart):
+    from memory_graph.retrieval import ppr
+
+    edges = [(f"n{u}", f"n{v}", w) for u, v, w in edges]  # self-loops and repeated pairs included
+    restart = {f"n{k}": v for k, v in restart.items()}
+    dense = personalized_pagerank(edges, restart)
+    saved, ppr._DENSE_MAX = ppr._DENSE_MAX, 0
+    try:
+        sparse = personalized_pagerank(edges, restart)
+    finally:
+        ppr._DENSE_MAX = saved
+    assert dense.keys() == sparse.keys()
+    assert all(dense[k] == pytest.approx(sparse[k], abs=1e-12) for k in dense)
+
+
 def test_ppr_without_edges_changes_nothing():
     f = ppr_factors({"a": 0.9, "b": 0.2}, {"a": 0.8, "b": 0.2}, beta=0.5, has_edges=False)
     assert f == {"a": 1.0, "b": 1.0}

@@ -12,7 +12,7 @@ from ..config import Config, LegWeights
 from ..models import Explanation, Hit
 from .decay import decay_factors
 from .fusion import convex, rrf
-from .updates import latest_first, says_change, update_pairs
+from .updates import latest_first, update_pairs
 from .when import period_factors
 from .mmr import first_of_each_group, min_score_filter, mmr, similarity_matrix
 from .ppr import ppr_factors, ppr_reach
@@ -61,7 +61,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
          query_entities: Iterable[str] | Mapping[str, float] = (),
          local_edges: Callable[[list[str], list[str]], list[tuple[str, str, float]]] | None = None,
          describe: Callable[[list[str]], dict[str, Candidate]],
-         texts: Callable[[list[str]], dict[str, str]] | None = None,
+         changes: Callable[[list[str]], dict[str, bool]] | None = None,
          min_score: float | None = None, period: tuple[float, float] | None = None, use_ppr: bool = True,
          use_decay: bool = True, use_mmr: bool = True, kind: str = "memory",
          timings: dict[str, float] | None = None) -> list[Hit]:
@@ -70,11 +70,12 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     ``query_entities`` are where PPR's walk restarts, evenly or by the weights of a mapping (a looser match of
     the query's names restarts less of it). ``local_edges`` returns PPR's subgraph around the candidates and the
     query's entities; ``describe`` returns a Candidate per id still in the store (ids it omits are dropped: a
-    derived index may lag behind). ``texts`` returns the text of memories (read only for the newer memory of
-    a possible update, to see whether it says that something changed).
+    derived index may lag behind). ``changes`` says of memories whether their text says that something
+    changed (``updates.says_change``; asked only of the newer memory of a possible update).
     ``period`` is a past [start, end) the query asks about (``when.asked_period``): memories written in it
     are favoured, and no newer memory takes an older one's place (the query asks for the past).
-    ``timings``, if given, receives the seconds each stage took (fusion, describe, ppr, decay, mmr).
+    ``timings``, if given, receives the seconds each stage took (fusion, describe, ppr_edges, ppr, decay,
+    updates, mmr).
     """
     clock = _Clock(timings)
     w = {leg: getattr(weights, leg) * res.weight_scale for leg, res in legs.items()}
@@ -117,6 +118,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         beta *= min(1.0, legs["graph"].weight_scale)
     if use_ppr and beta > 0 and local_edges is not None and q_ents:
         edges = local_edges(pool, q_ents)
+        clock.lap("ppr_edges")
         if any(u != v for u, v, _ in edges):
             reach = ppr_reach(edges, pool, restart, config.ppr_alpha, config.ppr_max_iter, config.ppr_tol)
             factors_ppr = ppr_factors({d: fused[d] for d in pool}, reach, beta, has_edges=True)
@@ -137,8 +139,9 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     if kind == "memory" and config.update_marked_cosine <= 1.0 and period is None:
         pairs = update_pairs({d: info[d] for d in pool}, config.update_marked_cosine)
         unsure = sorted({new for _, new, cos in pairs if cos < config.update_min_cosine})
-        changed = {d: says_change(t) for d, t in texts(unsure).items()} if unsure and texts else {}
+        changed = changes(unsure) if unsure and changes else {}
         scores, replaced = latest_first(scores, pairs, config.update_min_cosine, changed, config.update_min_ratio)
+    clock.lap("updates")
     floor_abs = config.min_score_absolute if min_score is None else min_score
     scores = min_score_filter(scores, config.min_score_relative, floor_abs)
     ordered = sorted(scores, key=lambda d: (-scores[d], d))

@@ -23,11 +23,6 @@ def says_change(text: str) -> bool:
     return CHANGE_MARKERS.search(text) is not None
 
 
-def _cosine(a: "Candidate", b: "Candidate") -> float:
-    x, y = np.asarray(a.vector, dtype=np.float32), np.asarray(b.vector, dtype=np.float32)
-    return float(x @ y / max(float(np.linalg.norm(x) * np.linalg.norm(y)), 1e-12))
-
-
 def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float) -> list[tuple[str, str, float]]:
     """(old, new, cosine) for every pair where ``new`` may update ``old``: ``old`` states a fact (an evergreen
     memory: semantic, decision, a preference...; an episode is an event, which a later one does not undo),
@@ -35,16 +30,20 @@ def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float) -> list[
     Oldest first."""
     ids = sorted((d for d, c in info.items() if c.subjects and c.vector is not None),
                  key=lambda d: (info[d].created_at, d))
+    if len(ids) < 2:
+        return []
+    mat = np.stack([np.asarray(info[d].vector, dtype=np.float32) for d in ids])
+    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+    cos = mat @ mat.T  # every pair at once: a Python loop of pairs cost a millisecond a search
     out = []
     for i, old in enumerate(ids):
         if not info[old].evergreen:
             continue
-        for new in ids[i + 1:]:
+        for j in range(i + 1, len(ids)):
+            new = ids[j]
             a, b = info[old], info[new]
-            if b.created_at > a.created_at and a.subjects & b.subjects:
-                cos = _cosine(a, b)
-                if cos >= marked_cosine:
-                    out.append((old, new, cos))
+            if cos[i, j] >= marked_cosine and b.created_at > a.created_at and a.subjects & b.subjects:
+                out.append((old, new, float(cos[i, j])))
     return out
 
 
