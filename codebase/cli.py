@@ -13,11 +13,12 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.table import Table
 from rich.text import Text
 
-from memory_graph.cli import JsonOpt, _json, app, engine, err, explanation, labelled, out
+from memory_graph.cli import JsonOpt, _json, app, engine, err, explanation, labelled, mode_check, out
 from memory_graph.runs import status
 from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP, SYMBOL_RELATIONS
 
 from .indexer import IndexReport, index_project
+from .scanner import check_root
 
 PathOpt = typer.Option(None, "--path", help=(
     "Only files under this path: relative to the project's root (src/api/) or absolute under it."))
@@ -53,7 +54,7 @@ def index(path: Path = typer.Argument(Path("."), help=(
           force: bool = typer.Option(False, "--force", help="Re-chunk and re-embed every file."),
           as_json: bool = JsonOpt) -> None:
     """Index a code folder incrementally: only changed files are re-embedded, deleted ones removed."""
-    with engine() as eng:
+    with engine(lambda: check_root(path)) as eng:
         bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TextColumn("{task.fields[chunks]} chunks, {task.fields[rate]} chunks/s"),
                        TimeElapsedColumn(), TimeRemainingColumn(), console=err, disable=as_json)
@@ -80,7 +81,7 @@ def watch(path: Path = typer.Argument(Path("."), help=(
     """Index a folder, then re-index it whenever files change, until Ctrl-C."""
     from .watcher import Watcher
 
-    with engine() as eng:
+    with engine(lambda: check_root(path)) as eng:
         def report(r: IndexReport) -> None:
             err.print(f"{time.strftime('%H:%M:%S')} {r.project}: {r.files_indexed} files re-indexed, "
                       f"{r.files_removed} removed, {r.chunks} chunks ({r.seconds}s)")
@@ -112,7 +113,7 @@ def search_code(query: str = typer.Argument(..., help=(
     """Search indexed code by meaning, identifier and structure.
 
     When nothing matches well (low confidence) a note on stderr says so."""
-    with engine() as eng:
+    with engine(mode_check(mode)) as eng:
         hits = eng.search_code(query, limit=limit, mode=mode, project=project, path_prefix=path_prefix,
                                languages=language, chunk_types=chunk_type)
         _note_runs(eng, project)

@@ -9,7 +9,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, List, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional
 
 import typer
 from rich.console import Console
@@ -18,7 +18,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from .errors import MemoryGraphError, ValidationError
-from .models import TYPES_HELP, iso
+from .models import MODES, TYPES_HELP, iso
 
 if TYPE_CHECKING:  # the CLI imports the Engine (and its dependencies) only when a command needs it
     from .engine import Engine
@@ -47,11 +47,14 @@ def main(data_dir: Optional[Path] = typer.Option(
 
 
 @contextmanager
-def engine() -> Iterator[Engine]:
-    """Open the Engine; turn every MemoryGraphError into a clear message and exit code 2."""
-    from .engine import Engine
-
+def engine(*checks: Callable[[], object]) -> Iterator[Engine]:
+    """Open the Engine; turn every MemoryGraphError into a clear message and exit code 2. ``checks`` run
+    first: a mistake in what was typed is told at once, not after the stores and the model are loaded."""
     try:
+        for check in checks:
+            check()
+        from .engine import Engine
+
         eng = Engine(_state["data_dir"])
         try:
             yield eng
@@ -61,6 +64,14 @@ def engine() -> Iterator[Engine]:
         hint = labelled("\nhint:", "yellow", cli_words(exc.hint)) if exc.hint else ""
         err.print(labelled("error:", "red", exc.message) + hint)
         raise typer.Exit(2) from None
+
+
+def mode_check(mode: str) -> Callable[[], None]:
+    """A check for ``engine()``: --mode is one of the search modes."""
+    def check() -> None:
+        if mode not in MODES:
+            raise ValidationError(f"--mode {mode!r} is not one of {', '.join(MODES)}")
+    return check
 
 
 #: the commands that do what an MCP tool named in an error's hint does
@@ -164,7 +175,7 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
 
     When nothing matches well (low confidence) a note on stderr says so; a result a newer memory updates is
     marked "updated by"."""
-    with engine() as eng:
+    with engine(mode_check(mode)) as eng:
         hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type, tags=tags,
                           created_after=created_after, created_before=created_before, as_of=as_of,
                           include_invalid=include_invalid, min_score=min_score)

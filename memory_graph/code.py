@@ -19,7 +19,7 @@ import pyarrow as pa
 from .errors import NotFoundError, ValidationError
 from .graph import CHUNK, DEFINES, SYMBOL, Graph
 from .linking import EntityIndex, prefer_exact
-from .models import Filters, Hit, Hits
+from .models import MODES, Filters, Hit, Hits
 from .paths import is_package_file, is_test_path
 from .retrieval import Candidate, rank_stable
 from .retrieval.confidence import match_signals
@@ -466,8 +466,6 @@ class CodeMixin:
                     use_mmr: bool = True) -> Hits:
         """Search code chunks through the full pipeline (no decay). Every hit carries path, lines and why; the
         list carries the search's confidence, and a note when nothing matches well."""
-        from .engine import MODES
-
         query = check_query(query, self.config)
         check_limit(limit, self.config)
         if mode not in MODES:

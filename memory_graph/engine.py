@@ -24,7 +24,7 @@ from .graph import Graph
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
 from .maintenance import MaintenanceMixin
-from .models import Filters, Hit, Memory, content_hash, iso
+from .models import MODES, Filters, Hit, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
 from .retrieval import LegResult, rank_stable
@@ -40,7 +40,6 @@ from .validation import (check_content, check_ids, check_importance, check_limit
 
 log = logging.getLogger("memory_graph")
 
-MODES = ("hybrid", "vector", "bm25", "graph")
 ORDERS = ("created_at", "updated_at", "importance")
 
 

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+#: a search's legs: all of them fused, or one alone
+MODES = ("hybrid", "vector", "bm25", "graph")
 MEMORY_TYPES = ("episodic", "semantic", "procedural", "decision", "bugfix", "preference", "note", "fact")
 #: what the CLI's `store --type` and the MCP tool say about types (Config.evergreen_types are the ageless ones)
 TYPES_HELP = ("episodic (what happened), semantic or fact, procedural (how to), decision, preference (how the user "

@@ -191,3 +191,13 @@ def test_every_command_has_help(run):
                 "delete-entity", "communities"):
         out = run(cmd, "--help").stdout
         assert "Usage" in out and len(out) > 200, cmd
+
+
+@pytest.mark.parametrize("args, said", [(("search", "x", "--mode", "psychic"), "--mode 'psychic' is not one of"),
+                                        (("search-code", "x", "--mode", "fuzzy"), "--mode 'fuzzy' is not one of"),
+                                        (("index", "/no/such/folder"), "/no/such/folder does not exist"),
+                                        (("watch", "/no/such/folder"), "/no/such/folder does not exist")])
+def test_a_mistake_in_what_was_typed_is_told_before_the_store_opens(run, tmp_path, args, said):
+    result = run(*args, ok=False)
+    assert result.exit_code == 2 and said in " ".join(result.output.split())
+    assert not (tmp_path / "data").exists()  # no store was opened (nor created) to find it out
