@@ -205,12 +205,30 @@ def print_explanations(hits) -> None:
         out.print(f"{h.id}: {explanation(h)}", soft_wrap=True)
 
 
+#: what each leg matched a result by, as a reader would say it
+_LEG_WORDS = {"vector": "meaning", "bm25": "words", "graph": "the graph"}
+
+
 def explanation(h) -> str:
-    """A result's rank in each leg, its fused score and each later stage's factor, on one line."""
+    """Why a result ranks where it does, in words on one line: which legs found it and at what rank (through
+    which entities, for the graph), its fused score, and what each later stage changed."""
     e = h.explanation
-    return (f"ranks={e.ranks} {e.fusion}={e.fused:.4f} ppr={e.ppr_factor:.3f} decay={e.decay_factor:.3f}"
-            + (f" prior={e.prior_factor:.2f}" if e.prior_factor != 1 else "")
-            + f" mmr_moved={e.mmr_moved}" + (f" path={' > '.join(e.graph_path)}" if e.graph_path else ""))
+    found = [f"{_LEG_WORDS.get(leg, leg)} #{rank}" for leg, rank in e.ranks.items() if rank]
+    said = "found by " + ", ".join(found) if found else "found by no leg"
+    via = [str(p) for p in e.graph_path if p != h.id]  # the path ends at the result itself
+    if via:
+        said += " (via " + " > ".join(via) + ")"
+    changed = []
+    if round(e.ppr_factor, 3) != 1:
+        changed.append(f"graph walk x{e.ppr_factor:.3f}")
+    if round(e.decay_factor, 3) != 1:
+        changed.append(f"age x{e.decay_factor:.3f}")
+    if round(e.prior_factor, 3) != 1:
+        changed.append(f"prior x{e.prior_factor:.2f}")  # importance (memories); test file, prose, line (code)
+    if e.mmr_moved:
+        changed.append(f"diversity moved it {'up' if e.mmr_moved > 0 else 'down'} {abs(e.mmr_moved)}")
+    return (f"{said}; fused {e.fused:.3f} ({e.fusion}); "
+            + (", ".join(changed) if changed else "no later stage changed it"))
 
 
 def _ended(record: dict) -> str:

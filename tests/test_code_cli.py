@@ -19,7 +19,8 @@ def test_index_search_symbols_callers_callees(run, repo):
     hits = json.loads(run("search-code", "normalize_sku", "--json", "-n", "3").stdout)
     assert hits[0]["path"] == "php/Cart.php" and hits[0]["title"] == "function normalize_sku"
     explained = run("search-code", "normalize_sku", "-n", "2", "--explain").stdout
-    assert explained.count("ranks={") == 2 and "bm25" in explained  # the table, then a line per result
+    # the table, then a line per result in words: no Python dict, no leg's internal name
+    assert explained.count("found by ") == 2 and "words #" in explained and "{" not in explained
     rust = json.loads(run("search-code", "area", "--language", "rust", "--json").stdout)
     assert rust and {h["language"] for h in rust} == {"rust"}
     syms = json.loads(run("symbols", "parse_config", "--json").stdout)
