@@ -364,7 +364,27 @@ def stats(as_json: bool = JsonOpt) -> None:
     if as_json:
         return _json(s)
     for k, v in s.items():
-        out.print(f"{k}: {v}")
+        out.print(f"{k.removesuffix('_bytes').replace('_', ' ')}: {_words(v, k)}", soft_wrap=True)
+
+
+def _words(value, key: str = "") -> str:
+    """A figure of ``stats`` or a count of ``export``/``import`` as a line reads it, not as a Python repr:
+    {'memories': 2, 'entities': 1} -> "2 memories, 1 entities"; a size in bytes in KB, MB or GB."""
+    if isinstance(value, dict):
+        return ", ".join(f"{v} {k.replace('_', ' ')}" if isinstance(v, (int, float)) and not isinstance(v, bool)
+                         else f"{k.replace('_', ' ')} {_words(v)}" for k, v in value.items())
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "-"
+    if key.endswith("bytes") and isinstance(value, (int, float)):
+        size, unit = float(value), "bytes"
+        for unit in ("bytes", "KB", "MB", "GB"):
+            if size < 1024 or unit == "GB":
+                break
+            size /= 1024
+        return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+    return str(value)
 
 
 @app.command("export")
@@ -373,7 +393,7 @@ def export_(path: Path = typer.Argument(..., help="JSON Lines file to write."), 
     with engine() as eng, _progress() as bar:
         task = bar.add_task("exporting", total=None)
         counts = eng.export(path, progress=lambda d, t: bar.update(task, completed=d, total=t))
-    _json(counts) if as_json else out.print(f"exported {counts} to {path}")
+    _json(counts) if as_json else out.print(f"exported {_words(counts)} to {path}", soft_wrap=True)
 
 
 @app.command("import")
@@ -383,7 +403,7 @@ def import_(path: Path = typer.Argument(..., help="JSON Lines file written by ex
     with engine() as eng, _progress() as bar:
         task = bar.add_task("importing", total=None)
         counts = eng.import_(path, progress=lambda d, t: bar.update(task, completed=d, total=t))
-    _json(counts) if as_json else out.print(f"imported {counts}")
+    _json(counts) if as_json else out.print(f"imported {_words(counts)}", soft_wrap=True)
 
 
 @app.command()
@@ -392,7 +412,7 @@ def rebuild(as_json: bool = JsonOpt) -> None:
     with engine() as eng, _progress() as bar:
         task = bar.add_task("rebuilding", total=None)
         result = eng.rebuild(progress=lambda d, t: bar.update(task, completed=d, total=t))
-    _json(result) if as_json else out.print(f"rebuilt: {result}")
+    _json(result) if as_json else out.print(f"rebuilt: {_words(result)}", soft_wrap=True)
 
 
 @app.command("prune-entities")

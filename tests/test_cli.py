@@ -201,3 +201,12 @@ def test_a_mistake_in_what_was_typed_is_told_before_the_store_opens(run, tmp_pat
     result = run(*args, ok=False)
     assert result.exit_code == 2 and said in " ".join(result.output.split())
     assert not (tmp_path / "data").exists()  # no store was opened (nor created) to find it out
+
+
+def test_stats_and_export_read_as_lines_not_python(run, tmp_path):
+    run("store", "Orion is the codename for the billing-api rewrite")
+    stats = run("stats").stdout
+    assert "counts: 1 memories" in stats and "healthy: yes" in stats and "{" not in stats
+    assert re.search(r"^disk: [\d.]+ (KB|MB)$", stats, re.M)
+    exported = run("export", str(tmp_path / "out.jsonl")).stdout
+    assert " ".join(exported.split()).startswith("exported 1 memories") and "{" not in exported
