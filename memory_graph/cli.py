@@ -47,9 +47,11 @@ def main(data_dir: Optional[Path] = typer.Option(
 
 
 @contextmanager
-def engine(*checks: Callable[[], object]) -> Iterator[Engine]:
+def engine(*checks: Callable[[], object], renamed: dict[str, str] | None = None) -> Iterator[Engine]:
     """Open the Engine; turn every MemoryGraphError into a clear message and exit code 2. ``checks`` run
-    first: a mistake in what was typed is told at once, not after the stores and the model are loaded."""
+    first: a mistake in what was typed is told at once, not after the stores and the model are loaded.
+    ``renamed``: the flags of this command that are not the API's argument in kebab case (list's --valid-at
+    is the API's as_of)."""
     try:
         for check in checks:
             check()
@@ -62,8 +64,21 @@ def engine(*checks: Callable[[], object]) -> Iterator[Engine]:
             eng.close()
     except MemoryGraphError as exc:
         hint = labelled("\nhint:", "yellow", cli_words(exc.hint)) if exc.hint else ""
-        err.print(labelled("error:", "red", exc.message) + hint)
+        err.print(labelled("error:", "red", flag_words(exc.message, renamed or {})) + hint)
         raise typer.Exit(2) from None
+
+
+#: API arguments whose flag is not their name in kebab case, in every command
+_FLAGS = {"memory_type": "--type", "types": "--type"}
+
+
+def flag_words(message: str, renamed: dict[str, str]) -> str:
+    """An error's message in the words the user typed: the Engine names its arguments (``as_of='soon'``,
+    ``limit=0``), the command line has flags (``--as-of 'soon'``, ``--limit 0``)."""
+    def flag(m: re.Match) -> str:
+        name = m.group(1)
+        return (renamed.get(name) or _FLAGS.get(name) or "--" + name.replace("_", "-")) + " "
+    return re.sub(r"(?<![\w.-])([a-z][a-z_]*)=(?=\S)", flag, message)
 
 
 def mode_check(mode: str) -> Callable[[], None]:
@@ -279,7 +294,7 @@ def list_(project: Optional[str] = typer.Option(None, "--project", "-p", help="O
           created_after: Optional[str] = CreatedAfter, created_before: Optional[str] = CreatedBefore,
           as_json: bool = JsonOpt) -> None:
     """List memories, newest first, with filters and pagination. Ended ones are marked in the title."""
-    with engine() as eng:
+    with engine(renamed={"as_of": "--valid-at"}) as eng:
         page, total = eng.list(project=project, memory_type=memory_type, tags=tags, limit=limit, offset=offset,
                                order_by=order_by, descending=not oldest_first, valid_at=valid_at,
                                created_after=created_after, created_before=created_before)

@@ -210,3 +210,13 @@ def test_stats_and_export_read_as_lines_not_python(run, tmp_path):
     assert re.search(r"^disk: [\d.]+ (KB|MB)$", stats, re.M)
     exported = run("export", str(tmp_path / "out.jsonl")).stdout
     assert " ".join(exported.split()).startswith("exported 1 memories") and "{" not in exported
+
+
+@pytest.mark.parametrize("args, said", [(("list", "--valid-at", "yesterday"), "--valid-at 'yesterday' is not a valid"),
+                                        (("search", "x", "--as-of", "soon"), "--as-of 'soon' is not a valid date"),
+                                        (("search", "x", "--limit", "0"), "--limit 0 is out of bounds"),
+                                        (("list", "--order-by", "size"), "--order-by 'size' is not one of")])
+def test_an_error_names_the_flag_that_was_typed(run, args, said):
+    result = run(*args, ok=False)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and said in text and "as_of=" not in text and "limit=" not in text
