@@ -248,10 +248,7 @@ class TextIndex:
         if len(words_) < len(terms):
             found.append(self.index.parse_query(" ".join(t for t in terms if t in parts), ["idents"],
                                                 field_boosts=boosts))
-        for phrase in phrases:
-            safe = " ".join(WORD_RE.findall(phrase))  # words only: no query syntax survives
-            if len(safe.split()) > 1:
-                found.append(tantivy.Query.boost_query(self.index.parse_query(f'"{safe}"', ["body"]), phrase_boost))
+        found += [tantivy.Query.boost_query(q, phrase_boost) for q in self._phrase_queries(phrases)]
         text_query = (found[0] if len(found) == 1 else
                       tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in found]))
         clauses = [(tantivy.Occur.Must, text_query)]
@@ -293,30 +290,33 @@ class TextIndex:
 
         total = held = 0.0
         for word in dict.fromkeys(query_terms(text, self.max_query_terms, whole=kind == "memory")):
-            idf = self._body_idf([word])
-            if not idf:
-                continue
-            total += sum(idf.values())
+            idf = self._body_idf([word], searcher)
+            weight = sum(idf.values())
+            total += weight
             # a word is held in the body, or as a part of an identifier ("valid" of OnlyValidArgs)
-            if all(holds(tantivy.Query.term_query(schema, "body", t)) for t in idf) or \
-                    holds(tantivy.Query.term_query(schema, "idents", word.lower())):
-                held += sum(idf.values())
+            if idf and (all(holds(tantivy.Query.term_query(schema, "body", t)) for t in idf)
+                        or holds(tantivy.Query.term_query(schema, "idents", word.lower()))):
+                held += weight
         if not total:
             return 0.0
-        share = held / total
-        multi = [" ".join(WORD_RE.findall(p)) for p in phrases]
-        multi = [p for p in multi if len(p.split()) > 1]
-        if multi:
-            share = max(share, sum(holds(self.index.parse_query(f'"{p}"', ["body"])) for p in multi) / len(multi))
-        return share
+        queries = self._phrase_queries(phrases)
+        if not queries:
+            return held / total
+        return max(held / total, sum(holds(q) for q in queries) / len(queries))
 
-    def _body_idf(self, terms: list[str]) -> dict[str, float]:
+    def _phrase_queries(self, phrases: Sequence[str]) -> list:
+        """A body query for each phrase of several words, matched word for word and in order; words only, so no
+        query syntax survives."""
+        safe = (" ".join(WORD_RE.findall(p)) for p in phrases)
+        return [self.index.parse_query(f'"{p}"', ["body"]) for p in safe if len(p.split()) > 1]
+
+    def _body_idf(self, terms: list[str], searcher=None) -> dict[str, float]:
         """Each of the words' terms as the body field analyses them, with its idf there (Robertson-Sparck
-        Jones, as Tantivy scores BM25)."""
+        Jones, as Tantivy scores BM25); ``searcher``: the caller's, when it asks word by word."""
         if not terms:
             return {}
         parsed = repr(self.index.parse_query(" ".join(terms), ["body"]))
-        searcher = self.index.searcher()
+        searcher = searcher or self.index.searcher()
         n = searcher.num_docs
         return {term: math.log(1.0 + (n - (df := max(1, searcher.doc_freq("body", term))) + 0.5) / (df + 0.5))
                 for term in set(re.findall(r'type=Str, "((?:[^"\\]|\\.)*)"', parsed))}
