@@ -31,7 +31,9 @@ from .text import (code_mentions, dotted_names, literal_phrases, names_identifie
 from .validation import check_filter, check_limit, check_name, check_query, check_text
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
-CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol_id", "start_line", "end_line"]
+#: what a chunk's node holds: code search's filters and each candidate's description, read without LanceDB
+CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol_id", "start_line", "end_line",
+                      "name", "breadcrumb"]
 #: symbol kinds of bindings (module-level variables and constants, class attributes): no chunk of their own, the
 #: chunk of their scope on their lines defines them
 BINDING_KINDS = frozenset({"variable", "constant", "attribute", "macro", "typedef"})
@@ -177,7 +179,9 @@ class CodeMixin:
     """Code chunks, symbols and their graph (mixed into the Engine)."""
 
     # ---- loading the derived code graph ------------------------------------
-    def _load_code_graph(self) -> None:
+    def _load_code_graph(self, vectors: bool = True) -> None:
+        """Build the code graph, the symbol index and the chunks' densities from LanceDB; with ``vectors``, also
+        the in-process copy of the chunks' vectors (without, the copy is kept: the chunks did not change)."""
         graph, index = Graph(bridge=SYMBOL), EntityIndex()
         columns = ["id", "name", "qualname", "kind", "project", "path", "start_line", "end_line", "parent"]
         bindings, scopes = [], {}
@@ -201,12 +205,16 @@ class CodeMixin:
             graph.add_edge(u, v, k, 1.0, key=k)
         rows = self.lance.query("chunk_neighbours", None, ["id", "sims"])
         densities = {i: density(s) for i, s in zip(rows.column("id").to_pylist(), rows.column("sims").to_pylist())}
-        self.code_graph, self.symbol_index, self.chunk_density = graph, index, densities
+        copy = self._copy_vectors("code_chunks") if vectors else self.chunk_vectors
+        with self._graph_lock:
+            self.code_graph, self.symbol_index, self.chunk_density = graph, index, densities
+            self.chunk_vectors = copy
 
     @staticmethod
     def _add_chunk_node(graph: Graph, r: dict) -> None:
         graph.add_node(r["id"], CHUNK, project=r["project"], path=r["path"], language=r["language"],
-                       chunk_type=r["chunk_type"])
+                       chunk_type=r["chunk_type"], symbol_id=r["symbol_id"], start_line=r["start_line"],
+                       end_line=r["end_line"], name=r["name"], breadcrumb=r["breadcrumb"])
         if r["symbol_id"]:
             graph.add_edge(r["id"], r["symbol_id"], DEFINES, 1.0, key=DEFINES)
 
@@ -257,6 +265,7 @@ class CodeMixin:
                 for node in old_chunks + old_symbols:
                     self.code_graph.remove_node(node)
                     self.symbol_index.remove(node)
+                self._keep_chunk_vectors(old_chunks, chunks)
                 for s in symbols:
                     self.code_graph.add_node(s["id"], SYMBOL, name=s["qualname"] or s["name"], project=project,
                                              path=s["path"], symbol_kind=s["kind"],
@@ -289,7 +298,7 @@ class CodeMixin:
                 self.lance.delete("symbol_edges", f"project = {sql_quote(project)}")
                 self.lance.add("symbol_edges", edges)
             self.lance.set_meta({f"edges:{project}": stamp})
-            self._load_code_graph()
+            self._load_code_graph(vectors=False)
             self._after_write()
 
     def code_refresh_density(self, project: str) -> int:
@@ -463,9 +472,13 @@ class CodeMixin:
     def search_code(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,
                     path_prefix: str | None = None, languages: Iterable[str] | str | None = None,
                     chunk_types: Iterable[str] | str | None = None, use_ppr: bool = True,
-                    use_mmr: bool = True) -> Hits:
+                    use_mmr: bool = True, timings: dict[str, float] | None = None) -> Hits:
         """Search code chunks through the full pipeline (no decay). Every hit carries path, lines and why; the
-        list carries the search's confidence, and a note when nothing matches well."""
+        list carries the search's confidence, and a note when nothing matches well.
+
+        timings: a dict that receives the seconds of each stage (legs, from the first step, link: the query's
+        names and files; fusion, describe, ppr_edges, ppr, mmr).
+        """
         query = check_query(query, self.config)
         check_limit(limit, self.config)
         if mode not in MODES:
@@ -476,7 +489,7 @@ class CodeMixin:
                           languages=_tuple(languages, "languages"), chunk_types=_tuple(chunk_types, "chunk_types"))
         with self._lock:
             self._sync_with_others(locked=False)
-        now = time.time()
+        now, t0 = time.time(), time.perf_counter()
         c, name_only = self.config.candidates(limit), one_name(query)
         with self._graph_lock:
             text, in_files, at_lines = self._file_mentions(query[:2_000], filters.project)
@@ -493,6 +506,7 @@ class CodeMixin:
         seeds = seeds or self._short_name_seeds(query, filters.project)
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
+        t1 = time.perf_counter()
         jobs = {}
         if mode in ("hybrid", "vector"):
             jobs["vector"] = self._pool.submit(self._code_vector_leg, query, filters, c)
@@ -504,6 +518,8 @@ class CodeMixin:
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c, name_only)
         legs = self._collect(jobs)
+        if timings is not None:
+            timings["link"], timings["legs"] = t1 - t0, time.perf_counter() - t0
         signals = match_signals(legs, None)
         if legs.get("bm25") is not None and legs["bm25"].ids:  # how much of the question the best match holds
             signals["bm25"] = self.text.coverage(query, legs["bm25"].ids[0], "code", phrases)
@@ -532,7 +548,7 @@ class CodeMixin:
 
         hits = rank_stable(legs, config=self.config, weights=weights, limit=limit, now=now,
                            query_entities=q_ents, local_edges=self._code_local_edges, describe=describe,
-                           use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code")
+                           use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code", timings=timings)
         for h in hits:
             h.explanation.graph_path = [self.code_graph.attrs(n).get("name", n) if n in self.code_graph else n
                                         for n in h.explanation.graph_path]

@@ -31,14 +31,29 @@ class CodeLegsMixin:
     """Vector, graph and PPR reads of code chunks for ``CodeMixin.search_code``."""
 
     def _code_vector_leg(self, query: str, filters: Filters, c: int) -> LegResult:
-        from .store import sql_filter
-
         vec = self.embedder.encode_query(query[:4_000])
-        ids, sims = self.lance.vector_search("code_chunks", vec, sql_filter(filters, 0.0, kind="code"), c, ["id"])
+        ids, sims = self._nearest_chunks(vec, filters, c)
         with self._graph_lock:
             densities = {i: self.chunk_density[i] for i in ids if i in self.chunk_density}
         return LegResult(*localized_centering(ids, sims, densities, self.config.code_density_weight),
                          top=float(max(sims)) if len(sims) else None)
+
+    def _nearest_chunks(self, vec, filters: Filters, c: int) -> tuple[list[str], list[float]]:
+        """The ``c`` chunks nearest to ``vec`` that pass the filters: from the in-process copy of their vectors,
+        filtered by their graph nodes, as ``_nearest_memories`` does; else (a copy too large to hold, a filter
+        too selective for its widest window) from LanceDB."""
+        from .store import nearest_accepted, sql_filter
+
+        where = sql_filter(filters, 0.0, kind="code")
+        with self._graph_lock:
+            if self.chunk_vectors is not None:
+                graph, accept = self.code_graph, code_node_filter(filters)
+                found = nearest_accepted(self.chunk_vectors, vec, c, lambda i: i in graph and accept(graph.attrs(i)),
+                                         self.config.postfilter_factor if where else 1,
+                                         self.config.copy_filter_window)
+                if found is not None:
+                    return found
+        return self.lance.vector_search("code_chunks", vec, where, c, ["id"])
 
     def _code_graph_leg(self, seeds: dict[str, float], filters: Filters, c: int, name_only: bool) -> LegResult:
         """The chunks within two hops of the seeds. For a query that is one name, every definition of it is an
@@ -66,19 +81,39 @@ class CodeLegsMixin:
                                                self.config.ppr_max_edges)
 
     def _describe_code(self, ids: list[str]) -> dict[str, Candidate]:
-        cols = ["id", "project", "path", "language", "start_line", "end_line", "chunk_type", "name", "breadcrumb",
-                "symbol_id", "vector"]
-        out = {}
-        rows = self.lance.by_ids("code_chunks", ids, cols)
-        # one matrix, not a list of 384 Python floats per chunk that MMR turns back into an array
-        vectors = vector_matrix(rows) if rows.num_rows else []
-        for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
-            out[r["id"]] = Candidate(
-                created_at=0.0, evergreen=True, vector=vector, words=set(),
-                title=r["breadcrumb"] or r["name"] or r["path"],
-                summary={"project": r["project"], "path": r["path"], "start_line": r["start_line"],
-                         "end_line": r["end_line"], "language": r["language"], "chunk_type": r["chunk_type"],
-                         "symbol_id": r["symbol_id"]},
-                # a chunk's windows share all of these; distinct chunks of one file differ in one of them
-                group=(r["project"], r["path"], r["chunk_type"], r["breadcrumb"], r["symbol_id"]))
+        """The late stages' view of each chunk still in the store: from its graph node and the in-process copy
+        of the vectors when they hold it, else from LanceDB."""
+        out, missing = {}, []
+        with self._graph_lock:
+            held, graph = self.chunk_vectors, self.code_graph
+            for i in ids:
+                vector = held.get(i) if held is not None else None
+                if vector is not None and i in graph:
+                    out[i] = chunk_candidate(graph.attrs(i), vector)
+                else:
+                    missing.append(i)
+        if missing:
+            cols = ["id", *CHUNK_FIELDS, "vector"]
+            rows = self.lance.by_ids("code_chunks", missing, cols)
+            # one matrix, not a list of 384 Python floats per chunk that MMR turns back into an array
+            vectors = vector_matrix(rows) if rows.num_rows else []
+            for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
+                out[r["id"]] = chunk_candidate(r, vector)
         return out
+
+
+#: a chunk's fields that code search's late stages and its hits need (its graph node holds them too)
+CHUNK_FIELDS = ("project", "path", "language", "start_line", "end_line", "chunk_type", "name", "breadcrumb",
+                "symbol_id")
+
+
+def chunk_candidate(r: dict, vector) -> Candidate:
+    """A code chunk as the late stages see it, from its row or its graph node."""
+    return Candidate(
+        created_at=0.0, evergreen=True, vector=vector, words=set(),
+        title=r["breadcrumb"] or r["name"] or r["path"],
+        summary={"project": r["project"], "path": r["path"], "start_line": r["start_line"],
+                 "end_line": r["end_line"], "language": r["language"], "chunk_type": r["chunk_type"],
+                 "symbol_id": r["symbol_id"]},
+        # a chunk's windows share all of these; distinct chunks of one file differ in one of them
+        group=(r["project"], r["path"], r["chunk_type"], r["breadcrumb"], r["symbol_id"]))

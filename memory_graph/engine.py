@@ -97,6 +97,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         # in-process copies of the memories' and the passages' vectors (see Config.vector_copy_max_rows)
         self.memory_vectors: VectorCache | None = None
         self.passage_vectors: VectorCache | None = None
+        self.chunk_vectors: VectorCache | None = None  # the code chunks', likewise
         self.code_graph = Graph(bridge="symbol")
         self.symbol_index = EntityIndex()
         self.chunk_density: dict[str, float] = {}  # code chunk id -> its neighbourhood density

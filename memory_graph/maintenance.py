@@ -127,6 +127,18 @@ class MaintenanceMixin:
                 copy.put([r["id"] for r in rows], [r["vector"] for r in rows],
                          [r["memory_id"] for r in rows] if attr == "passage_vectors" else None)
 
+    def _keep_chunk_vectors(self, removed: list[str], chunks: list[dict]) -> None:
+        """Follow a write of code chunks in the in-process copy of their vectors, or drop a copy that would
+        outgrow ``vector_copy_max_rows``. Hold the graph lock."""
+        copy = self.chunk_vectors
+        if copy is None:
+            return
+        copy.remove(removed)
+        if len(copy) + len(chunks) > self.config.vector_copy_max_rows:
+            self.chunk_vectors = None
+        elif chunks:
+            copy.put([c["id"] for c in chunks], [c["vector"] for c in chunks])
+
     def _log_change(self, memories: Iterable[str] = (), entities: Iterable[str] = (),
                     relations: Iterable[str] = (), full: bool = False) -> None:
         """Record what a write touched, as its transaction's last step, for other processes' graphs.
@@ -246,7 +258,7 @@ class MaintenanceMixin:
         if any(current[t] != known.get(t) for t in (*GRAPH_TABLES, CHANGES)):
             self._catch_up_graph()
         if any(current[t] != known.get(t) for t in CODE_GRAPH_TABLES):
-            self._load_code_graph()
+            self._load_code_graph(vectors=current["code_chunks"] != known.get("code_chunks"))
         self.text.reload()
         if locked:
             if not self._reconcile_text()["in_sync"]:

@@ -287,3 +287,41 @@ def test_the_copy_of_the_vectors_is_dropped_past_vector_copy_max_rows_and_search
     eng._load_memory_graph()  # a whole reload decides again
     assert len(eng.memory_vectors) == 5 and eng.stats()["vector_index"] == "in-process"
     eng.close()
+
+
+def test_code_vector_search_reads_a_copy_that_follows_writes_here_and_in_another_process(pair, tmp_path):
+    """Code search's vector leg and its candidates' descriptions come from an in-process copy of the chunks'
+    vectors: it follows an index run in this process and, through the sync, in another, and answers as
+    LanceDB's own search does (an engine holding no copy)."""
+    from codebase import index_project
+
+    data, reader, writer = pair
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "billing.py").write_text("def charge_card(amount):\n    return gateway.charge(amount)\n")
+    (src / "mail.py").write_text("def send_welcome_mail(user):\n    return smtp.send(user.email)\n")
+    index_project(writer, src, project="app")
+    held = len(writer.chunk_vectors)
+    assert held == writer.lance.count("code_chunks") > 0
+
+    def answers(eng):
+        return [(h.id, h.record["path"], round(h.score, 6)) for h in
+                eng.search_code("charge the card", mode="vector", project="app")]
+
+    lance_only = Engine(data, config=Config(vector_copy_max_rows=0), embedder=HashEmbedder())
+    try:
+        assert lance_only.chunk_vectors is None
+        first = answers(writer)
+        assert {p for _, p, _ in first} == {"billing.py", "mail.py"}
+        assert answers(reader) == first == answers(lance_only)
+
+        (src / "mail.py").unlink()
+        (src / "refund.py").write_text("def refund_card(amount):\n    return gateway.refund(amount)\n")
+        index_project(writer, src, project="app")
+        second = answers(writer)
+        assert {p for _, p, _ in second} == {"billing.py", "refund.py"}
+        assert answers(reader) == second == answers(lance_only)
+        assert set(reader.chunk_vectors._ids) == set(writer.chunk_vectors._ids) == \
+            set(writer.lance.query("code_chunks", None, ["id"]).column("id").to_pylist())
+    finally:
+        lance_only.close()
