@@ -547,7 +547,7 @@ class CodeMixin:
             return out
 
         hits = rank_stable(legs, config=self.config, weights=weights, limit=limit, now=now,
-                           query_entities=q_ents, local_edges=self._code_local_edges, describe=describe,
+                           query_entities=q_ents, local_graph=self._code_local_graph, describe=describe,
                            use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code", timings=timings)
         for h in hits:
             h.explanation.graph_path = [self.code_graph.attrs(n).get("name", n) if n in self.code_graph else n

@@ -4,6 +4,8 @@ candidate chunk's description."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .graph import CHUNK
 from .models import Filters
 from .retrieval import Candidate, LegResult
@@ -75,10 +77,9 @@ class CodeLegsMixin:
             res.weight_scale = self.config.graph_max_boost
         return res
 
-    def _code_local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
+    def _code_local_graph(self, candidates: list[str], query_nodes: list[str]) -> tuple[list[str], np.ndarray]:
         with self._graph_lock:
-            return self.code_graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
-                                               self.config.ppr_max_edges)
+            return self.code_graph.local_matrix(candidates, query_nodes, self.config.graph_hub_degree)
 
     def _describe_code(self, ids: list[str]) -> dict[str, Candidate]:
         """The late stages' view of each chunk still in the store: from its graph node and the in-process copy

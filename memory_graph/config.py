@@ -278,8 +278,6 @@ class Config:
     ppr_alpha: float = 0.85
     ppr_max_iter: int = 50
     ppr_tol: float = 1e-8
-    #: cap on the edges of PPR's local subgraph.
-    ppr_max_edges: int = 20_000
 
     # --- temporal decay ---
     half_life_days: float = 30.0

@@ -519,7 +519,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         share = self.config.bm25_reference_share
         signals = match_signals(legs, bm.scale / share if bm is not None and bm.scale and share > 0 else None)
         hits = rank_stable(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
-                           query_entities=q_ents, local_edges=self._local_edges, describe=self._describe,
+                           query_entities=q_ents, local_graph=self._local_graph, describe=self._describe,
                            changes=self._says_change, min_score=min_score, period=asked_period(query, at),
                            use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
         for h in hits:

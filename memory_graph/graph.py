@@ -7,6 +7,7 @@ from sys import intern
 from typing import Callable, Collection, Iterable, Iterator
 
 import networkx as nx
+import numpy as np
 
 from .models import Filters
 
@@ -251,6 +252,18 @@ class Graph:
                 if types is None or data["type"] in types:
                     yield u, data["type"], data["weight"], "in"
 
+    def _links(self, node: str) -> list[tuple[str, float]]:
+        """(neighbour, weight) of each edge at a node, both directions: ``neighbors`` without its generator and
+        edge types, for PPR's subgraph, which reads a thousand of them per search."""
+        out = [(v, self._mentioned_by[v][node]) for v in self._mentions.get(node, ())]
+        by = self._mentioned_by.get(node)
+        if by:
+            out += by.items()
+        if node in self.g:
+            out += [(v, d["weight"]) for _, v, d in self.g.out_edges(node, data=True)]
+            out += [(u, d["weight"]) for u, _, d in self.g.in_edges(node, data=True)]
+        return out
+
     def number_of_edges(self) -> int:
         return self.g.number_of_edges() + self._n_mentions
 
@@ -313,46 +326,48 @@ class Graph:
             out.append({"size": len(part), "members": members[:top]})
         return out
 
-    def local_edges(self, candidates: Iterable[str], query_nodes: Iterable[str], hub_degree: int,
-                    max_edges: int = 20_000) -> list[tuple[str, str, float]]:
-        """PPR's subgraph: the candidates and the query's entities, with entities folded into edges.
+    def local_matrix(self, candidates: Iterable[str], query_nodes: Iterable[str],
+                     hub_degree: int) -> tuple[list[str], np.ndarray]:
+        """PPR's subgraph: the candidates, then the query's nodes, and their symmetric weight matrix, with
+        entities folded into links.
 
         Two candidates naming the same entity e are joined with weight w1 x w2 / deg(e) (hubs count little;
-        entities of more than 20 x hub_degree mentions are skipped); a candidate is joined to a query
-        entity it names, and to a candidate it has a relation with. Every candidate gets a self-loop of
-        weight 1, so it keeps part of the mass the walk brings it instead of passing it all on.
+        entities of more than 20 x hub_degree neighbours are skipped); a candidate is joined to a query node it
+        names, and to a candidate it has a relation with. Every candidate gets a self-loop of weight 1, so it
+        keeps part of the mass the walk brings it instead of passing it all on. The folding is one product of
+        the candidates' incidence matrix, not a loop over pairs.
         """
         cands = [c for c in dict.fromkeys(candidates) if c in self]
-        cset, qset = set(cands), {q for q in query_nodes if q in self}
-        edges: dict[tuple[str, str], float] = defaultdict(float)
-        by_entity: dict[str, list[tuple[str, float]]] = defaultdict(list)
-        # a bridge's degree, or -1 for any other node: candidates share most of their entities
-        bridge_degree: dict[str, int] = {}
-        max_degree = hub_degree * 20
-        for c in cands:
-            edges[(c, c)] = 1.0
-            for v, _t, w, _d in self.neighbors(c):
-                if v in qset:
-                    edges[(c, v) if c < v else (v, c)] += w
-                elif v in cset:
-                    if v != c:
-                        edges[(c, v) if c < v else (v, c)] += w / 2  # seen from both ends
-                else:
-                    deg = bridge_degree.get(v)
-                    if deg is None:
-                        deg = bridge_degree[v] = self.degree(v) if self.kind(v) == self.bridge else -1
-                    if 0 <= deg <= max_degree:
-                        by_entity[v].append((c, w))
-        for e, linked in by_entity.items():
-            if len(linked) < 2:
-                continue
-            deg = max(1, bridge_degree[e])
-            for i, (a, wa) in enumerate(linked):
-                for b, wb in linked[i + 1:]:
-                    edges[(a, b) if a < b else (b, a)] += wa * wb / deg
-            if len(edges) > max_edges:
-                break
-        return [(a, b, w) for (a, b), w in edges.items()]
+        nodes = cands + [q for q in dict.fromkeys(query_nodes) if q in self and q not in set(cands)]
+        at = {x: i for i, x in enumerate(nodes)}
+        nc, n = len(cands), len(nodes)
+        w = np.zeros((n, n))
+        linked: dict[str, list[tuple[int, float]]] = {}  # another node -> (candidate, weight) of each link to it
+        for i, c in enumerate(cands):
+            for v, weight in self._links(c):
+                j = at.get(v)
+                if j is None:
+                    linked.setdefault(v, []).append((i, weight))
+                elif j >= nc:  # a query node
+                    w[i, j] += weight
+                    w[j, i] += weight
+                elif j != i:  # a relation between candidates, seen from both ends
+                    w[i, j] += weight / 2
+                    w[j, i] += weight / 2
+        # only a node two candidates link to joins them: the degree is looked up for those alone
+        shared = [(v, links) for v, links in linked.items() if len(links) > 1 and self.kind(v) == self.bridge]
+        degrees = [self.degree(v) for v, _ in shared]
+        shared = [(links, d) for (_, links), d in zip(shared, degrees) if d <= hub_degree * 20]
+        if shared:
+            b = np.zeros((nc, len(shared)))
+            for col, (links, _) in enumerate(shared):
+                for i, weight in links:
+                    b[i, col] += weight
+            folded = (b / np.asarray([max(1, d) for _, d in shared], dtype=float)) @ b.T
+            np.fill_diagonal(folded, 0.0)
+            w[:nc, :nc] += folded
+        w[np.arange(nc), np.arange(nc)] = 1.0
+        return nodes, w
 
 
 def _drop(side: dict[str, dict[str, float]], node: str, other: str) -> None:

@@ -133,10 +133,9 @@ class MemoryLegsMixin:
                               self.config.graph_max_fanout, self.config.graph_max_hops, target=target)
         return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
 
-    def _local_edges(self, candidates: list[str], query_nodes: list[str]) -> list[tuple[str, str, float]]:
+    def _local_graph(self, candidates: list[str], query_nodes: list[str]) -> tuple[list[str], np.ndarray]:
         with self._graph_lock:
-            return self.graph.local_edges(candidates, query_nodes, self.config.graph_hub_degree,
-                                          self.config.ppr_max_edges)
+            return self.graph.local_matrix(candidates, query_nodes, self.config.graph_hub_degree)
 
     def _describe(self, ids: list[str]) -> dict[str, Candidate]:
         """The late stages' view of each memory still in the store: from the graph's node and the in-process

@@ -1,5 +1,6 @@
 """The graph leg and PPR's local subgraph on a hand-built graph."""
 
+import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -77,12 +78,22 @@ def test_filtered_memories_bridge_but_are_not_returned():
     assert "m1" not in [h.id for h in hits] and "m2" in [h.id for h in hits]
 
 
-def test_local_edges_fold_entities_into_weighted_links():
-    edges = {(a, b): w for a, b, w in build().local_edges(["m1", "m2", "m4"], ["orion"], hub_degree=50)}
-    assert edges[("m4", "m4")] == 1.0
-    assert edges[("m1", "m2")] == 1.0 / 2  # shared entity "billing" of degree 2
-    assert edges[("m1", "orion")] == 1.0
-    assert ("m2", "m4") not in edges
+def test_local_matrix_folds_entities_into_weighted_links():
+    nodes, w = build().local_matrix(["m1", "m2", "m4", "gone"], ["orion", "nowhere"], hub_degree=50)
+    assert nodes == ["m1", "m2", "m4", "orion"]  # candidates, then the query's nodes; what the graph lacks is left out
+    assert (w == w.T).all() and list(np.diagonal(w)) == [1.0, 1.0, 1.0, 0.0]
+    assert w[0, 1] == 1.0 / 2  # shared entity "billing" of degree 2
+    assert w[0, 3] == 1.0  # m1 names the query's orion
+    assert w[1, 2] == w[2, 3] == 0.0
+
+
+def test_local_matrix_weighs_a_relation_between_candidates_once_and_skips_hubs():
+    g = build(hub_size=3)
+    g.add_relation("r1", "m1", "m2", "supersedes", 0.8)
+    nodes, w = g.local_matrix(["m1", "m2"], [], hub_degree=50)
+    assert w[0, 1] == pytest.approx(0.8 + 1.0 / 2)  # the relation, seen from both ends, and billing
+    _, strict = g.local_matrix(["m1", "m2"], [], hub_degree=0)  # billing's 2 mentions > 20 x 0: a hub
+    assert strict[0, 1] == pytest.approx(0.8)
 
 
 def test_a_limit_filled_at_hop_one_returns_the_same_hits_as_a_deeper_search():

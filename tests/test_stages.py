@@ -280,21 +280,16 @@ def test_ppr_agrees_with_networkx(edges, restart):
         assert ours[node] == pytest.approx(theirs[node], abs=1e-6)
 
 
-@settings(max_examples=40, deadline=None)
-@given(edge_lists, st.dictionaries(st.integers(0, 7), st.floats(0.1, 1), min_size=1))
-def test_ppr_dense_and_sparse_agree(edges, restart):
-    from memory_graph.retrieval import ppr
-
-    edges = [(f"n{u}", f"n{v}", w) for u, v, w in edges]  # self-loops and repeated pairs included
-    restart = {f"n{k}": v for k, v in restart.items()}
-    dense = personalized_pagerank(edges, restart)
-    saved, ppr._DENSE_MAX = ppr._DENSE_MAX, 0
-    try:
-        sparse = personalized_pagerank(edges, restart)
-    finally:
-        ppr._DENSE_MAX = saved
-    assert dense.keys() == sparse.keys()
-    assert all(dense[k] == pytest.approx(sparse[k], abs=1e-12) for k in dense)
+def subgraph(edges):
+    """(nodes, symmetric weights) of an undirected edge list, as Graph.local_matrix returns them."""
+    nodes = list(dict.fromkeys(x for u, v, _ in edges for x in (u, v)))
+    at = {x: i for i, x in enumerate(nodes)}
+    w = np.zeros((len(nodes), len(nodes)))
+    for u, v, weight in edges:
+        w[at[u], at[v]] += weight
+        if u != v:
+            w[at[v], at[u]] += weight
+    return nodes, w
 
 
 def test_ppr_without_edges_changes_nothing():
@@ -314,7 +309,7 @@ def test_ppr_never_reorders_candidates_the_graph_joins_alike(fused):
     # apart in nothing, so the dampened scores keep the fused order (p / restart inverted it)
     scores = {f"d{i}": f for i, f in enumerate(fused)}
     edges = [(d, d, 1.0) for d in scores] + [(d, "q", 1.0) for d in scores]
-    reach = ppr_reach(edges, scores, {"q": 1.0}, alpha=0.85, max_iter=200, tol=1e-12)
+    reach = ppr_reach(*subgraph(edges), scores, {"q": 1.0}, alpha=0.85, max_iter=200, tol=1e-12)
     factors = ppr_factors(scores, reach, beta=0.1, has_edges=True)
     damped = {d: scores[d] * factors[d] for d in scores}
     assert sorted(scores, key=lambda d: (-scores[d], d)) == sorted(damped, key=lambda d: (-damped[d], d))
@@ -323,7 +318,7 @@ def test_ppr_never_reorders_candidates_the_graph_joins_alike(fused):
 def test_ppr_reach_rewards_what_names_more_of_the_query():
     edges = [("both", "both", 1.0), ("one", "one", 1.0), ("none", "none", 1.0), ("hop", "hop", 1.0),
              ("both", "q1", 1.0), ("both", "q2", 1.0), ("one", "q1", 1.0), ("hop", "one", 0.5)]
-    reach = ppr_reach(edges, ["both", "one", "none", "hop"], {"q1": 1.0, "q2": 1.0}, alpha=0.85, max_iter=200,
+    reach = ppr_reach(*subgraph(edges), ["both", "one", "none", "hop"], {"q1": 1.0, "q2": 1.0}, alpha=0.85, max_iter=200,
                       tol=1e-12)
     assert reach["both"] > reach["one"] > reach["hop"] > reach["none"] == 0.0
     factors = ppr_factors({d: 0.5 for d in reach}, reach, beta=0.1, has_edges=True)

@@ -59,7 +59,7 @@ class Candidate:
 
 def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, limit: int, now: float,
          query_entities: Iterable[str] | Mapping[str, float] = (),
-         local_edges: Callable[[list[str], list[str]], list[tuple[str, str, float]]] | None = None,
+         local_graph: Callable[[list[str], list[str]], tuple[list[str], np.ndarray]] | None = None,
          describe: Callable[[list[str]], dict[str, Candidate]],
          changes: Callable[[list[str]], dict[str, bool]] | None = None,
          min_score: float | None = None, period: tuple[float, float] | None = None, use_ppr: bool = True,
@@ -68,8 +68,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     """Run the pipeline's stages over the legs' rankings and return at most ``limit`` explained hits.
 
     ``query_entities`` are where PPR's walk restarts, evenly or by the weights of a mapping (a looser match of
-    the query's names restarts less of it). ``local_edges`` returns PPR's subgraph around the candidates and the
-    query's entities; ``describe`` returns a Candidate per id still in the store (ids it omits are dropped: a
+    the query's names restarts less of it). ``local_graph`` returns PPR's subgraph around the candidates and the
+    query's entities (its nodes and their weight matrix, ``Graph.local_matrix``); ``describe`` returns a Candidate per id still in the store (ids it omits are dropped: a
     derived index may lag behind). ``changes`` says of memories whether their text says that something
     changed (``updates.says_change``; asked only of the newer memory of a possible update).
     ``period`` is a past [start, end) the query asks about (``when.asked_period``): memories written in it
@@ -116,11 +116,11 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     if config.ppr_by_specificity and "graph" in legs:
         # the graph leg's specificity: entities that hundreds of records name make PageRank as noisy as the leg
         beta *= min(1.0, legs["graph"].weight_scale)
-    if use_ppr and beta > 0 and local_edges is not None and q_ents:
-        edges = local_edges(pool, q_ents)
+    if use_ppr and beta > 0 and local_graph is not None and q_ents:
+        nodes, weights = local_graph(pool, q_ents)
         clock.lap("ppr_edges")
-        if any(u != v for u, v, _ in edges):
-            reach = ppr_reach(edges, pool, restart, config.ppr_alpha, config.ppr_max_iter, config.ppr_tol)
+        if np.count_nonzero(weights) > np.count_nonzero(np.diagonal(weights)):  # a link beside the self-loops
+            reach = ppr_reach(nodes, weights, pool, restart, config.ppr_alpha, config.ppr_max_iter, config.ppr_tol)
             factors_ppr = ppr_factors({d: fused[d] for d in pool}, reach, beta, has_edges=True)
     clock.lap("ppr")
 

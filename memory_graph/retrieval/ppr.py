@@ -2,65 +2,62 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
-from scipy import sparse
 
-#: nodes up to which PPR's matrix is dense (8 MB at the most)
-_DENSE_MAX = 1_000
+
+def pagerank(weights: np.ndarray, restart: np.ndarray, alpha: float = 0.85, max_iter: int = 100,
+             tol: float = 1e-10) -> np.ndarray:
+    """PPR by power iteration over a symmetric weight matrix (Haveliwala, WWW 2002); ``restart`` is a
+    distribution over its nodes.
+
+    p = alpha * P^T p + (1 - alpha) * r, where P is the row-normalised weight matrix and dangling nodes
+    send their mass back along r, as networkx.pagerank does with a personalization vector. Dense: a search's
+    subgraph (its pool of candidates and the query's entities) has tens to hundreds of nodes.
+    """
+    n = len(restart)
+    out_w = weights.sum(axis=1)
+    dangling = out_w == 0
+    inv = np.divide(1.0, out_w, out=np.zeros(n), where=~dangling)
+    pt = np.ascontiguousarray((weights * inv[:, None]).T)
+    p = restart.copy()
+    for _ in range(max_iter):
+        nxt = alpha * (pt @ p + p[dangling].sum() * restart) + (1 - alpha) * restart
+        if np.abs(nxt - p).sum() < n * tol:
+            return nxt
+        p = nxt
+    return p
+
+
+def restart_vector(nodes: Sequence[str], restart: Mapping[str, float]) -> np.ndarray:
+    """The restart distribution over ``nodes``: the given masses normalised, or uniform if none is positive."""
+    at = {x: i for i, x in enumerate(nodes)}
+    r = np.zeros(len(nodes))
+    for node, mass in restart.items():
+        if node in at:
+            r[at[node]] += max(0.0, float(mass))
+    return r / r.sum() if r.sum() > 0 else np.full(len(nodes), 1.0 / max(1, len(nodes)))
 
 
 def personalized_pagerank(edges: Iterable[tuple[str, str, float]], restart: Mapping[str, float],
                           alpha: float = 0.85, max_iter: int = 100, tol: float = 1e-10,
                           nodes: Iterable[str] = ()) -> dict[str, float]:
-    """PPR by power iteration over an undirected weighted graph (Haveliwala, WWW 2002).
-
-    p = alpha * P^T p + (1 - alpha) * r, where P is the row-normalised weight matrix and dangling nodes
-    send their mass back along r, as networkx.pagerank does with a personalization vector.
-    """
+    """``pagerank`` over an undirected weighted edge list: each edge counts both ways, a self-loop once (as
+    networkx counts it), repeated pairs add up."""
     edges = [(u, v, float(w)) for u, v, w in edges if w > 0]
     index: dict[str, int] = {}
-    for n in [*nodes, *restart, *(x for u, v, _ in edges for x in (u, v))]:
-        index.setdefault(n, len(index))
-    n = len(index)
-    if n == 0:
+    for x in [*nodes, *restart, *(x for u, v, _ in edges for x in (u, v))]:
+        index.setdefault(x, len(index))
+    if not index:
         return {}
-    r = np.zeros(n)
-    for node, mass in restart.items():
-        r[index[node]] += max(0.0, float(mass))
-    r = r / r.sum() if r.sum() > 0 else np.full(n, 1.0 / n)
-    if not edges:
-        return {node: float(r[i]) for node, i in index.items()}
-    # undirected: each edge both ways, a self-loop once (as networkx counts it)
-    back = [(v, u, w) for u, v, w in edges if u != v]
-    both = edges + back
-    rows = np.fromiter((index[u] for u, _, _ in both), dtype=np.intp, count=len(both))
-    cols = np.fromiter((index[v] for _, v, _ in both), dtype=np.intp, count=len(both))
-    vals = np.fromiter((w for *_, w in both), dtype=np.float64, count=len(both))
-    if n <= _DENSE_MAX:
-        # a search's subgraph (about 50 candidates and their shared entities): a dense matrix is built and
-        # multiplied in microseconds, where building a sparse one alone took about a millisecond
-        m = np.zeros((n, n))
-        np.add.at(m, (rows, cols), vals)  # repeated pairs add up, as in the sparse constructor
-        out_w = m.sum(axis=1)
-        dangling = out_w == 0
-        inv = np.divide(1.0, out_w, out=np.zeros(n), where=~dangling)
-        pt = np.ascontiguousarray((m * inv[:, None]).T)
-    else:
-        m = sparse.csr_matrix((vals, (rows, cols)), shape=(n, n))
-        out_w = np.asarray(m.sum(axis=1)).ravel()
-        dangling = out_w == 0
-        inv = np.divide(1.0, out_w, out=np.zeros(n), where=~dangling)
-        pt = (sparse.diags(inv) @ m).T.tocsr()
-    p = r.copy()
-    for _ in range(max_iter):
-        nxt = alpha * (pt @ p + p[dangling].sum() * r) + (1 - alpha) * r
-        if np.abs(nxt - p).sum() < n * tol:
-            p = nxt
-            break
-        p = nxt
-    return {node: float(p[i]) for node, i in index.items()}
+    w = np.zeros((len(index), len(index)))
+    for u, v, weight in edges:
+        w[index[u], index[v]] += weight
+        if u != v:
+            w[index[v], index[u]] += weight
+    p = pagerank(w, restart_vector(list(index), restart), alpha, max_iter, tol)
+    return {x: float(p[i]) for x, i in index.items()}
 
 
 def ppr_factors(candidates: Mapping[str, float], ppr: Mapping[str, float], beta: float,
@@ -77,9 +74,10 @@ def ppr_factors(candidates: Mapping[str, float], ppr: Mapping[str, float], beta:
     return {d: (1 - beta) + beta * ppr.get(d, 0.0) / top for d in candidates}
 
 
-def ppr_reach(edges: list[tuple[str, str, float]], candidates: Iterable[str], restart: Mapping[str, float],
+def ppr_reach(nodes: Sequence[str], weights: np.ndarray, candidates: Iterable[str], restart: Mapping[str, float],
               alpha: float, max_iter: int, tol: float) -> dict[str, float]:
-    """How near each candidate lies to the query's entities: its PPR mass with the walk restarting at them.
+    """How near each candidate lies to the query's entities: its PPR mass over the subgraph ``nodes`` and
+    ``weights`` (``Graph.local_matrix``), with the walk restarting at the entities.
 
     The restart holds the query's entities only, each with its weight, as HippoRAG seeds its walk (Gutierrez et
     al., NeurIPS 2024): candidates that name the same query entity in the same way get the same mass, so the graph never reorders
@@ -90,6 +88,6 @@ def ppr_reach(edges: list[tuple[str, str, float]], candidates: Iterable[str], re
     to a turn fused at 0.841 (factor 0.992) naming the same day (``python -m benchmarks.sweep --dataset locomo
     --queries 1345``; README, "How a search works").
     """
-    cands = list(candidates)
-    p = personalized_pagerank(edges, restart, alpha=alpha, max_iter=max_iter, tol=tol, nodes=[*cands, *restart])
-    return {d: p.get(d, 0.0) for d in cands}
+    p = pagerank(weights, restart_vector(nodes, restart), alpha, max_iter, tol)
+    at = {x: i for i, x in enumerate(nodes)}
+    return {d: float(p[at[d]]) if d in at else 0.0 for d in candidates}
