@@ -21,6 +21,7 @@ from .embedding import LRU, Embedder, SentenceTransformerEmbedder
 from .entities import EntitiesMixin
 from .errors import NotFoundError, ValidationError
 from .graph import Graph
+from .heap import thaw_heap
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
 from .maintenance import MaintenanceMixin
@@ -133,6 +134,8 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
+        if self.config.gc_freeze:
+            thaw_heap()
 
     def __enter__(self) -> "Engine":
         return self

@@ -15,7 +15,7 @@ from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
 from .records import NODE_COLUMNS, embed_text, entity_text, node_attrs, passage_rows
 from .store.lance import CHANGES, SCHEMA_VERSION, vector_matrix
-from .heap import release_freed_memory
+from .heap import release_freed_memory, settle_heap
 from .store.vectors import VectorCache
 from .store.text_index import REV_FIELDS, TEXT_LAYOUT, rev_of
 
@@ -97,6 +97,8 @@ class MaintenanceMixin:
             self.graph, self.entity_index = graph, index
             self.memory_vectors, self.passage_vectors = memory_vectors, passage_vectors
         release_freed_memory()  # the rows read to build them, tens of MB at 100,000 memories
+        if self.config.gc_freeze:
+            settle_heap()
 
     def _copy_vectors(self, table: str) -> VectorCache | None:
         """An in-process copy of a table's vectors, if it has at most ``vector_copy_max_rows`` rows."""

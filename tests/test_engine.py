@@ -561,3 +561,23 @@ def test_an_index_run_that_changes_nothing_mends_an_index_of_many_deltas(tmp_pat
     assert eng.lance.count("code_chunks") == count
     assert eng.lance.get_meta()["ann_rows:code_chunks"] == str(count)
     eng.close()
+
+
+def test_an_open_engine_keeps_its_graphs_out_of_the_cyclic_collectors_walks(tmp_path, embedder):
+    """gc_freeze: the objects alive once the graphs are loaded are frozen (gc.freeze), and handed back to the
+    collector when the engine closes; off, the engine leaves the collector alone."""
+    import gc
+
+    gc.unfreeze()
+    eng = Engine(tmp_path / "on", config=Config(), embedder=embedder)
+    try:
+        eng.store("Orion ships the billing API on Fridays", project="acme")
+        assert gc.get_freeze_count() > 0
+    finally:
+        eng.close()
+    assert gc.get_freeze_count() == 0
+    off = Engine(tmp_path / "off", config=Config(gc_freeze=False), embedder=embedder)
+    try:
+        assert gc.get_freeze_count() == 0
+    finally:
+        off.close()

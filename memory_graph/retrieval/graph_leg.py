@@ -41,20 +41,44 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
     """
     hits: dict[str, GraphHit] = {}
     bridges: dict[str, GraphHit] = {}
+    # what the walk asks of a node again and again (at the second hop, hundreds of thousands of times on
+    # entity-rich text), each read from the graph once per search
+    accepted: dict[str, bool] = {}
+    kinds: dict[str, str | None] = {}
+    degrees: dict[str, int] = {}
+    fanout: dict[str, list] = {}
 
-    def reach(node: str, hop: int, seed: str, strength: float, path: list[str]) -> None:
-        pool = hits if accept(graph.attrs(node)) else bridges
+    def reach(node: str, hop: int, seed: str, strength: float, path: list[str], *tail: str) -> None:
+        ok = accepted.get(node)
+        if ok is None:
+            ok = accepted[node] = accept(graph.attrs(node))
+        pool = hits if ok else bridges
         h = pool.get(node)
-        if h is None or hop < h.hop:
-            pool[node] = h = GraphHit(node, hop, path=path)
+        if h is None or hop < h.hop:  # the path is built only for the hit that keeps it
+            pool[node] = h = GraphHit(node, hop, path=[*path, *tail])
         if hop == h.hop:
             h.seeds[seed] = seeds[seed]
             h.strength += strength
 
-    def strongest(node: str):
-        nbrs = list(graph.neighbors(node))
-        if len(nbrs) > max_fanout:
-            nbrs = sorted(nbrs, key=lambda x: -x[2])[:max_fanout]
+    def kind(node: str) -> str | None:
+        k = kinds.get(node, "")
+        if k == "":
+            k = kinds[node] = graph.kind(node)
+        return k
+
+    def degree(node: str) -> int:
+        d = degrees.get(node)
+        if d is None:
+            d = degrees[node] = graph.degree(node)
+        return d
+
+    def strongest(node: str) -> list:
+        nbrs = fanout.get(node)
+        if nbrs is None:
+            nbrs = list(graph.neighbors(node))
+            if len(nbrs) > max_fanout:
+                nbrs = sorted(nbrs, key=lambda x: -x[2])[:max_fanout]
+            fanout[node] = nbrs
         return nbrs
 
     related: dict[str, tuple[str, float, list[str]]] = {}
@@ -62,42 +86,42 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
     # reaches would tie, and the leg would hand the fusion an arbitrary order at full weight
     for seed in graph.specific(seeds, hub_degree):
         seed_w = seeds[seed]
-        damp = 1.0 / math.sqrt(max(1, graph.degree(seed)))
+        damp = 1.0 / math.sqrt(max(1, degree(seed)))
         for v, _etype, w, _d in strongest(seed):
-            kind = graph.kind(v)
-            if kind == target:
-                reach(v, 1, seed, seed_w * w * damp, [seed, v])
-            elif kind == graph.bridge and v not in seeds:
+            k = kind(v)
+            if k == target:
+                reach(v, 1, seed, seed_w * w * damp, [seed], v)
+            elif k == graph.bridge and v not in seeds:
                 related.setdefault(v, (seed, seed_w * w * damp, [seed, v]))
     # ... but a hub's own definition is one chunk (or its windows), not hundreds of ties: a query naming
     # QuerySet.get, which thousands of lines call, means the code that defines it
     for seed, seed_w in seeds.items():
-        if seed in graph and graph.degree(seed) > hub_degree:
-            damp = 1.0 / math.sqrt(graph.degree(seed))
+        if seed in graph and degree(seed) > hub_degree:
+            damp = 1.0 / math.sqrt(degree(seed))
             for v, _etype, w, _d in graph.neighbors(seed, "in", types=(DEFINES,)):
-                if graph.kind(v) == target:
-                    reach(v, 1, seed, seed_w * w * damp, [seed, v])
+                if kind(v) == target:
+                    reach(v, 1, seed, seed_w * w * damp, [seed], v)
     # hop-2 targets rank after every hop-1 one, so with `limit` hop-1 hits they could never be returned
     if max_hops >= 2 and len(hits) < limit:
         first = sorted([*hits.values(), *bridges.values()], key=lambda h: -h.strength)[:max_fanout]
         for h in first:
             seed = next(iter(h.seeds))
             for e, _t, w, _d in strongest(h.id):
-                kind = graph.kind(e)
-                if kind == target and e not in seeds:
-                    reach(e, 2, seed, h.strength * w, [*h.path, e])
-                elif kind == graph.bridge and e not in seeds and graph.degree(e) <= hub_degree:
-                    damp = 1.0 / math.sqrt(max(1, graph.degree(e)))
+                k = kind(e)
+                if k == target and e not in seeds:
+                    reach(e, 2, seed, h.strength * w, h.path, e)
+                elif k == graph.bridge and e not in seeds and degree(e) <= hub_degree:
+                    damp = 1.0 / math.sqrt(max(1, degree(e)))
                     for m2, _t2, w2, _d2 in strongest(e):
-                        if m2 != h.id and graph.kind(m2) == target:
-                            reach(m2, 2, seed, h.strength * w * w2 * damp, [*h.path, e, m2])
+                        if m2 != h.id and kind(m2) == target:
+                            reach(m2, 2, seed, h.strength * w * w2 * damp, h.path, e, m2)
         for e, (seed, strength, path) in related.items():
-            if graph.degree(e) > hub_degree:
+            if degree(e) > hub_degree:
                 continue
-            damp = 1.0 / math.sqrt(max(1, graph.degree(e)))
+            damp = 1.0 / math.sqrt(max(1, degree(e)))
             for m2, _t, w, _d in strongest(e):
-                if graph.kind(m2) == target:
-                    reach(m2, 2, seed, strength * w * damp, [*path, m2])
+                if kind(m2) == target:
+                    reach(m2, 2, seed, strength * w * damp, path, m2)
     ranked = sorted(hits.values(), key=lambda h: (h.hop, -h.score, -len(h.seeds), -h.strength, h.id))
     return ranked[:limit]
 
