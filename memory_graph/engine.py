@@ -105,7 +105,6 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
         self._has_passages: bool | None = None  # unknown until counted; reset by every write and sync
         self._described = LRU(self.config.describe_cache_size)
-        self._changes = LRU(self.config.describe_cache_size)  # memory id -> whether its text says it changed
         self._chunk_ratio: tuple | None = None  # (project, generation) and its chunks per file
         self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
         self._marker_seen: tuple = (None, float("-inf"))  # the change marker at the last version check, and when
@@ -130,7 +129,6 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         """Drop what searches keep between writes (called when this or another process changes the data)."""
         self._generation += 1
         self._described.clear()
-        self._changes.clear()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)

@@ -51,19 +51,21 @@ class MemoryNode(_Node):
     """A memory's node: what the filters and the late stages read."""
 
     FIELDS = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title", "source",
-              "importance")
+              "importance", "says_change")
     __slots__ = ("memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "_title", "source",
-                 "importance")
+                 "importance", "says_change")
     kind = MEMORY
 
     def __init__(self, memory_type: str, tags: Iterable[str], project: str, created_at: float,
                  valid_from: float | None, valid_until: float | None, title: str, source: str,
-                 importance: int = 5) -> None:
+                 importance: int = 5, says_change: bool = False) -> None:
         # interned: these repeat over thousands of memories, and each row read from LanceDB is a new string
         self.memory_type, self.project, self.source = intern(memory_type), intern(project), intern(source)
         self.tags = tuple(intern(t) for t in tags)
         self.created_at, self.valid_from, self.valid_until = created_at, valid_from, valid_until
         self.importance = importance
+        #: whether its text says that something changed (updates.says_change), read per search of its updates
+        self.says_change = says_change
         # as UTF-8: one character past U+00FF (a cut title's "…") makes a str two bytes a character
         self._title = title.encode()
 

@@ -170,17 +170,13 @@ class MemoryLegsMixin:
         return self._with_subjects(out)
 
     def _says_change(self, ids: list[str]) -> dict[str, bool]:
-        """Whether each memory's text says that something changed (``updates.says_change``), read once per
-        memory between writes: the update check asks it of the same memories search after search."""
-        out = {i: v for i in ids if (v := self._changes.get(i)) is not None}
+        """Whether each memory's text says that something changed (``updates.says_change``): as its graph node
+        recorded when it was built, else read from LanceDB."""
+        with self._graph_lock:
+            out = {i: v for i in ids if i in self.graph and (v := self.graph.attrs(i).get("says_change")) is not None}
         missing = [i for i in ids if i not in out]
         if missing:
-            generation = self._generation
-            read = {i: says_change(t) for i, t in self._texts(missing).items()}
-            if generation == self._generation:  # no write began or ended while reading
-                for i, v in read.items():
-                    self._changes.put(i, v)
-            out.update(read)
+            out.update({i: says_change(t) for i, t in self._texts(missing).items()})
         return out
 
     def _texts(self, ids: list[str]) -> dict[str, str]:

@@ -8,13 +8,15 @@ from .config import Config
 from .graph import MemoryNode
 from .models import Entity, Memory, Relation, iso
 from .retrieval import Candidate, importance_factor, is_evergreen
+from .retrieval.updates import says_change
 from .text import derive_title
 
 MEMORY_COLUMNS = ["id", "content", "memory_type", "title", "tags", "importance", "project", "source", "metadata",
                   "created_at", "updated_at", "valid_from", "valid_until", "superseded_by",
                   "invalidation_reason", "content_hash"]
+#: a memory's node is built from these (the content only to say whether it says that something changed)
 NODE_COLUMNS = ["id", "memory_type", "tags", "project", "created_at", "valid_from", "valid_until", "title",
-                "source", "importance"]
+                "source", "importance", "content"]
 
 
 def memory_from_row(row: dict) -> Memory:
@@ -43,7 +45,8 @@ def memory_to_row(m: Memory, vector) -> dict:
 def node_attrs(row: dict) -> MemoryNode:
     """A memory's node in the graph, from its row: what the filters and the late stages read."""
     return MemoryNode(row["memory_type"], row.get("tags") or (), row["project"], row["created_at"], row["valid_from"],
-                      row["valid_until"], row.get("title", ""), row.get("source", ""), int(row.get("importance", 5)))
+                      row["valid_until"], row.get("title", ""), row.get("source", ""), int(row.get("importance", 5)),
+                      says_change(f"{row.get('title') or ''}\n{row['content']}"))
 
 
 def candidate(r: dict, vector, config: Config) -> Candidate:

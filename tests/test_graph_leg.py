@@ -204,10 +204,13 @@ def test_a_memory_node_reads_like_an_attribute_dict_and_keeps_its_title_whole():
     assert node.get("name") is None and node.get("name", "") == "" and node.tags == ("ops", "db")
     assert node.as_dict() == {"kind": "memory", "memory_type": "note", "tags": ("ops", "db"), "project": "orion",
                               "created_at": 5.0, "valid_from": None, "valid_until": 9.0,
-                              "title": "Café tasks for the launch…", "source": "slack", "importance": 7}
+                              "title": "Café tasks for the launch…", "source": "slack", "importance": 7,
+                              "says_change": False}
     with pytest.raises(KeyError):
         node["content"]
     assert node == MemoryNode("note", ("ops", "db"), "orion", 5.0, None, 9.0, "Café tasks for the launch…", "slack",
                               7)
     assert node != MemoryNode("note", ("ops",), "orion", 5.0, None, 9.0, "Café tasks for the launch…", "slack", 7)
     assert node != MemoryNode("note", ("ops", "db"), "orion", 5.0, None, 9.0, "Café tasks for the launch…", "slack")
+    assert node != MemoryNode("note", ("ops", "db"), "orion", 5.0, None, 9.0, "Café tasks for the launch…", "slack",
+                              7, says_change=True)

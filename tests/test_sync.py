@@ -325,3 +325,17 @@ def test_code_vector_search_reads_a_copy_that_follows_writes_here_and_in_another
             set(writer.lance.query("code_chunks", None, ["id"]).column("id").to_pylist())
     finally:
         lance_only.close()
+
+
+def test_whether_a_memory_says_that_something_changed_is_on_its_node_in_every_process(pair):
+    """The update check asks it of the newer memory of a pair, search after search: each graph node holds it,
+    from the text written, after an update and in another process's graph alike."""
+    data, reader, writer = pair
+    mid = writer.store("Sessions now live in PostgreSQL", project="acme")
+    assert writer.graph.attrs(mid).says_change
+    reader.search("sessions", limit=1)  # the reader catches up
+    assert reader.graph.attrs(mid).says_change
+    writer.update(mid, content="Sessions live in PostgreSQL with a TTL of 14 days")
+    reader.search("sessions", limit=1)
+    assert not writer.graph.attrs(mid).says_change and not reader.graph.attrs(mid).says_change
+    assert reader._says_change([mid]) == {mid: False}

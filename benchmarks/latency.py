@@ -1,0 +1,214 @@
+"""python -m benchmarks.latency: search latency on real corpora at several sizes, beside the peers, in one run.
+
+Each store is built from real text: entity-rich developer notes (devnotes, padded with generated notes to 1,000,
+10,000 and 100,000), long abstracts with passages (SciFact, 1,000 and all 5,183) and code chunks of the
+repositories fetched with ``python -m benchmarks.repos fetch`` (one repository, then all of them in one store,
+each question searching its own repository's project). Every system searches the same documents with the same
+vectors. Each question is asked of every system in turn, limit 10, with the query's embedding included: memory-
+graph embeds it itself (its model keeps no query cache here); each peer's time is its search with the vector
+plus the time the same model took to embed that question once. Five questions warm every system up first.
+
+Reported per store: p50 and p95 milliseconds of each system, memory-graph's p50 over each peer's (a ratio
+below 1 is faster), CPU milliseconds per search, and the median of each stage memory-graph reports
+(``Engine.search``'s and ``Engine.search_code``'s ``timings``). On a shared machine absolute times move from run
+to run; the ratios within one run are what to compare.
+
+    python -m benchmarks.latency                      # every store (about half an hour on 2 cores)
+    python -m benchmarks.latency --stores notes-1k scifact-1k cobra --queries 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+#: store name -> (kind, size label)
+STORES = {"notes-1k": "devnotes padded to 1,000 notes", "notes-10k": "devnotes padded to 10,000 notes",
+          "notes-100k": "devnotes padded to 100,000 notes", "scifact-1k": "SciFact, 1,000 abstracts",
+          "scifact": "SciFact, all 5,183 abstracts", "cobra": "cobra 1.6.1 (Go), one repository",
+          "repos": "the six repositories in one store"}
+PEERS = ("LanceDB hybrid", "txtai hybrid", "bm25s + dense (RRF)")
+
+
+def load(name: str, args):
+    """The store's data set: documents and questions (a code store's documents come once it is indexed)."""
+    from . import data
+    from .devnotes import load_devnotes
+    from .repos import DEFAULT_DIR, load_repo
+
+    if name.startswith("notes-"):
+        size = {"notes-1k": 1_000, "notes-10k": 10_000, "notes-100k": 100_000}[name]
+        ds = load_devnotes(pad_to=size)
+    elif name.startswith("scifact"):
+        d = args.data / "scifact"
+        ds = data.load_scifact(d / "corpus.jsonl", d / "queries.jsonl", d / "qrels/train.tsv", args.queries, None)
+        if name == "scifact-1k":
+            ds.docs = ds.docs[:1_000]
+    elif name == "cobra":
+        ds = load_repo("cobra", args.repos or DEFAULT_DIR)
+    else:
+        ds = None
+    if ds is not None:
+        ds.name = name
+    return ds
+
+
+def build_code(name: str, args, embedder, work: Path):
+    """A code store indexed with the real model: (engine, data set of its chunks and questions), or None."""
+    from codebase import index_project
+    from memory_graph import Config, Engine
+
+    from .data import Dataset, Doc, Query
+    from .repos import DEFAULT_DIR, REPOS, load_repo
+
+    root = args.repos or DEFAULT_DIR
+    names = ["cobra"] if name == "cobra" else [n for n in REPOS if (root / REPOS[n][0]).is_dir()]
+    if not names or not (root / REPOS[names[0]][0]).is_dir():
+        return None
+    eng = Engine(Path(tempfile.mkdtemp(dir=work)), config=Config(), embedder=embedder)
+    queries = []
+    for repo in names:
+        index_project(eng, load_repo(repo, root).source, project=repo)
+        queries += [Query(q.id, q.text, set(), group=repo) for q in load_repo(repo, root).queries]
+    rows = eng.lance.query("code_chunks", None, ["id", "project", "path", "breadcrumb", "name", "content"]).to_pylist()
+    docs = [Doc(r["id"], r["content"], title=f"{r['path']}: {r['breadcrumb'] or r['name'] or ''}".strip(),
+                group=r["project"]) for r in rows]
+    # spread over the repositories: the first questions of each in turn
+    queries.sort(key=lambda q: (int(q.id.rsplit(":", 1)[1]), q.group))
+    return eng, Dataset(name, "code", docs, queries[:args.queries], ("mrr@10",))
+
+
+def chunk_vectors(eng, ds) -> np.ndarray:
+    from memory_graph.store.lance import vector_matrix
+
+    rows = eng.lance.query("code_chunks", None, ["id", "vector"])
+    at = {i: n for n, i in enumerate(rows.column("id").to_pylist())}
+    return vector_matrix(rows)[[at[d.id] for d in ds.docs]]
+
+
+def measure(name: str, args, embedder, work: Path) -> dict | None:
+    """Build memory-graph and the peers over one store and time every question on each, interleaved."""
+    from memory_graph import Config, Engine
+
+    from . import quality
+    from .systems import BM25sDense, FixedEmbedder, LanceHybrid, TxtaiHybrid, txtai_available
+
+    t_build = time.perf_counter()
+    if name in ("cobra", "repos"):
+        built = build_code(name, args, embedder, work)
+        if built is None:
+            return None
+        eng, ds = built
+        vectors = chunk_vectors(eng, ds)
+    else:
+        ds = load(name, args)
+        ds.queries = ds.queries[:args.queries]
+        vectors = quality.cached_vectors([d.full_text for d in ds.docs], embedder, args.cache, name)
+        eng = Engine(Path(tempfile.mkdtemp(dir=work)), config=Config(), embedder=FixedEmbedder(embedder))
+        items = [{"id": f"d{i}", "content": d.text, "title": d.title or None, "project": d.group,
+                  "created_at": d.created_at, "memory_type": d.kind or "episodic"} for i, d in enumerate(ds.docs)]
+        for start in range(0, len(items), 2_000):
+            eng.store_many(items[start:start + 2_000], _vectors=vectors[start:start + 2_000])
+    build_s = time.perf_counter() - t_build
+    qvecs = np.stack([embedder.encode_query(q.text) for q in ds.queries]).astype(np.float32)
+    peers = {"LanceDB hybrid": LanceHybrid(ds, vectors, work).ranker(qvecs)}
+    if txtai_available():
+        peers["txtai hybrid"] = TxtaiHybrid(ds, vectors, qvecs, embedder).ranker()
+    peers["bm25s + dense (RRF)"] = BM25sDense(ds, vectors).rankers(qvecs)["bm25s + dense (RRF)"]
+
+    def ask(q, timings=None):
+        if ds.kind == "code":
+            return eng.search_code(q.text, limit=10, project=q.group or None, timings=timings)
+        return eng.search(q.text, limit=10, project=q.group or None, include_global=False, as_of=ds.asked_at,
+                          use_decay=ds.asked_at is not None, timings=timings)
+
+    for qi, q in enumerate(ds.queries[:5]):  # warm up: caches, the model's first runs, lazy imports
+        ask(q)
+        for run in peers.values():
+            run(qi, 10)
+    times: dict[str, list[float]] = {"memory-graph": [], **{p: [] for p in peers}}
+    cpu: dict[str, float] = dict.fromkeys(times, 0.0)
+    stages: dict[str, list[float]] = {}
+    for qi, q in enumerate(ds.queries):
+        timings: dict[str, float] = {}
+        c0, t0 = time.process_time(), time.perf_counter()
+        ask(q, timings)
+        times["memory-graph"].append(1000 * (time.perf_counter() - t0))
+        cpu["memory-graph"] += time.process_time() - c0
+        for k, v in timings.items():
+            stages.setdefault(k, []).append(1000 * v)
+        c0, t0 = time.process_time(), time.perf_counter()
+        embedder.encode_query(q.text)  # the peers' share of the query's embedding, paid once for all of them
+        embed_ms, embed_cpu = 1000 * (time.perf_counter() - t0), time.process_time() - c0
+        for p, run in peers.items():
+            c0, t0 = time.process_time(), time.perf_counter()
+            run(qi, 10)
+            times[p].append(embed_ms + 1000 * (time.perf_counter() - t0))
+            cpu[p] += embed_cpu + time.process_time() - c0
+    eng.close()
+    n = len(ds.queries)
+    p50 = {s: statistics.median(v) for s, v in times.items()}
+    return {"store": STORES[name], "documents": len(ds.docs), "searches": n, "build_seconds": round(build_s, 1),
+            "p50_ms": {s: round(v, 2) for s, v in p50.items()},
+            "p95_ms": {s: round(float(np.percentile(v, 95)), 2) for s, v in times.items()},
+            "ratio_to": {p: round(p50["memory-graph"] / p50[p], 2) for p in peers},
+            "cpu_ms": {s: round(1000 * c / n, 2) for s, c in cpu.items()},
+            "stages_ms": {k: round(statistics.median(v), 2) for k, v in
+                          sorted(stages.items(), key=lambda kv: -statistics.median(kv[1]))}}
+
+
+def table(results: dict) -> str:
+    """The README's table: p50 ms of each system per store, and memory-graph's ratio to each peer."""
+    peers = [p for p in PEERS if any(p in r["p50_ms"] for r in results.values())]
+    head = ["store", "docs", "memory-graph", *peers]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in results.values():
+        cells = [r["store"], f"{r['documents']:,}", f"{r['p50_ms']['memory-graph']:.1f}"]
+        cells += [f"{r['p50_ms'][p]:.1f} (x{r['ratio_to'][p]:.2f})" if p in r["p50_ms"] else "-" for p in peers]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.latency", description=__doc__.split("\n")[0])
+    p.add_argument("--stores", nargs="+", choices=list(STORES), default=list(STORES))
+    p.add_argument("--queries", type=int, default=100, help="questions per store (default: 100)")
+    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    p.add_argument("--repos", type=Path, default=None, help="the repositories' sources (python -m benchmarks.repos)")
+    p.add_argument("--cache", type=Path, default=Path("results/cache"), help="embedding cache folder")
+    p.add_argument("--json", type=Path, help="also write every figure here")
+    args = p.parse_args(argv)
+
+    from .repo_probe import write_json
+    from .systems import engine_embedder
+
+    # no query cache: every search embeds its question (a cached vector would make the second system's free)
+    embedder = engine_embedder("", cache_size=0, query_cache_size=0)
+    out = {}
+    for name in args.stores:
+        with tempfile.TemporaryDirectory(prefix="mg-latency-") as work:
+            res = measure(name, args, embedder, Path(work))
+        if res is None:
+            print(f"{name}: not fetched (python -m benchmarks.repos fetch)", file=sys.stderr)
+            continue
+        out[name] = res
+        ratios = ", ".join(f"x{v:.2f} {p}" for p, v in res["ratio_to"].items())
+        print(f"{name} ({res['documents']:,} docs, {res['searches']} searches): memory-graph p50 "
+              f"{res['p50_ms']['memory-graph']:.1f} ms ({ratios}); stages: "
+              + ", ".join(f"{k} {v:.1f}" for k, v in res["stages_ms"].items()), file=sys.stderr)
+        write_json(args.json, out)  # after each store: a long run keeps what it measured
+    print(table(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
