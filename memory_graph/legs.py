@@ -103,10 +103,9 @@ class MemoryLegsMixin:
         """Cosine of each memory's own vector to ``vec``, for those of ``ids`` that pass the filters."""
         with self._graph_lock:
             if self.memory_vectors is not None:
-                accept, q = node_filter(filters, now), vec / max(float(np.linalg.norm(vec)), 1e-12)
-                held = {m: self.memory_vectors.get(m) for m in ids if m in self.graph and
-                        accept(self.graph.attrs(m))}
-                return {m: float(v @ q) for m, v in held.items() if v is not None}
+                accept = node_filter(filters, now)
+                return self.memory_vectors.similarities(
+                    [m for m in ids if m in self.graph and accept(self.graph.attrs(m))], vec)
         scope = f"({sql_in('id', ids)})" + (f" AND ({where})" if where else "")
         rows = self.lance.query("memories", scope, ["id", "vector"])
         if not rows.num_rows:

@@ -288,6 +288,9 @@ class EntityIndex:
         # id -> the normal forms it is filed under: removing one must not scan every name (a re-index removes
         # every old symbol and chunk of the files it re-cuts, one at a time)
         self._keys: dict[str, tuple[str, ...]] = {}
+        # (a query word's normal form, cutoff) -> its closest names: the words of queries repeat, the names
+        # seldom change, and a fuzzy comparison with a few hundred names cost about a millisecond a query
+        self._close_cache: dict[tuple[str, float], list[tuple[float, str]]] = {}
 
     def add(self, entity_id: str, name: str, entity_type: str, aliases: list[str] | tuple = ()) -> None:
         self.names[entity_id] = (name, entity_type)
@@ -298,6 +301,8 @@ class EntityIndex:
                 if entity_id not in ids:
                     self.by_norm[key] = ids + (entity_id,)
                     self._keys[entity_id] = self._keys.get(entity_id, ()) + (key,)
+                if not ids:
+                    self._close_cache.clear()
                 self._by_prefix.setdefault(key[:2], set()).add(key)
 
     def has_alias(self, entity_id: str) -> bool:
@@ -313,6 +318,7 @@ class EntityIndex:
             else:
                 del self.by_norm[key]
                 self._by_prefix.get(key[:2], set()).discard(key)
+                self._close_cache.clear()
 
     def find(self, name: str, entity_type: str | None = None) -> str | None:
         """The id of the entity with this (normalised) name and type, if any."""
@@ -362,6 +368,16 @@ class EntityIndex:
         return out
 
     def _close(self, key: str, cutoff: float) -> list[tuple[float, str]]:
+        """The (ratio, normal form) of at most 3 names that share the key's first two characters and reach
+        ``cutoff``, best first."""
+        found = self._close_cache.get((key, cutoff))
+        if found is None:
+            if len(self._close_cache) >= 10_000:
+                self._close_cache.clear()
+            found = self._close_cache[(key, cutoff)] = self._closest(key, cutoff)
+        return found
+
+    def _closest(self, key: str, cutoff: float) -> list[tuple[float, str]]:
         options = [k for k in self._by_prefix.get(key[:2], ()) if abs(len(k) - len(key)) <= 2]
         out = []
         matcher = difflib.SequenceMatcher(None, key, "")

@@ -1,5 +1,6 @@
 """Entity extraction and name matching without any model."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -144,6 +145,19 @@ def test_entities_sharing_a_name_are_found_apart_and_removed_one_at_a_time():
     idx.remove("e2")
     assert idx.find("orion") is None and "orion" not in idx.by_norm
     assert idx.mentioned_in("ask Orian", fuzzy_cutoff=0.8) == {}  # no name left to be close to
+
+
+def test_fuzzy_matches_follow_names_added_and_removed():
+    """A query word's close names are kept between queries, and forgotten when a name comes or goes."""
+    idx = EntityIndex()
+    idx.add("e1", "Orion", "project")
+    assert idx.mentioned_in("ask Oriun", fuzzy_cutoff=0.75) == {"e1": 0.8}
+    idx.add("e2", "Oriun", "person")  # a name now matches exactly: the fuzzy match of the word is not needed
+    assert idx.mentioned_in("ask Oriun", fuzzy_cutoff=0.75) == {"e2": 1.0}
+    idx.add("e3", "Orionx", "service")
+    assert set(idx.mentioned_in("ask Orionz", fuzzy_cutoff=0.75)) == {"e1", "e3"}
+    idx.remove("e3")
+    assert idx.mentioned_in("ask Orionz", fuzzy_cutoff=0.75) == {"e1": pytest.approx(0.909, abs=0.001)}
 
 
 _NAMES = st.sampled_from(["Orion", "orion", "Vega", "vega-api", "parse_config", "ParseConfig", "Rigel"])

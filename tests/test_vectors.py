@@ -247,3 +247,20 @@ def test_a_load_that_reserves_its_rows_holds_no_spare_room_and_shares_the_ids_st
     assert reserved._ids[3] is sys.intern("".join(["mem_", "0003"]))  # an equal string, another object
     reserved.reserve(10)  # never shrinks
     assert len(reserved._matrix) == 1_000 and reserved.get("mem_0999") is not None
+
+
+@settings(max_examples=40, deadline=None)
+@given(OPS, VEC, st.booleans())
+def test_similarities_are_the_cosines_of_the_ids_held(ops, query, quantized):
+    """``similarities`` agrees with brute force (to int8's step when the copy is quantized) and leaves out
+    ids the copy does not hold."""
+    cache = VectorCache(DIM)
+    model = apply(cache, ops)
+    if quantized and len(cache):
+        cache._requantize(np.abs(cache._matrix[:len(cache)]).max(axis=0).clip(1e-6) / 127)
+    q = np.array(query, dtype=np.float32)
+    got = cache.similarities([*model, "not-held"], q)
+    assert set(got) == set(model)
+    for i, v in model.items():
+        want = float(v @ q / (np.linalg.norm(v) * np.linalg.norm(q)))
+        assert got[i] == pytest.approx(want, abs=0.02 if quantized else 1e-5)

@@ -134,6 +134,16 @@ class VectorCache:
         row = self._row.get(item)
         return None if row is None else self._decode(self._matrix[row:row + 1])[0].copy()
 
+    def similarities(self, ids: Iterable[str], query: np.ndarray) -> dict[str, float]:
+        """Cosine of each held id's vector to ``query``, in one product (ids not held are left out)."""
+        held = [i for i in ids if i in self._row]
+        if not held:
+            return {}
+        q = np.asarray(query, dtype=np.float32)
+        q = q / max(float(np.linalg.norm(q)), 1e-12)
+        rows = self._decode(self._matrix[[self._row[i] for i in held]]).astype(np.float32, copy=False)
+        return dict(zip(held, np.einsum("ij,j->i", rows, q).tolist()))
+
     def nearest(self, query: np.ndarray, k: int) -> tuple[list[str], list[float]]:
         """The ``k`` ids most similar to ``query`` by cosine, best first (ties by id), with their similarities.
 
