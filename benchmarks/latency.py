@@ -11,7 +11,8 @@ plus the time the same model took to embed that question once. Five questions wa
 Reported per store: p50 and p95 milliseconds of each system, memory-graph's p50 over each peer's (a ratio
 below 1 is faster), CPU milliseconds per search, and the median of each stage memory-graph reports
 (``Engine.search``'s and ``Engine.search_code``'s ``timings``). On a shared machine absolute times move from run
-to run; the ratios within one run are what to compare.
+to run; the ratios within one run are what to compare. memory-graph takes its settings from
+``MEMORY_GRAPH_<FIELD>`` variables, so another setting is measured without editing code.
 
     python -m benchmarks.latency                      # every store (about half an hour on 2 cores)
     python -m benchmarks.latency --stores notes-1k scifact-1k cobra --queries 50
@@ -74,7 +75,7 @@ def build_code(name: str, args, embedder, work: Path):
     names = ["cobra"] if name == "cobra" else [n for n in REPOS if (root / REPOS[n][0]).is_dir()]
     if not names or not (root / REPOS[names[0]][0]).is_dir():
         return None
-    eng = Engine(Path(tempfile.mkdtemp(dir=work)), config=Config(), embedder=embedder)
+    eng = Engine(Path(tempfile.mkdtemp(dir=work)), config=Config.from_env(), embedder=embedder)
     queries = []
     for repo in names:
         index_project(eng, load_repo(repo, root).source, project=repo)
@@ -113,7 +114,7 @@ def measure(name: str, args, embedder, work: Path) -> dict | None:
         ds = load(name, args)
         ds.queries = ds.queries[:args.queries]
         vectors = quality.cached_vectors([d.full_text for d in ds.docs], embedder, args.cache, name)
-        eng = Engine(Path(tempfile.mkdtemp(dir=work)), config=Config(), embedder=FixedEmbedder(embedder))
+        eng = Engine(Path(tempfile.mkdtemp(dir=work)), config=Config.from_env(), embedder=FixedEmbedder(embedder))
         items = [{"id": f"d{i}", "content": d.text, "title": d.title or None, "project": d.group,
                   "created_at": d.created_at, "memory_type": d.kind or "episodic"} for i, d in enumerate(ds.docs)]
         for start in range(0, len(items), 2_000):

@@ -48,8 +48,8 @@ def limit_malloc_arenas(count: int) -> bool:
 def settle_heap() -> None:
     """Collect what is garbage now, then move every object still alive out of the cyclic collector's reach
     (``gc.freeze``): the graphs a search reads hold millions of objects, and a full collection walks them all,
-    a pause of about 90 ms that fell in one SciFact search of ten (its graph leg allocates). Objects frozen
-    are still freed by reference counting; ``thaw_heap`` hands them back to the collector."""
+    a pause in whichever search allocated last (``Config.gc_freeze``). Objects frozen are still freed by
+    reference counting; ``thaw_heap`` hands them back to the collector."""
     gc.unfreeze()
     gc.collect()
     gc.freeze()
