@@ -108,6 +108,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         self._chunk_ratio: tuple | None = None  # (project, generation) and its chunks per file
         self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
         self._marker_seen: tuple = (None, float("-inf"))  # the change marker at the last version check, and when
+        self._versions_print: tuple | None = None  # the version folders' times then (LanceStore.settled_fingerprint)
         with self._writing():
             self._open_stores()
 

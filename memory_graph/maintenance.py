@@ -246,13 +246,20 @@ class MaintenanceMixin:
         Under the write lock the BM25 index is reconciled too; without it, only read.
         """
         marker = self._change_marker()
-        if not locked and marker is not None and marker == self._marker_seen[0] and \
-                time.monotonic() - self._marker_seen[1] < self.config.sync_check_seconds:
-            return  # no write since the last look (each replaces the marker)
+        if not locked and marker is not None and marker == self._marker_seen[0]:
+            if time.monotonic() - self._marker_seen[1] < self.config.sync_check_seconds:
+                return  # no write since the last look (each replaces the marker)
+            # past it, the version folders' times tell a commit without a marker; only a change asks LanceDB
+            prints = self.lance.settled_fingerprint(WATCHED)
+            if prints is not None and prints == self._versions_print:
+                self._marker_seen = (marker, time.monotonic())
+                return
+        prints = self.lance.settled_fingerprint(WATCHED)  # before the versions: a commit after it shows next time
         current = self.lance.versions(WATCHED)
         known = getattr(self, "_known_versions", None) or {}
         if current == known:
             self._marker_seen = (marker, time.monotonic())
+            self._versions_print = prints
             return
         log.info("data directory changed by another process; catching up")
         self._has_passages = None
@@ -268,6 +275,7 @@ class MaintenanceMixin:
         else:
             self._known_versions = current
             self._marker_seen = (marker, time.monotonic())
+            self._versions_print = prints
 
     def _change_marker(self) -> tuple[int, int] | None:
         """The identity of the marker file every write replaces (None when there is none yet)."""

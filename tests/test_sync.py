@@ -339,3 +339,46 @@ def test_whether_a_memory_says_that_something_changed_is_on_its_node_in_every_pr
     reader.search("sessions", limit=1)
     assert not writer.graph.attrs(mid).says_change and not reader.graph.attrs(mid).says_change
     assert reader._says_change([mid]) == {mid: False}
+
+
+def test_a_commit_that_left_no_change_marker_is_seen_once_the_check_interval_passes(tmp_path):
+    """A writer killed between its commit and replacing the change marker: other processes trust the marker
+    for sync_check_seconds, then look at LanceDB, and find the write."""
+    import time
+
+    data = tmp_path / "data"
+    config = Config(sync_check_seconds=0.2)
+    reader = Engine(data, config=config, embedder=HashEmbedder())
+    writer = Engine(data, config=config, embedder=HashEmbedder())
+    try:
+        reader.search("anything", limit=1)
+        writer._mark_changed = lambda: None  # the kill: LanceDB committed, the marker stayed as it was
+        mid = writer.store("Orion's billing API moved to Kafka", project="acme")
+        assert mid not in reader.graph  # within the interval the marker is trusted
+        time.sleep(0.3)
+        assert [h.id for h in reader.search("billing API Kafka", limit=1)] == [mid]
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_past_the_check_interval_unchanged_version_folders_spare_asking_lancedb(pair, monkeypatch):
+    """Once the marker's interval has passed, the version folders' times (a few stat calls) tell that nothing
+    was committed, and LanceDB's versions are not asked; a commit changes them, and they are."""
+    import functools
+    import time
+
+    data, reader, writer = pair
+    reader.config = reader.config.with_(sync_check_seconds=0.0)
+    settled = functools.partial(type(reader.lance).settled_fingerprint, reader.lance, quiet_seconds=0.0)
+    monkeypatch.setattr(reader.lance, "settled_fingerprint", settled)
+    writer.store("Orion's billing API moved to Kafka", project="acme")
+    reader.search("billing", limit=1)  # catches up, and notes the folders' times
+    versions = Counting(reader.lance, "versions")
+    for _ in range(3):
+        reader.search("billing", limit=1)
+    assert versions.calls == 0
+    time.sleep(0.01)
+    writer._mark_changed = lambda: None  # a commit without the marker: only the folders tell
+    mid = writer.store("Vega's cache moved to Redis", project="acme")
+    assert [h.id for h in reader.search("Vega cache Redis", limit=1)] == [mid] and versions.calls >= 1

@@ -167,6 +167,18 @@ class LanceStore:
     def versions(self, names: Iterable[str]) -> dict[str, int]:
         return {n: self.table(n).version for n in names}
 
+    def settled_fingerprint(self, names: Iterable[str], quiet_seconds: float = 2.0) -> tuple | None:
+        """The modification times of the tables' version folders, where every commit adds a manifest: equal
+        fingerprints mean no commit in between, read with a few ``stat`` calls where ``versions`` opens every
+        table (2.5 ms for 9). None (ask ``versions``) when a folder is missing or changed in the last
+        ``quiet_seconds``: on a file system whose times are coarse, a second commit within the same tick would
+        leave the time as it was."""
+        try:
+            times = tuple(os.stat(self.path / f"{n}.lance" / "_versions").st_mtime_ns for n in names)
+        except OSError:
+            return None
+        return times if time.time_ns() - max(times, default=0) > quiet_seconds * 1e9 else None
+
     # ---- meta ---------------------------------------------------------
     def get_meta(self) -> dict[str, str]:
         if not self.has_table("meta"):
