@@ -112,6 +112,7 @@ class Graph:
         self._mentioned_by: dict[str, dict[str, float]] = {}  # entity -> {memory: weight}
         self._n_mentions = 0
         self._nodes: dict[str, MemoryNode | EntityNode] = {}
+        self._projects: dict[str, set[str]] = {}  # project -> its memories, for a search scoped to a small one
 
     def add_node(self, node: str, kind: str, **attrs) -> None:
         self.g.add_node(intern(node), kind=kind, **attrs)
@@ -131,7 +132,16 @@ class Graph:
     # ---- building -------------------------------------------------------
     def add_memory(self, mid: str, node: MemoryNode) -> None:
         """Add a memory node, or replace the one there."""
-        self._nodes[intern(mid)] = node
+        mid = intern(mid)
+        old = self._nodes.get(mid)
+        if isinstance(old, MemoryNode) and old.project != node.project:
+            self._projects[old.project].discard(mid)
+        self._nodes[mid] = node
+        self._projects.setdefault(node.project, set()).add(mid)
+
+    def project_members(self, project: str) -> set[str]:
+        """The memories of a project ("" for global ones)."""
+        return self._projects.get(project, set())
 
     def add_entity(self, eid: str, name: str, entity_type: str) -> None:
         """Add an entity node, or replace the one there."""
@@ -160,6 +170,9 @@ class Graph:
 
     def remove_node(self, node: str) -> None:
         if node in self:
+            old = self._nodes.get(node)
+            if isinstance(old, MemoryNode):
+                self._projects[old.project].discard(node)
             self.remove_mentions_of(node)
             for mid in self._mentioned_by.pop(node, {}):
                 rest = tuple(e for e in self._mentions.pop(mid) if e != node)

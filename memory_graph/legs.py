@@ -84,6 +84,8 @@ class MemoryLegsMixin:
                 found = nearest_accepted(self.memory_vectors, vec, c,
                                          lambda i: i in self.graph and accept(self.graph.attrs(i)),
                                          factor if where else 1, self.config.copy_filter_window)
+                if found is None and filters.project is not None:
+                    found = self._nearest_in_project(vec, filters, accept, c)
                 if found is not None:
                     return found
         if where and factor > 1 and sql_filter(replace(filters, include_invalid=True), now) is None:
@@ -91,6 +93,21 @@ class MemoryLegsMixin:
             if len(ids) >= c:
                 return ids[:c], sims[:c]
         return self.lance.vector_search("memories", vec, where, c, ["id"])
+
+    def _nearest_in_project(self, vec: np.ndarray, filters: Filters, accept, c: int):
+        """The ``c`` nearest of a project's memories that pass the filters, by an exact search of their rows
+        of the copy: a project too small for the nearest rows of the whole copy to hold enough of it, where
+        LanceDB filtering first was the slowest search of all at 100,000 memories (``python -m
+        benchmarks.latency --stores notes-100k``, its p95). None past ``partition_min_rows`` memories, from where
+        LanceDB's own filtered search is the cheaper one. Hold the graph lock."""
+        pool = self.graph.project_members(filters.project)
+        if filters.include_global and filters.project != "":
+            pool = pool | self.graph.project_members("")
+        if len(pool) > self.config.partition_min_rows:
+            return None
+        sims = self.memory_vectors.similarities([i for i in pool if accept(self.graph.attrs(i))], vec)
+        ranked = sorted(sims.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
+        return [i for i, _ in ranked], [s for _, s in ranked]
 
     def _nearest_passages(self, vec: np.ndarray, k: int) -> tuple[list[str], list[float]]:
         with self._graph_lock:

@@ -264,3 +264,34 @@ def test_similarities_are_the_cosines_of_the_ids_held(ops, query, quantized):
     for i, v in model.items():
         want = float(v @ q / (np.linalg.norm(v) * np.linalg.norm(q)))
         assert got[i] == pytest.approx(want, abs=0.02 if quantized else 1e-5)
+
+
+def test_a_search_scoped_to_a_small_project_reads_its_rows_of_the_copy_not_lancedb(tmp_path):
+    """When the nearest rows of the whole copy hold too few of a project's memories, the project's own rows
+    are searched exactly: the same answer as LanceDB filtering first (an engine holding no copy), without it."""
+    data = tmp_path / "data"
+    config = Config(copy_filter_window=2, postfilter_factor=1)
+    eng = Engine(data, config=config, embedder=HashEmbedder())
+    try:
+        eng.store_many([{"content": f"note {i} about the billing queue and its retries", "project": "big"}
+                        for i in range(120)])
+        small = [eng.store(f"tiny project note {i}: the billing queue retries {i} times", project="tiny")
+                 for i in range(3)]
+        eng.store("a global note on billing queue retries")
+        calls = []
+        inner = eng.lance.vector_search
+        eng.lance.vector_search = lambda *a, **k: calls.append(a) or inner(*a, **k)
+        got = [h.id for h in eng.search("billing queue retries", mode="vector", project="tiny",
+                                        include_global=False)]
+        with_global = [h.id for h in eng.search("billing queue retries", mode="vector", project="tiny")]
+        assert calls == [] and sorted(got) == sorted(small) and len(with_global) == 4
+        lance_only = Engine(data, config=config.with_(vector_copy_max_rows=0), embedder=HashEmbedder())
+        try:
+            assert [h.id for h in lance_only.search("billing queue retries", mode="vector", project="tiny",
+                                                    include_global=False)] == got
+            assert [h.id for h in lance_only.search("billing queue retries", mode="vector",
+                                                    project="tiny")] == with_global
+        finally:
+            lance_only.close()
+    finally:
+        eng.close()
