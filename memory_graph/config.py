@@ -151,9 +151,9 @@ class Config:
     change_log_rows: int = 10_000
     sync_max_ids: int = 20_000
     #: every write replaces a marker file in the data directory, and a search that finds it unchanged skips
-    #: asking LanceDB for each table's version (2.5 ms a search, 9 tables; python -m benchmarks.profile).
-    #: A writer killed between its commit and the marker, or one of an older version, is seen this many
-    #: seconds later at most: then the versions are asked anyway.
+    #: asking LanceDB for each table's version (it opens 9 tables). A writer killed between its commit and the
+    #: marker, or one of an older version, is seen this many seconds later at most: past it, the tables'
+    #: version folders are looked at (LanceStore.settled_fingerprint), and LanceDB asked if they moved.
     sync_check_seconds: float = 1.0
 
     # --- code indexing ---

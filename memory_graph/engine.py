@@ -102,6 +102,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         self.code_graph = Graph(bridge="symbol")
         self.symbol_index = EntityIndex()
         self.chunk_density: dict[str, float] = {}  # code chunk id -> its neighbourhood density
+        self._settled_size = 0  # the memory graph's size when its objects were last frozen (heap.settle_heap)
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
         self._has_passages: bool | None = None  # unknown until counted; reset by every write and sync
         self._described = LRU(self.config.describe_cache_size)

@@ -214,6 +214,10 @@ class Graph:
             if n not in self._nodes:
                 yield n, data
 
+    def size(self) -> int:
+        """About how many nodes it holds (those in networkx and the slots counted once each), in O(1)."""
+        return len(self._nodes) + len(self.g)
+
     def number_of_nodes(self) -> int:
         return len(self._nodes) + sum(1 for n in self.g if n not in self._nodes)
 

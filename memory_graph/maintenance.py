@@ -99,6 +99,7 @@ class MaintenanceMixin:
         release_freed_memory()  # the rows read to build them, tens of MB at 100,000 memories
         if self.config.gc_freeze:
             settle_heap()
+            self._settled_size = graph.size()
 
     def _copy_vectors(self, table: str) -> VectorCache | None:
         """An in-process copy of a table's vectors, if it has at most ``vector_copy_max_rows`` rows."""

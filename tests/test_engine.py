@@ -572,7 +572,11 @@ def test_an_open_engine_keeps_its_graphs_out_of_the_cyclic_collectors_walks(tmp_
     eng = Engine(tmp_path / "on", config=Config(), embedder=embedder)
     try:
         eng.store("Orion ships the billing API on Fridays", project="acme")
-        assert gc.get_freeze_count() > 0
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        # a write that doubles the graph freezes what it added too
+        eng.store_many([{"content": f"Orion{i} now calls Vega{i} through Kafka"} for i in range(700)])
+        assert eng.graph.size() >= 2_000 and gc.get_freeze_count() > frozen
     finally:
         eng.close()
     assert gc.get_freeze_count() == 0
