@@ -74,8 +74,9 @@ log = logging.getLogger("memory_graph.codebase")
 #: escape in a GraphQL string is parsed; 33 = Zig (``codebase.zig``). A re-cut file re-embeds only the chunks whose
 #: text changed; 34 = a JavaScript or TypeScript file that fails to parse is parsed again without its top-level
 #: statements that fail alone (``codebase.reparse``); 35 = a function in a cast or given to ``Object.assign``
-#: is a definition (``bindings.function_value``).
-CHUNKER_VERSION = "35"
+#: is a definition (``bindings.function_value``); 36 = every file is read again once, so that one holding a
+#: secret (``memory_graph.secrets``) leaves an index made before files were scanned for them.
+CHUNKER_VERSION = "36"
 
 
 

@@ -22,6 +22,7 @@ from memory_graph.code import chunk_embed_text
 from memory_graph.errors import ValidationError
 from memory_graph.heap import release_freed_memory
 from memory_graph.runs import RunLock
+from memory_graph.secrets import find_secret
 
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
 from .components import COMPONENT_LANGUAGES, component_source, markup_refs, restore_markup
@@ -209,10 +210,10 @@ class Indexer:
         report.skipped = dict(scanned.skipped)
         report.too_large = sorted(p for p, why in scanned.examples.items() if why == "too_large")
         known = self.engine.code_files(self.project)
-        changed, touched = self._changes(scanned.files, known, force, report)
-        removed = sorted(set(known) - {f.path for f in scanned.files})
+        changed, touched, secrets = self._changes(scanned.files, known, force, report)
+        removed = sorted((set(known) - {f.path for f in scanned.files}) | (set(secrets) & set(known)))
         report.files_removed = len(removed)
-        report.files_unchanged = len(scanned.files) - len(changed)
+        report.files_unchanged = len(scanned.files) - len(changed) - len(secrets)
         with self.engine.deferred_index_rebuilds():
             self._index_files(changed, removed, report, force)
         self.engine.code_touch(self.project, touched)
@@ -234,9 +235,12 @@ class Indexer:
 
     # ---- which files changed --------------------------------------------
     def _changes(self, files: list[SourceFile], known: dict[str, dict], force: bool,
-                 report: IndexReport) -> tuple[list[tuple[SourceFile, bytes, str]], dict]:
+                 report: IndexReport) -> tuple[list[tuple[SourceFile, bytes, str]], dict, list[str]]:
+        """The files to index again (read, with their digest), those only touched (size and mtime), and those
+        that hold a secret (``memory_graph.secrets``)."""
         changed: list[tuple[SourceFile, bytes, str]] = []
         touched: dict[str, tuple[int, float]] = {}
+        secrets: list[str] = []
         for f in files:
             old = known.get(f.path)
             # a file chunked by an older chunker is read again, so an upgrade re-chunks it (resumably)
@@ -249,12 +253,16 @@ class Indexer:
                 report.skipped["unreadable"] = report.skipped.get("unreadable", 0) + 1
                 report.errors.append(f"{f.path}: {exc.strerror or exc}")
                 continue
+            if find_secret(data) is not None:  # never indexed, and gone from the index if it was
+                report.skipped["secret"] = report.skipped.get("secret", 0) + 1
+                secrets.append(f.path)
+                continue
             digest = _DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
             if not force and old and old["status"] == "ok" and old["content_hash"] == digest:
                 touched[f.path] = (f.size, f.mtime)
                 continue
             changed.append((f, data, digest))
-        return changed, touched
+        return changed, touched, secrets
 
     def _file_row(self, f: SourceFile, digest: str, chunks: int, parsed: ParsedFile) -> dict:
         return {"id": file_id(self.project, f.path), "project": self.project, "path": f.path,

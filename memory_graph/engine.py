@@ -33,6 +33,7 @@ from .retrieval.confidence import match_signals
 from .retrieval.when import asked_period
 from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote, vector_matrix
 from .symbols import SymbolsMixin
+from .secrets import mask_secrets
 from .text import derive_title
 from .transfer import TransferMixin
 from .updates import UpdatesMixin
@@ -169,7 +170,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         title = item.get("title") or ""
         if not isinstance(title, str) or len(title) > self.config.max_title_chars:
             raise ValidationError(f"title must be a string of at most {self.config.max_title_chars} characters")
-        title = strip_private(title).strip() or derive_title(content)
+        title = mask_secrets(strip_private(title))[0].strip() or derive_title(content)
         metadata = item.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
@@ -251,7 +252,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
                 if not isinstance(title, str) or not strip_private(title).strip() or \
                         len(title) > self.config.max_title_chars:
                     raise ValidationError(f"title must be 1..{self.config.max_title_chars} characters")
-                m.title = strip_private(title).strip()
+                m.title = mask_secrets(strip_private(title))[0].strip()
             if memory_type is not None:
                 m.memory_type = check_type(memory_type)
             if tags is not None:

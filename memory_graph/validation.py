@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from datetime import date, datetime, timezone
@@ -9,6 +10,9 @@ from datetime import date, datetime, timezone
 from .config import Config
 from .errors import ValidationError
 from .models import MEMORY_TYPES, iso
+from .secrets import mask_secrets
+
+log = logging.getLogger(__name__)
 
 _TYPE_RE = re.compile(r"^[a-z][a-z0-9_\-]{0,39}$")
 
@@ -67,6 +71,9 @@ def check_content(content, config: Config) -> str:
         content = content.replace("\x00", "")
     had_private = "<private>" in content.lower()
     content = strip_private(content)
+    content, masked = mask_secrets(content)  # a key or a password pasted into a note is never stored
+    if masked:
+        log.warning("stored content with %d secret(s) masked: %s", len(masked), ", ".join(sorted(set(masked))))
     if not content.strip():
         if had_private:
             raise ValidationError("content is empty once <private>...</private> parts are removed",
