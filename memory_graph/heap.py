@@ -46,12 +46,13 @@ def limit_malloc_arenas(count: int) -> bool:
 
 
 def settle_heap() -> None:
-    """Collect what is garbage now, then move every object still alive out of the cyclic collector's reach
-    (``gc.freeze``): the graphs a search reads hold millions of objects, and a full collection walks them all,
-    a pause in whichever search allocated last (``Config.gc_freeze``). Objects frozen are still freed by
-    reference counting; ``thaw_heap`` hands them back to the collector."""
+    """Collect the young generations' garbage, then move every object still alive out of the cyclic
+    collector's reach (``gc.freeze``): the graphs a search reads hold millions of objects, and a full collection
+    walks them all, a pause in whichever search allocated last (``Config.gc_freeze``). Objects frozen are
+    still freed by reference counting; ``thaw_heap`` hands them back to the collector. Not a full collection:
+    one walks the whole process (a test run opening hundreds of engines spent minutes in them)."""
     gc.unfreeze()
-    gc.collect()
+    gc.collect(1)
     gc.freeze()
 
 
