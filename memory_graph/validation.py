@@ -84,8 +84,13 @@ def check_content(content, config: Config) -> str:
             f"content has {len(content):,} characters; the limit is {config.max_content_chars:,}",
             hint="split it into several memories or raise max_content_chars",
         )
-    # lone surrogates cannot be encoded to UTF-8 by any store
-    return content.encode("utf-8", "replace").decode("utf-8")
+    return encodable(content)
+
+
+def encodable(text: str) -> str:
+    """The text with each lone surrogate (a shell's undecodable byte, a broken escape) replaced by "?": no
+    store, nor the model's tokenizer, can encode one."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def check_query(query, config: Config) -> str:

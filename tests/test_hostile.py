@@ -228,7 +228,8 @@ CLI_CASES = st.tuples(st.sampled_from([["search"], ["store"], ["get"], ["search-
                                        ["callers"], ["callees"], ["list", "--tags"], ["list", "--project"],
                                        ["invalidate"], ["delete"], ["import"], ["delete-project"],
                                        ["search", "--mode"], ["search-code", "x", "--language"],
-                                       ["store", "x", "--type"], ["store", "x", "--entity"]]), hostile_text)
+                                       ["store", "x", "--type"], ["store", "x", "--entity"],
+                                       ["store", "x", "--title"]]), hostile_text)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
@@ -245,6 +246,14 @@ def test_hostile_cli_arguments_exit_cleanly(tmp_path_factory, case):
     assert "Traceback" not in r.output
     if r.exit_code == 2:
         assert "error" in r.output.lower() or "usage" in r.output.lower()
+
+
+def test_an_undecodable_byte_in_a_title_is_stored_as_a_replacement_character(engine):
+    """A shell passes a byte that is not UTF-8 as a lone surrogate; no store or tokenizer can encode one."""
+    mid = engine.store("the deploy checklist", title="bad \udcff byte")
+    assert engine.get(mid)[0].title == "bad ? byte"
+    engine.update(mid, title="worse \ud800 one")
+    assert engine.get(mid)[0].title == "worse ? one"
 
 
 def test_http_mode_requires_the_token():
