@@ -256,6 +256,17 @@ def test_an_undecodable_byte_in_a_title_is_stored_as_a_replacement_character(eng
     assert engine.get(mid)[0].title == "worse ? one"
 
 
+def test_a_file_where_the_text_index_folder_belongs_is_a_clear_error(tmp_path, embedder):
+    from memory_graph.errors import ConfigError
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "bm25").write_text("not an index")
+    with pytest.raises(ConfigError, match="bm25 is a file where the text index's folder belongs") as err:
+        Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    assert "move or delete it" in err.value.hint
+    assert (tmp_path / "data" / "bm25").read_text() == "not an index"  # the user's file is left alone
+
+
 def test_http_mode_requires_the_token():
     from starlette.testclient import TestClient
 

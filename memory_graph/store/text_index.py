@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 
 import tantivy
 
+from ..errors import ConfigError
 from ..models import Filters, content_hash
 from ..text import WORD_RE, derive_title, identifier_parts, identifier_terms, query_terms, whole_identifiers
 
@@ -49,6 +50,9 @@ class TextIndex:
         self.index = self._open()
 
     def _open(self) -> tantivy.Index:
+        if self.path.exists() and not self.path.is_dir():
+            raise ConfigError(f"{self.path} is a file where the text index's folder belongs",
+                              hint="move or delete it; the index is rebuilt from LanceDB at the next open")
         self.path.mkdir(parents=True, exist_ok=True)
         try:
             return tantivy.Index(self.schema, path=str(self.path), reuse=True)
