@@ -26,9 +26,26 @@ if TYPE_CHECKING:  # the CLI imports the Engine (and its dependencies) only when
 app = typer.Typer(
     help="Long-term memory for coding agents: store memories, then find them again by meaning, words and links.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+#: control characters but tab and newline: a stored escape sequence would set the terminal's title, clear the
+#: screen or make a link of whatever an agent stored
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """The text with each control character written as its escape (``\\x1b``), to print it safely."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+class _Shown(Console):
+    """A console that prints every string, table cells included, with control characters escaped."""
+
+    def render_str(self, text: str, **kwargs):
+        return super().render_str(shown(text), **kwargs)
+
+
 # markup off: titles, ids and messages are user text ("[WIP] fix [/path]" is not a style)
-out = Console(markup=False)
-err = Console(stderr=True, markup=False)
+out = _Shown(markup=False)
+err = _Shown(stderr=True, markup=False)
 _state: dict = {"data_dir": None}
 
 JsonOpt = typer.Option(False, "--json", help="Print machine-readable JSON instead of a table.")

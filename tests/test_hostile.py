@@ -267,6 +267,19 @@ def test_a_file_where_the_text_index_folder_belongs_is_a_clear_error(tmp_path, e
     assert (tmp_path / "data" / "bm25").read_text() == "not an index"  # the user's file is left alone
 
 
+def test_escape_sequences_a_memory_holds_reach_no_terminal(tmp_path):
+    """A stored window-title sequence, screen clear or bell is printed escaped by list, get and search."""
+    from server.cli import app
+
+    data = ["--data-dir", str(tmp_path / "data")]
+    evil = "deploy notes \x1b]0;pwned\x07 then \x1b[2J cleared \x9b31m"
+    mid = CliRunner().invoke(app, [*data, "store", evil]).output.strip().splitlines()[-1]
+    for cmd in (["list"], ["get", mid], ["search", "deploy notes"]):
+        shown = CliRunner().invoke(app, [*data, *cmd]).output
+        assert "\\x1b" in shown and "\\x9b" in shown, cmd  # escaped (a narrow table may wrap the rest)
+        assert not any(c in shown for c in "\x1b\x07\x9b"), cmd
+
+
 def test_http_mode_requires_the_token():
     from starlette.testclient import TestClient
 
