@@ -155,6 +155,12 @@ class Config:
     #: marker, or one of an older version, is seen this many seconds later at most: past it, the tables'
     #: version folders are looked at (LanceStore.settled_fingerprint), and LanceDB asked if they moved.
     sync_check_seconds: float = 1.0
+    #: a command waiting for another process's write lock says so after this long (stderr) and gives up with a
+    #: BusyError after the second: writes, and an index run's batches, hold it for seconds (four writers and an
+    #: index run on one directory waited over 2 s: tests/test_reliability.py), a writer suspended with Ctrl-Z
+    #: for ever
+    lock_notice_seconds: float = 10.0
+    lock_timeout_seconds: float = 120.0
 
     # --- code indexing ---
     #: files larger than this are skipped (counted as too_large).
@@ -396,6 +402,8 @@ class Config:
              "partition_retrain_growth > 1"),
             (self.change_log_rows >= 1 and self.sync_max_ids >= 1, "change_log_rows and sync_max_ids must be >= 1"),
             (self.sync_check_seconds >= 0, "sync_check_seconds must be >= 0"),
+            (0 <= self.lock_notice_seconds <= self.lock_timeout_seconds,
+             "lock_notice_seconds must lie in [0, lock_timeout_seconds]"),
             (0.0 <= self.min_score_relative <= 1.0, "min_score_relative must lie in [0, 1]"),
             (self.candidates_min > 0 and self.candidates_factor > 0 and self.rerank_factor > 0
              and self.code_name_definitions > 0,

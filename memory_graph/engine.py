@@ -24,7 +24,7 @@ from .graph import Graph
 from .heap import thaw_heap
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
-from .maintenance import MaintenanceMixin
+from .maintenance import MaintenanceMixin, write_lock
 from .models import MODES, Filters, Hit, Memory, content_hash, iso
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
@@ -118,7 +118,8 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
     @contextmanager
     def _writing(self) -> Iterator[None]:
         """Serialise writers: threads of this process, and other processes on the same data directory."""
-        with self._lock, self._file_lock:
+        c = self.config
+        with self._lock, write_lock(self._file_lock, self.data_dir, c.lock_notice_seconds, c.lock_timeout_seconds):
             if getattr(self, "_known_versions", None) is not None:
                 self._sync_with_others(locked=True)
             self._forget_reads()

@@ -7,9 +7,12 @@ import logging
 import os
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .errors import ConfigError, ValidationError
+from filelock import Timeout
+
+from .errors import BusyError, ConfigError, ValidationError
 from .graph import Graph
 from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
@@ -35,6 +38,27 @@ PASSAGES_VERSION = "1"
 #: table of the BM25 documents of each kind
 TEXT_KINDS = {"memory": "memories", "code": "code_chunks"}
 BATCH = 500
+
+
+@contextmanager
+def write_lock(lock, data_dir: Path, notice_seconds: float, timeout_seconds: float) -> Iterator[None]:
+    """Hold the data directory's write lock. Past ``notice_seconds`` of waiting, say so on the log (stderr for the
+    CLI and the server); past ``timeout_seconds``, raise BusyError: a writer suspended with Ctrl-Z keeps the lock
+    until it is resumed, and a command waiting for it in silence looked hung."""
+    try:
+        lock.acquire(timeout=notice_seconds)
+    except Timeout:
+        log.warning("waiting for the write lock of %s: another process holds it", data_dir)
+        try:
+            lock.acquire(timeout=max(0.0, timeout_seconds - notice_seconds))
+        except Timeout:
+            raise BusyError(f"another process has held the write lock of {data_dir} for over {timeout_seconds:g} s",
+                            hint="let it finish, or resume or stop it (a writer suspended with Ctrl-Z holds the "
+                                 "lock); MEMORY_GRAPH_LOCK_TIMEOUT_SECONDS sets how long to wait") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class MaintenanceMixin:

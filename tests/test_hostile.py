@@ -348,3 +348,29 @@ def test_a_path_prefix_is_literal_in_every_leg(odd_engine, folder, cut):
     for mode in ("bm25", "vector", "hybrid"):
         hits = odd_engine.search_code("needle", limit=20, mode=mode, path_prefix=prefix)
         assert {h.record["path"] for h in hits} == want, (mode, prefix)
+
+
+def test_a_held_write_lock_is_waited_for_with_a_message_then_refused(tmp_path, embedder, caplog):
+    """Another process holding the write lock (a writer suspended with Ctrl-Z): a command says that it waits,
+    then gives up with a BusyError that says how to fix it; once the lock is free, it works."""
+    import logging
+
+    from filelock import FileLock
+
+    from memory_graph.errors import BusyError
+
+    config = Config(lock_notice_seconds=0.1, lock_timeout_seconds=0.5)
+    eng = Engine(tmp_path / "data", config=config, embedder=embedder)
+    held = FileLock(str(tmp_path / "data" / ".write.lock"))
+    held.acquire()
+    try:
+        with caplog.at_level(logging.WARNING, logger="memory_graph"), pytest.raises(BusyError) as err:
+            eng.store("the billing service moved to Kafka")
+        assert "waiting for the write lock" in caplog.text
+        assert "held the write lock" in str(err.value) and "Ctrl-Z" in err.value.hint
+    finally:
+        held.release()
+    assert eng.list()[1] == 0  # nothing was written while refused
+    eng.store("the billing service moved to Kafka")
+    assert eng.list()[1] == 1
+    eng.close()
