@@ -515,9 +515,7 @@ class CodeMixin:
             jobs["vector"] = self._pool.submit(self._code_vector_leg, query, filters, c)
         phrases = literal_phrases(query)
         if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = self._pool.submit(self.text.search, query, filters, now, c, "code",
-                                             self.config.bm25_code_title_boost, 1.0, phrases,
-                                             self.config.code_phrase_boost)
+            jobs["bm25"] = self._pool.submit(self._code_bm25_leg, query, filters, now, c, phrases)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c, name_only)
         legs = self._collect(jobs)

@@ -57,6 +57,21 @@ class CodeLegsMixin:
                     return found
         return self.lance.vector_search("code_chunks", vec, where, c, ["id"])
 
+    def _code_bm25_leg(self, query: str, filters: Filters, now: float, c: int,
+                       phrases: list[str]) -> tuple[list[str], list[float]]:
+        """BM25 over code chunks. A path prefix too long for Tantivy's regex is matched there by its start,
+        and here, through the chunks' graph nodes, by all of it."""
+        from .store.text_index import path_whole
+
+        ids, scores = self.text.search(query, filters, now, c, "code", self.config.bm25_code_title_boost, 1.0,
+                                       phrases, self.config.code_phrase_boost)
+        if filters.path_prefix and not path_whole(filters.path_prefix):
+            with self._graph_lock:
+                kept = [(i, s) for i, s in zip(ids, scores) if i in self.code_graph and
+                        str(self.code_graph.attrs(i).get("path", "")).startswith(filters.path_prefix)]
+            ids, scores = [i for i, _ in kept], [s for _, s in kept]
+        return ids, scores
+
     def _code_graph_leg(self, seeds: dict[str, float], filters: Filters, c: int, name_only: bool) -> LegResult:
         """The chunks within two hops of the seeds. For a query that is one name, every definition of it is an
         answer, however many there are: the leg returns them all (so what it leaves out does not define it) and

@@ -280,6 +280,25 @@ def test_escape_sequences_a_memory_holds_reach_no_terminal(tmp_path):
         assert not any(c in shown for c in "\x1b\x07\x9b"), cmd
 
 
+@pytest.mark.parametrize("part", ["é" * 100, "a" * 190])
+def test_a_path_prefix_too_long_for_tantivys_regex_still_scopes_the_bm25_leg(tmp_path, embedder, part):
+    """Past what Tantivy's regex compiles (1,000 states, about one a byte), the BM25 leg still runs, and
+    keeps only the chunks under the whole prefix (a file under its start alone is left out)."""
+    src = tmp_path / "proj"
+    deep = src.joinpath(*[part] * 5)
+    deep.mkdir(parents=True)
+    (deep / "billing.py").write_text("def charge_card(amount):\n    return gateway.charge(amount)\n")
+    (src.joinpath(*[part] * 4) / "other.py").write_text("def charge_card_again(amount):\n    return amount\n")
+    eng = Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    try:
+        index_project(eng, src, project="p")
+        prefix = "/".join([part] * 5) + "/"
+        hits = eng.search_code("charge card amount", project="p", path_prefix=prefix, mode="bm25")
+        assert [h.record["path"] for h in hits] == [prefix + "billing.py"]
+    finally:
+        eng.close()
+
+
 def test_http_mode_requires_the_token():
     from starlette.testclient import TestClient
 

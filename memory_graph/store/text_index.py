@@ -221,8 +221,7 @@ class TextIndex:
                                                      include_lower=False))]))
         else:
             if filters.path_prefix:
-                # (?s): a file name may hold a newline, which "." alone does not match
-                clauses.append(Q.regex_query(s, "path", _regex_escape(filters.path_prefix) + "(?s:.*)"))
+                clauses.append(Q.regex_query(s, "path", path_regex(filters.path_prefix)))
             if filters.languages:
                 clauses.append(any_of("language", filters.languages))
             if filters.chunk_types:
@@ -351,3 +350,23 @@ _REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
 
 def _regex_escape(text: str) -> str:
     return "".join("\\" + c if c in _REGEX_META else c for c in text)
+
+
+#: Tantivy compiles a regex to at most 1,000 automaton states, about one a byte: a path prefix longer than this
+#: many bytes, escaped, is matched by its start alone, and the caller keeps the hits whose path holds all of it
+PATH_REGEX_BYTES = 800
+
+
+def path_regex(prefix: str) -> str:
+    """The regex of paths that start with ``prefix``, or with as much of its start as Tantivy compiles
+    (``path_whole``: whether that is all of it)."""
+    escaped = _regex_escape(prefix)
+    while len(escaped.encode()) > PATH_REGEX_BYTES:
+        prefix = prefix[:-max(1, len(prefix) // 10)]
+        escaped = _regex_escape(prefix)
+    return escaped + "(?s:.*)"  # (?s): a file name may hold a newline, which "." alone does not match
+
+
+def path_whole(prefix: str) -> bool:
+    """Whether ``path_regex`` matches by all of the prefix (else a caller must check the rest)."""
+    return len(_regex_escape(prefix).encode()) <= PATH_REGEX_BYTES
