@@ -18,7 +18,6 @@ import pyarrow as pa
 
 from .errors import NotFoundError, ValidationError
 from .graph import CHUNK, DEFINES, SYMBOL, Graph
-from .heap import settle_heap
 from .linking import EntityIndex, prefer_exact
 from .models import MODES, Filters, Hit, Hits
 from .paths import is_package_file, is_test_path
@@ -210,8 +209,7 @@ class CodeMixin:
         with self._graph_lock:
             self.code_graph, self.symbol_index, self.chunk_density = graph, index, densities
             self.chunk_vectors = copy
-        if self.config.gc_freeze:
-            settle_heap()
+        self._settle()
 
     @staticmethod
     def _add_chunk_node(graph: Graph, r: dict) -> None:

@@ -11,6 +11,7 @@ from .models import Filters
 from .retrieval import Candidate, LegResult
 from .retrieval.density import localized_centering
 from .store.lance import vector_matrix
+from .store.text_index import path_whole
 
 
 def code_node_filter(filters: Filters):
@@ -61,8 +62,6 @@ class CodeLegsMixin:
                        phrases: list[str]) -> tuple[list[str], list[float]]:
         """BM25 over code chunks. A path prefix too long for Tantivy's regex is matched there by its start,
         and here, through the chunks' graph nodes, by all of it."""
-        from .store.text_index import path_whole
-
         ids, scores = self.text.search(query, filters, now, c, "code", self.config.bm25_code_title_boost, 1.0,
                                        phrases, self.config.code_phrase_boost)
         if filters.path_prefix and not path_whole(filters.path_prefix):

@@ -100,9 +100,8 @@ class Config:
     vector_copy_max_rows: int = 200_000
     #: after loading its graphs, the engine freezes the objects then alive out of the cyclic garbage
     #: collector's walks (heap.settle_heap): a full collection walks every node and edge of the graphs, a pause
-    #: of tens of milliseconds in whichever search allocated last (on SciFact, the p95 of python -m
-    #: benchmarks.latency --stores scifact with MEMORY_GRAPH_GC_FREEZE=false). Off for a host that must keep
-    #: gc.freeze to itself.
+    #: in whichever search allocated last (python -m benchmarks.latency compares p95 with
+    #: MEMORY_GRAPH_GC_FREEZE=false). Off for a host that must keep gc.freeze to itself.
     gc_freeze: bool = True
     #: from this many rows the copy is split into partitions of about ``partition_rows`` rows (spherical
     #: k-means), and a search reads only the ``partition_probes`` partitions nearest the query (an IVF index,

@@ -33,12 +33,11 @@ from .retrieval.confidence import match_signals
 from .retrieval.when import asked_period
 from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote, vector_matrix
 from .symbols import SymbolsMixin
-from .secrets import mask_secrets
 from .text import derive_title
 from .transfer import TransferMixin
 from .updates import UpdatesMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
-                         check_span, check_tags, check_text, check_type, encodable, parse_time, strip_private)
+                         check_span, check_tags, check_text, check_type, clean_title, parse_time, strip_private)
 
 log = logging.getLogger("memory_graph")
 
@@ -171,7 +170,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         title = item.get("title") or ""
         if not isinstance(title, str) or len(title) > self.config.max_title_chars:
             raise ValidationError(f"title must be a string of at most {self.config.max_title_chars} characters")
-        title = mask_secrets(strip_private(encodable(title)))[0].strip() or derive_title(content)
+        title = clean_title(title) or derive_title(content)
         metadata = item.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
@@ -253,7 +252,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
                 if not isinstance(title, str) or not strip_private(title).strip() or \
                         len(title) > self.config.max_title_chars:
                     raise ValidationError(f"title must be 1..{self.config.max_title_chars} characters")
-                m.title = mask_secrets(strip_private(encodable(title)))[0].strip()
+                m.title = clean_title(title)
             if memory_type is not None:
                 m.memory_type = check_type(memory_type)
             if tags is not None:

@@ -7,7 +7,6 @@ from typing import Iterable
 from .errors import NotFoundError, ValidationError
 from .linking import GUESSED_TYPES, EntityIndex, aliases, extract, norm
 from .models import Entity, Memory, Relation
-from .heap import settle_heap
 from .records import entity_from_row, entity_text, node_attrs, relation_from_row
 from .store import sql_in, sql_quote
 from .validation import check_name, parse_time
@@ -120,9 +119,8 @@ class EntitiesMixin:
                 self.graph.add_mention(mn["memory_id"], mn["entity_id"], mn["weight"])
             # what writes added since the graph was loaded is walked by the garbage collector until frozen
             # too: once the graph has doubled, freeze again (so a large import costs a handful of collections)
-            if self.config.gc_freeze and self.graph.size() >= 2 * max(self._settled_size, 1_000):
-                settle_heap()
-                self._settled_size = self.graph.size()
+            if self.graph.size() >= 2 * max(self._settled_size, 1_000):
+                self._settle()
 
     # ---- entities -------------------------------------------------------
     def create_entity(self, name: str, entity_type: str = "concept", description: str = "",

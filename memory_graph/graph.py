@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from sys import intern
 from typing import Callable, Collection, Iterable, Iterator
 

@@ -96,10 +96,9 @@ class MemoryLegsMixin:
 
     def _nearest_in_project(self, vec: np.ndarray, filters: Filters, accept, c: int):
         """The ``c`` nearest of a project's memories that pass the filters, by an exact search of their rows
-        of the copy: a project too small for the nearest rows of the whole copy to hold enough of it, where
-        LanceDB filtering first was the slowest search of all at 100,000 memories (``python -m
-        benchmarks.latency --stores notes-100k``, its p95). None past ``partition_min_rows`` memories, from where
-        LanceDB's own filtered search is the cheaper one. Hold the graph lock."""
+        of the copy: a project too small for the nearest rows of the whole copy to hold enough of it, which
+        LanceDB would otherwise search filtering every row first. None past ``partition_min_rows`` memories,
+        from where LanceDB's own filtered search is the cheaper one. Hold the graph lock."""
         pool = self.graph.project_members(filters.project)
         if filters.include_global and filters.project != "":
             pool = pool | self.graph.project_members("")
@@ -189,7 +188,8 @@ class MemoryLegsMixin:
         """Whether each memory's text says that something changed (``updates.says_change``): as its graph node
         recorded when it was built, else read from LanceDB."""
         with self._graph_lock:
-            out = {i: v for i in ids if i in self.graph and (v := self.graph.attrs(i).get("says_change")) is not None}
+            out = {i: v for i in ids
+                   if i in self.graph and (v := self.graph.attrs(i).get("says_change")) is not None}
         missing = [i for i in ids if i not in out]
         if missing:
             out.update({i: says_change(t) for i, t in self._texts(missing).items()})

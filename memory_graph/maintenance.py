@@ -121,9 +121,13 @@ class MaintenanceMixin:
             self.graph, self.entity_index = graph, index
             self.memory_vectors, self.passage_vectors = memory_vectors, passage_vectors
         release_freed_memory()  # the rows read to build them, tens of MB at 100,000 memories
+        self._settle()
+
+    def _settle(self) -> None:
+        """Freeze the objects alive now out of the garbage collector's walks (``Config.gc_freeze``)."""
         if self.config.gc_freeze:
             settle_heap()
-            self._settled_size = graph.size()
+            self._settled_size = self.graph.size()
 
     def _copy_vectors(self, table: str) -> VectorCache | None:
         """An in-process copy of a table's vectors, if it has at most ``vector_copy_max_rows`` rows."""
@@ -271,15 +275,16 @@ class MaintenanceMixin:
         Under the write lock the BM25 index is reconciled too; without it, only read.
         """
         marker = self._change_marker()
-        if not locked and marker is not None and marker == self._marker_seen[0]:
-            if time.monotonic() - self._marker_seen[1] < self.config.sync_check_seconds:
-                return  # no write since the last look (each replaces the marker)
-            # past it, the version folders' times tell a commit without a marker; only a change asks LanceDB
-            prints = self.lance.settled_fingerprint(WATCHED)
-            if prints is not None and prints == self._versions_print:
-                self._marker_seen = (marker, time.monotonic())
-                return
-        prints = self.lance.settled_fingerprint(WATCHED)  # before the versions: a commit after it shows next time
+        if not locked and marker is not None and marker == self._marker_seen[0] and \
+                time.monotonic() - self._marker_seen[1] < self.config.sync_check_seconds:
+            return  # no write since the last look (each replaces the marker)
+        # read before the versions, so that a commit after it shows next time
+        prints = self.lance.settled_fingerprint(WATCHED)
+        if not locked and marker is not None and marker == self._marker_seen[0] and \
+                prints is not None and prints == self._versions_print:
+            # past the marker's interval, the version folders' times tell a commit that left no marker
+            self._marker_seen = (marker, time.monotonic())
+            return
         current = self.lance.versions(WATCHED)
         known = getattr(self, "_known_versions", None) or {}
         if current == known:

@@ -87,6 +87,11 @@ def check_content(content, config: Config) -> str:
     return encodable(content)
 
 
+def clean_title(title: str) -> str:
+    """A title as it is stored: encodable, without its <private> parts, its secrets masked, stripped."""
+    return mask_secrets(strip_private(encodable(title)))[0].strip()
+
+
 def encodable(text: str) -> str:
     """The text with each lone surrogate (a shell's undecodable byte, a broken escape) replaced by "?": no
     store, nor the model's tokenizer, can encode one."""

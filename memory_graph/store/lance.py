@@ -170,7 +170,7 @@ class LanceStore:
     def settled_fingerprint(self, names: Iterable[str], quiet_seconds: float = 2.0) -> tuple | None:
         """The modification times of the tables' version folders, where every commit adds a manifest: equal
         fingerprints mean no commit in between, read with a few ``stat`` calls where ``versions`` opens every
-        table (2.5 ms for 9). None (ask ``versions``) when a folder is missing or changed in the last
+        table. None (ask ``versions``) when a folder is missing or changed in the last
         ``quiet_seconds``: on a file system whose times are coarse, a second commit within the same tick would
         leave the time as it was."""
         try:
