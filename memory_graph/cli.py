@@ -399,10 +399,33 @@ def stats(as_json: bool = JsonOpt) -> None:
         out.print(f"{k.removesuffix('_bytes').replace('_', ' ')}: {_words(v, k)}", soft_wrap=True)
 
 
+@app.command()
+def check(repair: bool = typer.Option(False, "--repair", help="Mend what is found: delete dangling rows, "
+                                      "recompute torn memories' passages and links, reconcile the BM25 index."),
+          as_json: bool = JsonOpt) -> None:
+    """Look for rows a write left torn (a memory without its passages or links) or dangling (a link, passage,
+    relation or code row whose record is gone) and a BM25 index out of step with LanceDB. Exits 1 when
+    something is wrong and was not repaired."""
+    with engine() as eng:
+        r = eng.check(repair=repair)
+    if as_json:
+        _json(r)
+    else:
+        out.print(f"dangling rows: {_words(r['dangling'])}", soft_wrap=True)
+        out.print(f"torn memories: {_words(r['torn'])}", soft_wrap=True)
+        out.print(f"text index in sync: {_words(r['text_index_in_sync'])}")
+        out.print("repaired" if r.get("repaired") else "ok" if r["ok"] else
+                  "problems found: run `memory-graph check --repair`")
+    if not r["ok"] and not r.get("repaired"):
+        raise typer.Exit(1)
+
+
 def _words(value, key: str = "") -> str:
     """A figure of ``stats`` or a count of ``export``/``import`` as a line reads it, not as a Python repr:
     {'memories': 2, 'entities': 1} -> "2 memories, 1 entities"; a size in bytes in KB, MB or GB."""
     if isinstance(value, dict):
+        if not value:
+            return "none"
         return ", ".join(f"{v} {k.replace('_', ' ')}" if isinstance(v, (int, float)) and not isinstance(v, bool)
                          else f"{k.replace('_', ' ')} {_words(v)}" for k, v in value.items())
     if isinstance(value, bool):

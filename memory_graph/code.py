@@ -251,7 +251,13 @@ class CodeMixin:
             # a chunk cut again with the same id and vector (a chunker upgrade, a file touched back) keeps its
             # neighbour list: recomputing every list of a re-cut repository is most of such a run's time
             same = unchanged_vectors(old, chunks)
-            with self.lance.transaction(CODE_TABLES):
+            # these files' edges go now and come back when the project is resolved again: until then its edges'
+            # stamp says none is current, so that a run interrupted before resolving (or a --force run, whose
+            # files keep their hashes) leaves the next run to resolve
+            stale_edges = bool(paths) and self.lance.get_meta().get(f"edges:{project}", "") != ""
+            with self.lance.transaction([*CODE_TABLES, "meta"]):
+                if stale_edges:
+                    self.lance.set_meta({f"edges:{project}": ""})
                 for name in CODE_TABLES:
                     if paths:
                         keep = f" AND NOT {sql_in('id', same)}" if name == "chunk_neighbours" and same else ""
@@ -295,10 +301,10 @@ class CodeMixin:
     def code_replace_edges(self, project: str, edges: list[dict], stamp: str) -> None:
         """Replace every symbol edge of a project (edges are re-resolved as a whole after each run)."""
         with self._writing():
-            with self.lance.transaction(["symbol_edges"]):
+            with self.lance.transaction(["symbol_edges", "meta"]):
                 self.lance.delete("symbol_edges", f"project = {sql_quote(project)}")
                 self.lance.add("symbol_edges", edges)
-            self.lance.set_meta({f"edges:{project}": stamp})
+                self.lance.set_meta({f"edges:{project}": stamp})
             self._load_code_graph(vectors=False)
             self._after_write()
 
@@ -360,11 +366,11 @@ class CodeMixin:
                 if not counts["files"] and not counts["code_chunks"]:
                     raise NotFoundError("project", [project], hint="project_status lists the indexed projects")
                 ids = self.lance.query("code_chunks", where, ["id"]).column("id").to_pylist()
-                with self.lance.transaction(CODE_TABLES):
+                with self.lance.transaction([*CODE_TABLES, "meta"]):
                     for name in CODE_TABLES:
                         self.lance.delete(name, where)
+                    self.lance.set_meta({f"edges:{project}": ""})
                     self.text.write(deletes=ids)
-                self.lance.set_meta({f"edges:{project}": ""})
                 self._load_code_graph()
                 self._after_write()
         finally:

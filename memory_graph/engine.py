@@ -119,6 +119,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         """Serialise writers: threads of this process, and other processes on the same data directory."""
         c = self.config
         with self._lock, write_lock(self._file_lock, self.data_dir, c.lock_notice_seconds, c.lock_timeout_seconds):
+            self.lance.recover()
             if getattr(self, "_known_versions", None) is not None:
                 self._sync_with_others(locked=True)
             self._forget_reads()

@@ -367,7 +367,10 @@ class MaintenanceMixin:
     # ---- public maintenance ---------------------------------------------
     def rebuild(self, progress: Progress | None = None) -> dict:
         """Rebuild the BM25 index, the graph and the code chunks' neighbour lists from LanceDB (the source of truth)."""
+        from .integrity import mend
+
         with self._writing():
+            mend(self)  # rows a write of an older version left torn or dangling, mended from what is whole
             total = self._text_docs_expected()
             self.text.clear()
             done = 0
@@ -493,10 +496,20 @@ class MaintenanceMixin:
         self._log_full_change()
         return self.lance.count("passages")
 
+    def check(self, repair: bool = False) -> dict:
+        """Torn or dangling rows and the BM25 index's state (``integrity.check``); ``repair`` mends them."""
+        from .integrity import check
+
+        return check(self, repair)
+
     def stats(self) -> dict:
-        """Counts, health of the derived indexes, model and disk use."""
+        """Counts, health of the derived indexes and of the rows (dangling ones), model and disk use."""
+        from .integrity import dangling
+
         counts = {t: self.lance.count(t) for t in ALL_TABLES}
         text_docs = self.text.num_docs()
+        broken = {t: len(ids) for t, ids in dangling(self.lance).items()}
+        pending = self.lance.pending_intent() is not None
         return {
             "data_dir": str(self.data_dir),
             "counts": counts,
@@ -512,6 +525,9 @@ class MaintenanceMixin:
                             "ann" if self.lance.has_vector_index("memories") else "flat",
             "code_graph": {"nodes": self.code_graph.number_of_nodes(),
                            "edges": self.code_graph.number_of_edges()},
-            "healthy": text_docs == counts["memories"] + counts["code_chunks"],
+            # rows that point at a missing record, and a write a killed process left for the next writer to undo
+            "dangling": broken,
+            "unfinished_write": pending,
+            "healthy": text_docs == counts["memories"] + counts["code_chunks"] and not broken and not pending,
             "disk_bytes": self.lance.disk_bytes(),
         }

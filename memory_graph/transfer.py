@@ -72,32 +72,33 @@ class TransferMixin:
         done = 0
         counts = {}
         with self._writing():
-            for kind in KINDS[1:]:
-                rows = data[kind]
-                have = set(self.lance.by_ids(kind, [r["id"] for r in rows], ["id"]).column("id").to_pylist())
-                rows = [r for r in rows if r["id"] not in have]
-                if kind in ("memories", "entities") and rows and not same_model:
-                    texts = [embed_text(r["title"], r["content"]) if kind == "memories"
-                             else entity_text(r) for r in rows]
-                    for r, v in zip(rows, self.embedder.encode(texts)):
-                        r["vector"] = [float(x) for x in v]
-                for start in range(0, len(rows), BATCH):
-                    part = rows[start:start + BATCH]
-                    passages = []
-                    if kind == "memories":
-                        passages = passage_rows(self.embedder, self.config,
-                                                [(r["id"], embed_text(r["title"], r["content"])) for r in part])
-                    with self.lance.transaction([kind, "passages"]):
+            # one write: a kill part-way leaves nothing of the file (the next writer undoes it) where a write per
+            # batch left memories without the entity links and passages of later batches, for good, as a
+            # re-run skips the ids already there
+            with self.lance.transaction(KINDS[1:] + ("passages",)):
+                for kind in KINDS[1:]:
+                    rows = data[kind]
+                    have = set(self.lance.by_ids(kind, [r["id"] for r in rows], ["id"]).column("id").to_pylist())
+                    rows = [r for r in rows if r["id"] not in have]
+                    if kind in ("memories", "entities") and rows and not same_model:
+                        texts = [embed_text(r["title"], r["content"]) if kind == "memories"
+                                 else entity_text(r) for r in rows]
+                        for r, v in zip(rows, self.embedder.encode(texts)):
+                            r["vector"] = [float(x) for x in v]
+                    for start in range(0, len(rows), BATCH):
+                        part = rows[start:start + BATCH]
+                        if kind == "memories":
+                            self.lance.add("passages", passage_rows(
+                                self.embedder, self.config,
+                                [(r["id"], embed_text(r["title"], r["content"])) for r in part]))
                         self.lance.add(kind, part)
-                        self.lance.add("passages", passages)
                         if kind == "memories":
                             self.text.write(upserts=[(r, "memory") for r in part])
-                    done += len(part)
-                    if progress:
-                        progress(done, total)
-                done += len(data[kind]) - len(rows)
-                counts[kind] = len(rows)
-            with self.lance.transaction([]):
+                        done += len(part)
+                        if progress:
+                            progress(done, total)
+                    done += len(data[kind]) - len(rows)
+                    counts[kind] = len(rows)
                 self._log_change(full=True)  # other processes reload their graph whole
             self._load_graph()
             self.lance.optimize(("memories", "entities", "relations", "mentions"), force=True)

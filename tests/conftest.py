@@ -54,6 +54,23 @@ class HashEmbedder:
         return self._one(text)
 
 
+SEEN = 40  # words the fake model of WindowEmbedder reads of a text
+
+
+class WindowEmbedder(HashEmbedder):
+    """HashEmbedder that, like a real model, reads only the first SEEN words of a text, and splits the rest into
+    passages (``passage_rows``)."""
+
+    def _one(self, text: str):
+        return super()._one(" ".join(text.split()[:SEEN]))
+
+    def passages(self, text: str, size: int, stride: int, limit: int) -> list[str]:
+        from memory_graph.embedding import window_starts
+
+        words = text.split()
+        return [" ".join(words[s:s + size]) for s in window_starts(len(words), SEEN, size, stride, limit)]
+
+
 @pytest.fixture
 def embedder() -> HashEmbedder:
     return HashEmbedder()

@@ -11,21 +11,7 @@ from memory_graph import Config, Engine
 from memory_graph.embedding import window_starts
 from memory_graph.errors import StoreError
 
-from conftest import HashEmbedder
-
-SEEN = 40  # words the fake model reads of a text
-
-
-class WindowEmbedder(HashEmbedder):
-    """HashEmbedder that, like a real model, reads only the first SEEN words of a text."""
-
-    def _one(self, text: str):
-        return super()._one(" ".join(text.split()[:SEEN]))
-
-    def passages(self, text: str, size: int, stride: int, limit: int) -> list[str]:
-        words = text.split()
-        return [" ".join(words[s:s + size]) for s in window_starts(len(words), SEEN, size, stride, limit)]
-
+from conftest import WindowEmbedder
 
 FILLER = " ".join(f"routine{i} note{i} about the weekly sync" for i in range(12))  # 72 words
 LONG = f"{FILLER} zebra password rotates quarterly in vault"

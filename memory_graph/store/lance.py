@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -28,6 +29,9 @@ SCHEMA_VERSION = "1"
 #: the change log: one row per write of memories, entities, mentions or relations, so that another process
 #: brings its graph up to date by the ids a write touched instead of reloading it whole
 CHANGES = "changes"
+#: the file, beside the tables, that names the tables an open write touches and their versions before it: a
+#: process killed mid-write leaves it, and the next writer restores those tables (``LanceStore.recover``)
+INTENT = "write-intent.json"
 
 
 def _vec(dim: int) -> pa.Field:
@@ -129,10 +133,12 @@ def sql_filter(filters: Filters, now: float, kind: str = "memory") -> str | None
 class LanceStore:
     """The LanceDB database of one data directory."""
 
-    def __init__(self, path: Path, config: Config) -> None:
+    def __init__(self, path: Path, config: Config, intent_path: Path | None = None) -> None:
         import lancedb
 
         self.path = path
+        self.intent_path = intent_path or path.parent / INTENT
+        self._intent: dict[str, int] | None = None  # the open transaction's tables and their versions before it
         self.config = config
         # read_consistency_interval=0: every read sees other processes' committed writes.
         self.db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
@@ -194,26 +200,92 @@ class LanceStore:
     # ---- writes -------------------------------------------------------
     @contextmanager
     def transaction(self, names: Iterable[str]) -> Iterator[None]:
-        """Restore the named tables (and the change log) to their versions before the block if it raises."""
+        """Make the block's commits to the named tables (and the change log) one write: if it raises, restore
+        the tables to their versions before it; if the process dies inside, the intent file it leaves makes
+        the next writer do so (``recover``). A block inside another adds its tables to the outer one's intent."""
         names = list(dict.fromkeys([*names, CHANGES]))
         for n in names:
             self.table(n).checkout_latest()
         before = self.versions(names)
+        outer = self._intent is None
+        if outer:
+            self._intent = {}
+        new = {n: v for n, v in before.items() if n not in self._intent}
+        if new:
+            self._intent.update(new)
+            self._write_intent(self._intent)
         try:
             yield
         except BaseException as exc:
-            for n, version in before.items():
-                tbl = self.table(n)
-                try:
-                    tbl.checkout_latest()
-                    if tbl.version != version:
-                        tbl.restore(version)
-                except Exception:  # pragma: no cover - the next open reconciles
-                    log.exception("could not roll back table %s to version %s", n, version)
+            restored = self._restore(before)
+            if outer:
+                self._intent = None
+                if restored:
+                    self._clear_intent()
             if isinstance(exc, Exception) and not isinstance(exc, MemoryGraphError):
                 raise StoreError(f"write failed and was rolled back: {exc}",
                                  hint="check disk space and permissions of the data directory") from exc
             raise
+        if outer:
+            self._intent = None
+            self._clear_intent()
+
+    def _restore(self, versions: dict[str, int]) -> bool:
+        """Bring tables back to these versions (a new version equal to the old one); False if one failed."""
+        ok = True
+        for n, version in versions.items():
+            tbl = self.table(n)
+            try:
+                tbl.checkout_latest()
+                if tbl.version != version:
+                    tbl.restore(version)
+            except Exception:  # the intent stays, and the next writer tries again
+                log.exception("could not roll back table %s to version %s", n, version)
+                ok = False
+        return ok
+
+    def _write_intent(self, versions: dict[str, int]) -> None:
+        tmp = self.intent_path.with_name(f"{self.intent_path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"pid": os.getpid(), "at": time.time(), "tables": versions}))
+        os.replace(tmp, self.intent_path)  # whole or absent: a kill cannot leave half of it
+
+    def _clear_intent(self) -> None:
+        try:
+            self.intent_path.unlink()
+        except FileNotFoundError:
+            pass
+
+    def pending_intent(self) -> dict[str, int] | None:
+        """The tables a killed write left half written, with their versions before it (None when none)."""
+        try:
+            return {str(k): int(v) for k, v in json.loads(self.intent_path.read_text())["tables"].items()}
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+            raise StoreError(f"the write intent {self.intent_path} cannot be read: {exc}",
+                             hint="run `memory-graph check --repair`") from exc
+
+    def recover(self) -> dict[str, int]:
+        """Undo the write a killed process left half done (under the write lock): restore every table its
+        intent names to the version before it, then log a full change so that every process reloads. The
+        change log itself is not restored: it only grows, and a change naming rows that are gone is harmless,
+        while a sequence number used twice would hide the next change from a process that saw the first.
+        Returns the tables restored ({} when there was nothing to undo)."""
+        intent = None if self._intent is not None else self.pending_intent()  # (not this process's open write)
+        if intent is None:
+            return {}
+        todo = {n: v for n, v in intent.items() if n != CHANGES and self.has_table(n)}
+        for n in todo:
+            self.table(n).checkout_latest()
+        moved = {n: v for n, v in todo.items() if self.table(n).version != v}
+        if not self._restore(moved):
+            raise StoreError(f"could not undo the write a killed process left in {self.path.parent}",
+                             hint="check disk space and permissions, then run `memory-graph check --repair`")
+        if moved:
+            log.warning("undid a write a killed process left half done (tables %s)", ", ".join(sorted(moved)))
+        self.log_change(self.last_change() + 1, full=True)
+        self._clear_intent()
+        return moved
 
     def add(self, name: str, rows: list[dict] | pa.Table) -> None:
         if isinstance(rows, list):
