@@ -16,8 +16,9 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
+import threading
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -60,6 +61,8 @@ from memory_graph.store.text_index import TextIndex
 from codebase import index_project
 from conftest import WindowEmbedder
 from test_killpoints import CONFIG, FILLER, WRITES
+import warnings, lancedb, pyarrow.compute, scipy.sparse  # imported once here, not in every child
+warnings.filterwarnings("ignore", "lancedb fork support")
 
 counter = {"on": False, "n": 0, "at": None, "when": None}
 
@@ -106,14 +109,22 @@ for line in sys.stdin:
 """ % (str(TESTS), str(ROOT))
 
 
-def run_jobs(jobs: list[dict]) -> dict[str, int]:
-    """Run the jobs in forked children of one helper process; returns each data directory's wait status."""
-    p = subprocess.run([sys.executable, "-c", FORKER], input="".join(json.dumps(j) + "\n" for j in jobs),
-                       capture_output=True, text=True, timeout=1800, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    assert p.returncode == 0, p.stderr[-3000:]
-    out = {r["data"]: r["status"] for r in map(json.loads, p.stdout.splitlines())}
-    assert len(out) == len(jobs), p.stderr[-3000:]
-    return out
+def run_jobs(jobs: list[dict]) -> Iterator[tuple[str, int]]:
+    """Run the jobs in forked children of one helper process; yields each data directory with its child's wait
+    status as soon as it ends, so that the caller checks one while the next runs."""
+    p = subprocess.Popen([sys.executable, "-c", FORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    feeder = threading.Thread(target=lambda: (p.stdin.write("".join(json.dumps(j) + "\n" for j in jobs)),
+                                              p.stdin.close()))
+    feeder.start()
+    n = 0
+    for line in p.stdout:
+        r = json.loads(line)
+        n += 1
+        yield r["data"], r["status"]
+    feeder.join()
+    err = p.stderr.read()
+    assert p.wait(timeout=60) == 0 and n == len(jobs), err[-3000:]
 
 
 def state(eng: Engine) -> dict:
@@ -214,7 +225,7 @@ def _job(base: dict, data: Path, kind: str, at: int | None = None, when: str | N
 def test_a_kill_before_or_after_any_commit_leaves_each_write_whole_or_absent(base):
     _, before = whole(_copy(base, "before"))
     full = {kind: _copy(base, f"{kind}-full") for kind in WRITES}
-    statuses = run_jobs([_job(base, d, kind) for kind, d in full.items()])
+    statuses = dict(run_jobs([_job(base, d, kind) for kind, d in full.items()]))
     after, commits = {}, {}
     for kind, d in full.items():
         assert statuses[str(d)] == 0, kind
@@ -230,10 +241,10 @@ def test_a_kill_before_or_after_any_commit_leaves_each_write_whole_or_absent(bas
                 d = _copy(base, f"{kind}-{at}-{when}")
                 jobs.append(_job(base, d, kind, at, when))
                 points[str(d)] = (kind, at, when)
-    statuses = run_jobs(jobs)
     outcomes: dict[str, set[str]] = {kind: set() for kind in WRITES}
-    for path, (kind, at, when) in points.items():
-        assert os.WIFSIGNALED(statuses[path]), f"{kind} was not killed at commit {at} ({when})"
+    for path, status in run_jobs(jobs):
+        kind, at, when = points[path]
+        assert os.WIFSIGNALED(status), f"{kind} was not killed at commit {at} ({when})"
         eng, found = whole(Path(path))
         if kind in RUNS:
             from codebase import index_project
