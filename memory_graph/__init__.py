@@ -2,12 +2,13 @@
 
 from .config import Config, LegWeights
 from .engine import Engine
-from .errors import BusyError, ConfigError, MemoryGraphError, NotFoundError, StoreError, ValidationError
+from .errors import (BusyError, ConfigError, MemoryGraphError, NotFoundError, ReadOnlyError, StoreError,
+                     ValidationError)
 from .models import Entity, Explanation, Filters, Hit, Memory, Relation
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BusyError", "Config", "ConfigError", "Engine", "Entity", "Explanation", "Filters", "Hit", "LegWeights", "Memory",
-    "MemoryGraphError", "NotFoundError", "Relation", "StoreError", "ValidationError", "__version__",
+    "MemoryGraphError", "NotFoundError", "ReadOnlyError", "Relation", "StoreError", "ValidationError", "__version__",
 ]

@@ -19,7 +19,7 @@ from .code_legs import CodeLegsMixin
 from .config import Config, default_data_dir
 from .embedding import LRU, Embedder, SentenceTransformerEmbedder
 from .entities import EntitiesMixin
-from .errors import NotFoundError, ValidationError
+from .errors import NotFoundError, ReadOnlyError, ValidationError
 from .graph import Graph
 from .heap import thaw_heap
 from .legs import MemoryLegsMixin
@@ -110,15 +110,25 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
         self._marker_seen: tuple = (None, float("-inf"))  # the change marker at the last version check, and when
         self._versions_print: tuple | None = None  # the version folders' times then (LanceStore.settled_fingerprint)
-        with self._writing():
-            self._open_stores()
+        self._read_only: ReadOnlyError | None = None  # why this engine can only read, if it can
+        try:
+            with self._writing():
+                self._open_stores()
+        except ReadOnlyError as exc:  # a read-only directory, a full disk holding an unfinished write
+            self._read_only = exc
+            self._open_for_reading(exc)
 
     # ---- plumbing -------------------------------------------------------
     @contextmanager
     def _writing(self) -> Iterator[None]:
         """Serialise writers: threads of this process, and other processes on the same data directory."""
         c = self.config
+        if self._read_only is not None:
+            raise ReadOnlyError(f"{self.data_dir} was opened for reading only: {self._read_only.message}",
+                                hint="once it can be written, open it again (restart the server)")
         with self._lock, write_lock(self._file_lock, self.data_dir, c.lock_notice_seconds, c.lock_timeout_seconds):
+            if self.text.unwritable is not None:
+                raise ReadOnlyError(f"the text index cannot be opened for writing: {self.text.unwritable}")
             self.lance.recover()
             if getattr(self, "_known_versions", None) is not None:
                 self._sync_with_others(locked=True)

@@ -45,3 +45,8 @@ class StoreError(MemoryGraphError):
 
 class ConfigError(MemoryGraphError):
     """The configuration or the data directory cannot be used as given."""
+
+
+class ReadOnlyError(MemoryGraphError):
+    """The data directory cannot be written now (a read-only file system or directory, a full disk holding an
+    unfinished write); reads still work, and nothing was changed."""

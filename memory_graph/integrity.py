@@ -8,6 +8,7 @@ older versions, or a store damaged by hand, left behind, and mend it from the ro
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -99,7 +100,9 @@ def check(engine: "Engine", repair: bool = False) -> dict:
     """Report torn and dangling rows, and whether the BM25 index matches LanceDB; with ``repair``, mend the rows
     (``mend``), then reconcile the BM25 index and reload the graphs. Returns what was found, and whether it
     was repaired."""
-    with engine._writing():  # (the killed write an intent names is undone on entering)
+    # under the write lock, which undoes an unfinished write on entering; a directory that can only be read is
+    # checked as it reads
+    with engine._writing() if repair or engine._read_only is None else nullcontext():
         found = _find(engine)
         report = {
             "dangling": {t: len(ids) for t, ids in found["dangling"].items()},

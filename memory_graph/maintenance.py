@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Iterator
 
 from filelock import Timeout
 
-from .errors import BusyError, ConfigError, ValidationError
+from .errors import BusyError, ConfigError, MemoryGraphError, ReadOnlyError, ValidationError
 from .graph import Graph
 from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
@@ -46,7 +46,12 @@ def write_lock(lock, data_dir: Path, notice_seconds: float, timeout_seconds: flo
     CLI and the server); past ``timeout_seconds``, raise BusyError: a writer suspended with Ctrl-Z keeps the lock
     until it is resumed, and a command waiting for it in silence looked hung."""
     try:
-        lock.acquire(timeout=notice_seconds)
+        try:
+            lock.acquire(timeout=notice_seconds)
+        except OSError as exc:  # (Timeout is not one)
+            raise ReadOnlyError(f"{data_dir} cannot be written: {exc.strerror or exc}",
+                                hint="reads work; to change the data, make the directory writable or set "
+                                     "MEMORY_GRAPH_DATA_DIR to a writable copy of it") from None
     except Timeout:
         log.warning("waiting for the write lock of %s: another process holds it", data_dir)
         try:
@@ -67,6 +72,8 @@ class MaintenanceMixin:
     STAMP = "derived.json"
 
     def _open_stores(self) -> None:
+        """Open the tables (creating them in a new directory), bring what is stored up to the model and text
+        layout of this version, build the graphs and reconcile the BM25 index (under the write lock)."""
         meta = self.lance.get_meta()
         if meta and meta.get("schema_version") != SCHEMA_VERSION:
             raise ConfigError(
@@ -91,8 +98,32 @@ class MaintenanceMixin:
         if meta and meta.get("passages") != PASSAGES_VERSION:
             self._embed_passages()
         self._load_graph()
-        self.text.collect_garbage()
-        self._reconcile_text()
+        try:
+            self.text.collect_garbage()
+            self._reconcile_text()
+        except (MemoryGraphError, OSError, ValueError) as exc:  # a full disk: searches use the index as it is
+            log.warning("the text index could not be brought up to date with LanceDB (%s); BM25 searches use it "
+                        "as it is until a write succeeds", exc)
+            self._known_versions = self.lance.versions(WATCHED)
+
+    def _open_for_reading(self, why: Exception) -> None:
+        """Open a data directory that cannot be written now (read-only, or a full disk with an unfinished
+        write): no lock, nothing created or reconciled; every write raises ReadOnlyError until it can."""
+        meta = self.lance.get_meta()
+        if not meta:
+            raise ConfigError(f"{self.data_dir} holds no memory-graph data and cannot be written", hint=str(why))
+        if meta.get("schema_version") != SCHEMA_VERSION or meta.get("model") != self.embedder.name:
+            raise ConfigError(f"{self.data_dir} needs upgrading to this version or model, and cannot be written",
+                              hint=str(why))
+        log.warning("%s opened for reading only: %s", self.data_dir, why)
+        self.lance.open_tables()
+        unfinished = self.lance.pending_intent()
+        if unfinished:  # a write that could not be undone yet: read the tables as they were before it
+            self.lance.pin(unfinished)
+        if not self.text.open_copy_if_unwritable():
+            self._fill_text()
+        self._load_graph()
+        self._known_versions = self.lance.versions(WATCHED)
 
     # ---- the graph ------------------------------------------------------
     def _load_graph(self) -> None:
@@ -274,6 +305,7 @@ class MaintenanceMixin:
 
         Under the write lock the BM25 index is reconciled too; without it, only read.
         """
+        self.lance.release_pins()  # an unfinished write another process has since undone
         marker = self._change_marker()
         if not locked and marker is not None and marker == self._marker_seen[0] and \
                 time.monotonic() - self._marker_seen[1] < self.config.sync_check_seconds:
@@ -361,8 +393,13 @@ class MaintenanceMixin:
         return {"added": added, "removed": removed, "in_sync": False}
 
     def _after_write(self) -> None:
-        self.lance.optimize(ALL_TABLES)
-        self._write_stamp()
+        """Upkeep after a committed write: the write stands whatever happens here, so a failure (a full disk)
+        is logged, not raised; a caller that saw an error would retry and store it twice."""
+        try:
+            self.lance.optimize(ALL_TABLES)
+            self._write_stamp()
+        except (MemoryGraphError, OSError, ValueError) as exc:
+            log.warning("the write is stored, but upkeep after it failed (%s); the next write retries", exc)
 
     # ---- public maintenance ---------------------------------------------
     def rebuild(self, progress: Progress | None = None) -> dict:
@@ -371,17 +408,8 @@ class MaintenanceMixin:
 
         with self._writing():
             mend(self)  # rows a write of an older version left torn or dangling, mended from what is whole
-            total = self._text_docs_expected()
             self.text.clear()
-            done = 0
-            for kind, name in TEXT_KINDS.items():
-                table = self.lance.table(name)
-                for batch in table.search().limit(None).to_batches(BATCH) if self.lance.count(name) else []:
-                    rows = batch.to_pylist()
-                    self.text.write(upserts=[(r, kind) for r in rows])
-                    done += len(rows)
-                    if progress:
-                        progress(done, total)
+            self._fill_text(progress)
             self._load_graph()
             self._refresh_all_densities()
             self._write_stamp()
@@ -390,6 +418,18 @@ class MaintenanceMixin:
                     "graph_nodes": self.graph.number_of_nodes(), "graph_edges": self.graph.number_of_edges(),
                     "code_graph_nodes": self.code_graph.number_of_nodes(),
                     "code_graph_edges": self.code_graph.number_of_edges()}
+
+    def _fill_text(self, progress: Progress | None = None) -> None:
+        """Write every memory and code chunk of LanceDB into the (empty) BM25 index."""
+        total, done = self._text_docs_expected(), 0
+        for kind, name in TEXT_KINDS.items():
+            table = self.lance.table(name)
+            for batch in table.search().limit(None).to_batches(BATCH) if self.lance.count(name) else []:
+                rows = batch.to_pylist()
+                self.text.write(upserts=[(r, kind) for r in rows])
+                done += len(rows)
+                if progress:
+                    progress(done, total)
 
     @contextmanager
     def deferred_index_rebuilds(self, check: tuple[str, ...] = ("code_chunks",)) -> Iterator[None]:

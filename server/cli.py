@@ -62,6 +62,10 @@ def serve(http: bool = typer.Option(False, "--http", help=(
 
             serve_http(server, port, http_token())
         else:
-            server.run("stdio")
+            import anyio
+
+            from .stdio import run_stdio
+
+            anyio.run(run_stdio, server)
     finally:
         state.close()

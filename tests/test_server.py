@@ -388,3 +388,35 @@ def test_argument_errors_say_a_line_per_argument():
         model.model_validate({"n": "x" * 500})
     assert str(e.value).endswith("(got '" + "x" * 56 + "...)")  # 60 characters of the input's repr
     assert model.model_validate({"n": "3"}).n == 3
+
+
+def test_every_stdio_line_gets_an_answer_an_unreadable_one_a_json_rpc_error(tmp_path, repo):
+    p = params(tmp_path, repo)
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    bad = ["{bad json",
+           '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"a": "\\ud800"}}',  # an unpaired surrogate
+           "[" * 5000 + "]" * 5000,
+           '{"jsonrpc": "2.0", "id": 8, "method": "ping", "params": {"a": ' + "9" * 5000 + "}}",
+           '{"jsonrpc": "2.0", "id": "x", "method": 3}']
+    lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), *bad,
+             json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"})]
+    proc = subprocess.Popen([p.command, *p.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **p.env}, cwd=p.cwd)
+    try:
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        replies = []
+        while len(replies) < 2 + len(bad):
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            replies.append(json.loads(line))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+        proc.stderr.close()
+    errors = [r for r in replies if "error" in r]
+    assert [(r["id"], r["error"]["code"]) for r in errors] == [
+        (None, -32700), (7, -32600), (None, -32700), (None, -32700), (None, -32600)]
+    assert replies[-1] == {"jsonrpc": "2.0", "id": 9, "result": {}}  # and the server goes on

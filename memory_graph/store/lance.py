@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import Config
-from ..errors import MemoryGraphError, StoreError
+from ..errors import MemoryGraphError, ReadOnlyError, StoreError
 from ..models import Filters
 
 log = logging.getLogger("memory_graph")
@@ -130,6 +130,16 @@ def sql_filter(filters: Filters, now: float, kind: str = "memory") -> str | None
     return " AND ".join(parts) or None
 
 
+def disk_hint(exc: BaseException, where: Path) -> str:
+    """How to fix a failed write, by its cause: a full disk, a permission, or something else."""
+    text = str(exc)
+    if "No space left" in text or "os error 28" in text or getattr(exc, "errno", None) == 28:
+        return f"the disk holding {where} is full: free space, then retry"
+    if "ermission denied" in text or "os error 13" in text or "Read-only file system" in text:
+        return f"{where} cannot be written: check its permissions and whether its file system is read-only"
+    return f"check disk space and permissions of {where}"
+
+
 class LanceStore:
     """The LanceDB database of one data directory."""
 
@@ -139,6 +149,7 @@ class LanceStore:
         self.path = path
         self.intent_path = intent_path or path.parent / INTENT
         self._intent: dict[str, int] | None = None  # the open transaction's tables and their versions before it
+        self._pinned: dict[str, int] = {}  # tables read at an older version (``pin``)
         self.config = config
         # read_consistency_interval=0: every read sees other processes' committed writes.
         self.db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
@@ -160,6 +171,11 @@ class LanceStore:
         for name, schema in wanted.items():
             if name not in existing:
                 self.db.create_table(name, schema=schema, exist_ok=True)
+            self._tables[name] = self.db.open_table(name)
+
+    def open_tables(self) -> None:
+        """Open every table there is, creating none (a data directory that cannot be written)."""
+        for name in self.table_names():
             self._tables[name] = self.db.open_table(name)
 
     def table(self, name: str):
@@ -217,32 +233,57 @@ class LanceStore:
         try:
             yield
         except BaseException as exc:
-            restored = self._restore(before)
+            failed = self._restore(before)
             if outer:
                 self._intent = None
-                if restored:
+                if failed is None:
                     self._clear_intent()
+            if failed is not None:
+                # the intent stays: reads show the tables as they were, and the next writer undoes the rest
+                self.pin(before)
+                raise StoreError(f"write failed, and undoing it failed too: {exc}",
+                                 hint=f"{disk_hint(exc, self.path.parent)}; until then reads show the data as "
+                                      "it was before this write, and the next write undoes it") from exc
             if isinstance(exc, Exception) and not isinstance(exc, MemoryGraphError):
-                raise StoreError(f"write failed and was rolled back: {exc}",
-                                 hint="check disk space and permissions of the data directory") from exc
+                raise StoreError(f"write failed and was rolled back, nothing was stored: {exc}",
+                                 hint=disk_hint(exc, self.path.parent)) from exc
             raise
         if outer:
             self._intent = None
             self._clear_intent()
 
-    def _restore(self, versions: dict[str, int]) -> bool:
-        """Bring tables back to these versions (a new version equal to the old one); False if one failed."""
-        ok = True
+    def _restore(self, versions: dict[str, int]) -> Exception | None:
+        """Bring tables back to these versions (a new version equal to the old one); the first error, if one
+        failed (then the intent stays, and the next writer tries again)."""
+        failed = None
         for n, version in versions.items():
             tbl = self.table(n)
             try:
                 tbl.checkout_latest()
                 if tbl.version != version:
                     tbl.restore(version)
-            except Exception:  # the intent stays, and the next writer tries again
-                log.exception("could not roll back table %s to version %s", n, version)
-                ok = False
-        return ok
+            except Exception as exc:
+                log.warning("could not roll back table %s to version %s: %s", n, version, exc)
+                failed = failed or exc
+        return failed
+
+    def pin(self, versions: dict[str, int]) -> None:
+        """Read these tables at these versions until ``unpin``: the state before a write that could not be
+        undone yet (an unfinished write on a full disk), so that no reader sees half of it."""
+        for n, version in versions.items():
+            if n != CHANGES and self.has_table(n):
+                self.table(n).checkout(version)
+                self._pinned[n] = version
+
+    def release_pins(self) -> None:
+        """Read the latest versions again once no unfinished write is left (another process undid it)."""
+        if self._pinned and not self.intent_path.exists():
+            self.unpin()
+
+    def unpin(self) -> None:
+        for n in self._pinned:
+            self.table(n).checkout_latest()
+        self._pinned = {}
 
     def _write_intent(self, versions: dict[str, int]) -> None:
         tmp = self.intent_path.with_name(f"{self.intent_path.name}.{os.getpid()}.tmp")
@@ -273,14 +314,19 @@ class LanceStore:
         Returns the tables restored ({} when there was nothing to undo)."""
         intent = None if self._intent is not None else self.pending_intent()  # (not this process's open write)
         if intent is None:
+            self.release_pins()
             return {}
         todo = {n: v for n, v in intent.items() if n != CHANGES and self.has_table(n)}
         for n in todo:
             self.table(n).checkout_latest()
         moved = {n: v for n, v in todo.items() if self.table(n).version != v}
-        if not self._restore(moved):
-            raise StoreError(f"could not undo the write a killed process left in {self.path.parent}",
-                             hint="check disk space and permissions, then run `memory-graph check --repair`")
+        failed = self._restore(moved)
+        if failed is not None:
+            self.pin(todo)
+            raise ReadOnlyError(f"an unfinished write in {self.path.parent} could not be undone: {failed}",
+                                hint=f"{disk_hint(failed, self.path.parent)}; until then the data can be read as "
+                                     "it was before that write, and not changed")
+        self.unpin()
         if moved:
             log.warning("undid a write a killed process left half done (tables %s)", ", ".join(sorted(moved)))
         self.log_change(self.last_change() + 1, full=True)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import math
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -47,19 +49,45 @@ class TextIndex:
         self.path = path
         self.max_query_terms = max_query_terms
         self.schema = _schema()
+        self.unwritable: str | None = None  # why the index cannot be opened where it is, if it cannot
+        self._copy: Path | None = None  # the private copy read instead (``open_copy_if_unwritable``)
         self.index = self._open()
 
-    def _open(self) -> tantivy.Index:
+    def _open(self) -> tantivy.Index | None:
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"{self.path} is a file where the text index's folder belongs",
                               hint="move or delete it; the index is rebuilt from LanceDB at the next open")
-        self.path.mkdir(parents=True, exist_ok=True)
         try:
+            self.path.mkdir(parents=True, exist_ok=True)
             return tantivy.Index(self.schema, path=str(self.path), reuse=True)
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:
+            if _denied(exc):  # not damage: wiping it would lose nothing it could not rebuild, but change nothing
+                self.unwritable = str(exc)
+                return None
             log.warning("text index at %s is unreadable (%s); it will be rebuilt from LanceDB", self.path, exc)
             self.wipe_files()
             return tantivy.Index(self.schema, path=str(self.path), reuse=True)
+
+    def open_copy_if_unwritable(self) -> bool:
+        """Where the index cannot be opened in place (Tantivy takes a lock file even to read), read a private
+        copy in a temporary folder. Returns False when the copy starts empty (the index could not be read
+        either): the caller fills it from LanceDB."""
+        if self.unwritable is None:
+            return True
+        self._copy = Path(tempfile.mkdtemp(prefix="memory-graph-bm25-"))
+        atexit.register(shutil.rmtree, self._copy, True)
+        try:
+            shutil.copytree(self.path, self._copy, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns(".tantivy-*.lock"))
+            self.index = tantivy.Index(self.schema, path=str(self._copy), reuse=True)
+            return True
+        except (ValueError, OSError) as exc:
+            log.warning("the text index at %s cannot be read either (%s): rebuilding a copy from LanceDB",
+                        self.path, exc)
+            shutil.rmtree(self._copy, ignore_errors=True)
+            self._copy.mkdir()
+            self.index = tantivy.Index(self.schema, path=str(self._copy), reuse=True)
+            return False
 
     def collect_garbage(self) -> int:
         """Remove files no commit refers to: what a process killed mid-commit leaves behind, and the segments
@@ -336,6 +364,14 @@ REV_FIELDS = ("content_hash", "title", "tags", "project", "memory_type", "create
 #: how a record becomes a document; a new layout changes every stamp, so indexes written by an older one are
 #: brought up to date when opened (``Engine._reconcile_text``)
 TEXT_LAYOUT = 3
+
+
+def _denied(exc: BaseException) -> bool:
+    """Whether opening failed for want of permission or on a read-only file system, not for damage."""
+    text = str(exc)
+    return isinstance(exc, PermissionError) or getattr(exc, "errno", None) in (13, 30) or any(
+        s in text for s in ("Permission denied", "os error 13", "Read-only file system", "os error 30",
+                            "PermissionDenied", "ReadOnlyFilesystem"))
 
 
 def rev_of(rec: dict) -> str:
