@@ -120,7 +120,13 @@ class SentenceTransformersRuntime:
     backend = "sentence-transformers"
 
     def __init__(self, path: str) -> None:
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise ConfigError(f"the model {path!r} needs sentence-transformers, which is not installed",
+                              hint="pip install 'memory-graph[models]' (install the CPU wheel of torch first to "
+                                   "avoid CUDA: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
+                              ) from None
 
         self._model = SentenceTransformer(path, device="cpu")
         self.max_seq_length = int(getattr(self._model, "max_seq_length", 0) or 0)
@@ -203,6 +209,8 @@ def _load_model(path: str, backend: str = "auto"):
                     _MODELS[key] = OnnxBert(path)
                 else:
                     _MODELS[key] = SentenceTransformersRuntime(path)
+            except ConfigError:
+                raise
             except Exception as exc:
                 raise ConfigError(
                     f"cannot load embedding model {path!r} on {runtime}: {exc}",

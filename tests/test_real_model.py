@@ -178,6 +178,7 @@ TEXTS = [
 
 def test_the_onnx_runtime_gives_sentence_transformers_vectors_tokens_and_passages():
     """ONNX Runtime (the default) and PyTorch run the packaged model to the same vectors and word pieces."""
+    pytest.importorskip("sentence_transformers", reason="the models extra is not installed")
     from memory_graph.embedding import SentenceTransformerEmbedder
 
     onnx = SentenceTransformerEmbedder("", 4, 0, 0, backend="onnx")
@@ -197,6 +198,7 @@ def test_the_onnx_runtime_gives_sentence_transformers_vectors_tokens_and_passage
 
 def test_pausing_between_batches_gives_the_same_vectors():
     """A long call pauses between its batches for urgent jobs (a search's query); its vectors do not change."""
+    pytest.importorskip("sentence_transformers", reason="the models extra is not installed")
     from memory_graph.embedding import SentenceTransformerEmbedder
 
     for backend in ("onnx", "sentence-transformers"):
