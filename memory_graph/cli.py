@@ -57,10 +57,20 @@ CreatedBefore = typer.Option(None, "--created-before", help="Only memories store
 def main(data_dir: Optional[Path] = typer.Option(
         None, "--data-dir", "-d", envvar="MEMORY_GRAPH_HOME",
         help="Data directory (default: $MEMORY_GRAPH_HOME, else the platform's user data directory)."),
-        verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress to stderr.")) -> None:
+        verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress to stderr."),
+        version: bool = typer.Option(False, "--version", is_eager=True, callback=lambda shown: _version(shown),
+                                     help="Print the version and exit.")) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
     _state["data_dir"] = data_dir
+
+
+def _version(shown: bool) -> None:
+    if shown:
+        from importlib.metadata import version
+
+        print(f"memory-graph {version('memory-graph')}")
+        raise typer.Exit()
 
 
 @contextmanager

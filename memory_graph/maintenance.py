@@ -51,7 +51,7 @@ def write_lock(lock, data_dir: Path, notice_seconds: float, timeout_seconds: flo
         except OSError as exc:  # (Timeout is not one)
             raise ReadOnlyError(f"{data_dir} cannot be written: {exc.strerror or exc}",
                                 hint="reads work; to change the data, make the directory writable or set "
-                                     "MEMORY_GRAPH_DATA_DIR to a writable copy of it") from None
+                                     "MEMORY_GRAPH_HOME (--data-dir) to a writable copy of it") from None
     except Timeout:
         log.warning("waiting for the write lock of %s: another process holds it", data_dir)
         try:
