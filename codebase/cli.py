@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
-from memory_graph.cli import JsonOpt, _json, app, engine, err, explanation, labelled, mode_check, out
+from memory_graph.cli import (JsonOpt, _json, app, engine, err, explanation, labelled, mode_check, out,
+                              progress_bar)
 from memory_graph.runs import status
 from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP, SYMBOL_RELATIONS
 
@@ -55,9 +55,9 @@ def index(path: Path = typer.Argument(Path("."), help=(
           as_json: bool = JsonOpt) -> None:
     """Index a code folder incrementally: only changed files are re-embedded, deleted ones removed."""
     with engine(lambda: check_root(path)) as eng:
-        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TextColumn("{task.fields[chunks]} chunks, {task.fields[rate]} chunks/s"),
-                       TimeElapsedColumn(), TimeRemainingColumn(), console=err, disable=as_json)
+        bar = progress_bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                           TextColumn("{task.fields[chunks]} chunks, {task.fields[rate]} chunks/s"),
+                           TimeElapsedColumn(), TimeRemainingColumn(), disable=as_json)
         task = bar.add_task("scanning", total=None, chunks=0, rate="-")
 
         def progress(phase: str, done: int, total: int, info: dict) -> None:

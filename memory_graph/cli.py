@@ -152,9 +152,55 @@ def _json(data) -> None:
     out.print_json(json.dumps(data, ensure_ascii=False, default=str))
 
 
-def _progress() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=err)
+class LineProgress:
+    """rich's Progress as plain lines, for a stderr that is no terminal (a log file, a CI job), where a bar
+    would show nothing until the end: a line whenever the phase changes, else every ``every`` seconds."""
+
+    def __init__(self, every: float = 10.0, disable: bool = False) -> None:
+        self.every, self.disable = every, disable
+        self.tasks: list = []
+        self._last = (None, 0.0)
+
+    def __enter__(self) -> "LineProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.tasks and exc[0] is None:
+            self._print(self.tasks[0])
+
+    def add_task(self, description: str, total=None, **fields) -> int:
+        from types import SimpleNamespace
+
+        self.tasks.append(SimpleNamespace(description=description, total=total, completed=0, fields=fields))
+        return len(self.tasks) - 1
+
+    def update(self, task: int, description=None, completed=None, total=None, **fields) -> None:
+        t = self.tasks[task]
+        t.description = description if description is not None else t.description
+        t.completed = completed if completed is not None else t.completed
+        t.total = total if total is not None else t.total
+        t.fields.update(fields)
+        if t.description != self._last[0] or time.monotonic() - self._last[1] >= self.every:
+            self._print(t)
+
+    def _print(self, t) -> None:
+        self._last = (t.description, time.monotonic())
+        if self.disable:
+            return
+        done = f" {t.completed}/{t.total}" if t.total else f" {t.completed}" if t.completed else ""
+        extra = "".join(f", {k} {v}" for k, v in t.fields.items())
+        print(f"{time.strftime('%H:%M:%S')} {t.description}{done}{extra}", file=sys.stderr, flush=True)
+
+
+def progress_bar(*columns, disable: bool = False):
+    """A rich progress bar on a terminal, plain periodic lines (``LineProgress``) elsewhere."""
+    if not err.is_terminal:
+        return LineProgress(disable=disable)
+    return Progress(*columns, console=err, disable=disable)
+
+
+def _progress():
+    return progress_bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
 
 
 @app.command()
@@ -454,7 +500,8 @@ def _words(value, key: str = "") -> str:
 
 @app.command("export")
 def export_(path: Path = typer.Argument(..., help="JSON Lines file to write."), as_json: bool = JsonOpt) -> None:
-    """Export every record (with vectors) to JSON Lines."""
+    """Export the memories, entities and relations (with their vectors) to JSON Lines, for import into another
+    data directory. The code index is left out: index the projects again there."""
     with engine() as eng, _progress() as bar:
         task = bar.add_task("exporting", total=None)
         counts = eng.export(path, progress=lambda d, t: bar.update(task, completed=d, total=t))

@@ -202,8 +202,13 @@ class EntitiesMixin:
         if not project:
             return None
         known = self._project_names()
-        if norm(project) in {norm(p) for p in known}:
+        if project in known:
             return None
+        # a project is named exactly: "Acme-Shop" does not reach the memories of "acme-shop"
+        meant = [p for p in known if norm(p) == norm(project)]
+        if meant:
+            return (f"no memory is in project {project!r}, so only global memories can match; did you mean "
+                    f"{' or '.join(repr(p) for p in meant)}?")
         listed = ", ".join(known[:20]) + (f" and {len(known) - 20} more" if len(known) > 20 else "")
         return (f"no memory is in project {project!r}, so only global memories can match; "
                 f"projects with memories: {listed or 'none'}")

@@ -18,7 +18,8 @@ class TransferMixin:
     """export/import for the Engine."""
 
     def export(self, path: str | Path, progress: Progress | None = None) -> dict:
-        """Write every record (vectors included) to a JSON Lines file; returns counts per kind."""
+        """Write the memories, entities, relations and mentions (vectors included) to a JSON Lines file; the code
+        index is not exported. Returns counts per kind."""
         path = Path(path)
         counts = {}
         total = sum(self.lance.count(k) for k in KINDS[1:])

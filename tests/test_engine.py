@@ -32,7 +32,11 @@ def test_a_search_in_a_project_without_memories_gets_a_hint_naming_the_projects(
     engine.store("Always run the linter before pushing")
     assert engine.memory_projects() == ["billing"]
     assert engine.project_hint(None) is None and engine.project_hint("") is None
-    assert engine.project_hint("billing") is None and engine.project_hint("Billing") is None
+    assert engine.project_hint("billing") is None
+    # a project is named exactly: one that differs only in case or punctuation reaches none of its memories
+    assert [h.title for h in engine.search("cache cold", project="Billing", include_global=False)] == []
+    assert engine.project_hint("Billing").endswith("did you mean 'billing'?")
+    assert engine.project_hint("billing_").endswith("did you mean 'billing'?")
     hint = engine.project_hint("billin")
     assert "'billin'" in hint and "only global memories" in hint and hint.endswith("projects with memories: billing")
     # another process's memories count as soon as it has written them
