@@ -48,7 +48,9 @@ def write_lock(lock, data_dir: Path, notice_seconds: float, timeout_seconds: flo
     try:
         try:
             lock.acquire(timeout=notice_seconds)
-        except OSError as exc:  # (Timeout is not one)
+        except Timeout:  # (an OSError too, as TimeoutError is)
+            raise
+        except OSError as exc:
             raise ReadOnlyError(f"{data_dir} cannot be written: {exc.strerror or exc}",
                                 hint="reads work; to change the data, make the directory writable or set "
                                      "MEMORY_GRAPH_HOME (--data-dir) to a writable copy of it") from None

@@ -13,7 +13,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
+from pydantic import ConfigDict, BaseModel, Field, ValidationError, create_model, model_validator
 
 from memory_graph import Engine, __version__
 from memory_graph.errors import MemoryGraphError
@@ -545,6 +545,10 @@ class ArgumentsError(ValidationError):
 
 
 class _Readable(BaseModel):
+    # strict: a client's wrong type is refused, not coerced ("importance": true stored 1, "5" passed as a limit,
+    # "yes" as a boolean); an integer still passes where a number is asked
+    model_config = ConfigDict(strict=True)
+
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> Any:
         try:

@@ -387,7 +387,10 @@ def test_argument_errors_say_a_line_per_argument():
     with pytest.raises(ArgumentsError) as e:
         model.model_validate({"n": "x" * 500})
     assert str(e.value).endswith("(got '" + "x" * 56 + "...)")  # 60 characters of the input's repr
-    assert model.model_validate({"n": "3"}).n == 3
+    with pytest.raises(ArgumentsError) as e:  # strict: a number sent as a string is refused, not coerced
+        model.model_validate({"n": "3"})
+    assert str(e.value) == "n: Input should be a valid integer (got '3')"
+    assert model.model_validate({"n": 3}).n == 3
 
 
 def test_every_stdio_line_gets_an_answer_an_unreadable_one_a_json_rpc_error(tmp_path, repo):
@@ -420,3 +423,25 @@ def test_every_stdio_line_gets_an_answer_an_unreadable_one_a_json_rpc_error(tmp_
     assert [(r["id"], r["error"]["code"]) for r in errors] == [
         (None, -32700), (7, -32600), (None, -32700), (None, -32700), (None, -32600)]
     assert replies[-1] == {"jsonrpc": "2.0", "id": 9, "result": {}}  # and the server goes on
+
+
+@pytest.mark.parametrize("tool, args, wrong", [
+    ("update_memory", {"id": "mem_x", "importance": True}, "importance"),
+    ("update_memory", {"id": "mem_x", "importance": "5"}, "importance"),
+    ("search_memory", {"query": "x", "limit": "5"}, "limit"),
+    ("search_memory", {"query": "x", "include_invalid": "yes"}, "include_invalid"),
+    ("store_memory", {"content": "x", "tags": "a,b"}, "tags"),
+])
+def test_a_wrong_type_is_refused_not_coerced(tmp_path, tool, args, wrong):
+    from server.app import ArgumentsError, build_server
+    from server.state import ServerState
+
+    state = ServerState(tmp_path / "data", None)
+    try:
+        model = {t.name: t for t in build_server(state)._tool_manager.list_tools()}[tool].fn_metadata.arg_model
+        with pytest.raises(ArgumentsError, match=f"^{wrong}: Input should be a valid"):
+            model.model_validate(args)
+        model.model_validate({**args, wrong: {"importance": 5, "limit": 5, "include_invalid": True,
+                                              "tags": ["a", "b"]}[wrong]})  # the right type passes
+    finally:
+        state.close()
