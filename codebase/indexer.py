@@ -39,8 +39,9 @@ _DIGEST_PREFIX = f"c{CHUNKER_VERSION}:"
 #: a project's edges are made again when its files or this change: 2, methods defined outside their type's body
 #: are its members and Go types implement interfaces (codebase.methods); 3, TypeScript's declared types, a root
 #: index file and `@/` imports (codebase.resolve); 4, awaited results, and a library method's result in
-#: Python is unknown, not a library's (codebase.resolve); 5, Rust's declared types and `super::`/`self::` paths
-EDGES_VERSION = 5
+#: Python is unknown, not a library's (codebase.resolve); 5, Rust's declared types and `super::`/`self::` paths;
+#: 6, a bare call names no method of a type in Python, JavaScript, TypeScript, Go, Rust and PHP
+EDGES_VERSION = 6
 
 #: progress(phase, done, total, info): phase is "wait" (for another process's run of the project), "scan",
 #: "index", "resolve" or "density"; info carries chunk counts.

@@ -43,6 +43,13 @@ from .typed import HOLDS, IDENT_RE, kotlin_property
 __all__ = ["Resolver", "edge_id", "owner_of", "resolve_edges", "type_key"]
 
 CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object"})
+#: languages where a call by a bare name is never a member of a type (only a method called on something is):
+#: `send(message)` in an ASGI app of a test names its parameter, not Client.send
+BARE_CALLS_NAME_NO_MEMBER = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "php", "vue",
+                                       "svelte"})
+#: the kinds of symbol whose members a bare call in those languages never names (a namespace's or a module's
+#: functions it may: TypeScript's `namespace util { ... }`)
+_TYPES = CLASSY - {"module", "namespace"}
 _ELIXIR = (".ex", ".exs")
 _GRAPHQL = (".graphql", ".graphqls", ".gql")
 
@@ -297,7 +304,11 @@ class Resolver(ReceiverTypes, ModuleLanguages):
             return hit
         folder = posixpath.dirname(from_path)
         found = self.by_name.get(name, [])
-        if kind == "calls" and EXTENSIONS.get(posixpath.splitext(from_path)[1]) in IMPLICIT_THIS_CALLS:
+        language = EXTENSIONS.get(posixpath.splitext(from_path)[1])
+        if kind == "calls" and language in BARE_CALLS_NAME_NO_MEMBER:
+            found = [s for s in found if self.by_file_qual.get((s["path"], owner_of(s["qualname"])), {}).get(
+                "kind") not in _TYPES]
+        if kind == "calls" and language in IMPLICIT_THIS_CALLS:
             # a bare call its class's hierarchy has not answered is no other class's method (`print(x)` in a
             # Dart mixin is not Receipt.print): a function's, or a class's constructor
             found = [s for s in found if not owner_of(s["qualname"]) or self.by_file_qual.get(

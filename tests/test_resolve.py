@@ -391,3 +391,21 @@ def test_calls_record_the_class_a_typescript_variable_holds():
     typed = {r.name: r.typed for r in parse_file("a.ts", src, "typescript").refs if r.kind == "calls"}
     assert typed == {"Foo": "", "g": "", "s": "Store", "l": "Cache", "trim": "string", "get": "Map", "m": "ns.Foo",
                      "n": "Bar", "o": ""}
+
+
+def test_a_bare_call_names_no_method_of_another_class():
+    """`await send(message)` in an ASGI app names its parameter, not Client.send (httpx's test apps were all
+    listed as its callers); a call on a receiver still reaches the method, and a bare call a function."""
+    from conftest import called_by
+
+    called = called_by({
+        "pkg/client.py": "class Client:\n    def send(self, request):\n        return request\n\n"
+                         "    def request(self):\n        return self.send(1)\n\n\ndef send_all(c):\n    c.send(2)\n",
+        "tests/apps.py": "async def app(scope, receive, send):\n    await send({'type': 'http.response.start'})\n",
+        "web/app.js": "function handler(req, send) {\n  send(req)\n}\n",
+        "pkg/util.py": "def fmt(x):\n    return x\n",
+        "pkg/use.py": "def show(x):\n    return fmt(x)\n",
+    })
+    assert called["Client.request"] == called["send_all"] == {"pkg/client.py:Client.send"}
+    assert called["app"] == called["handler"] == {"?send"}
+    assert called["show"] == {"pkg/util.py:fmt"}
