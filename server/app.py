@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import inspect
 import logging
 import time
 from datetime import datetime, timezone
@@ -17,8 +18,7 @@ from pydantic import ConfigDict, BaseModel, Field, ValidationError, create_model
 
 from memory_graph import Engine, __version__
 from memory_graph.errors import MemoryGraphError
-from memory_graph.models import TYPES_HELP, Hit, Memory, iso
-from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP
+from memory_graph.models import Hit, Memory, iso
 
 from .state import ServerState
 
@@ -44,18 +44,18 @@ WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHin
 IDEMPOTENT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
 
-Id = Annotated[str, Field(min_length=1, max_length=200, description="A record id.")]
-Ids = Annotated[list[Id], Field(min_length=1, max_length=100, description="Record ids (1 to 100).")]
-Limit = Annotated[int, Field(ge=1, le=100, description="How many results (1 to 100).")]
-Time = Annotated[str | None, Field(description="ISO 8601 date or time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.")]
+Id = Annotated[str, Field(min_length=1, max_length=200, description="Memory id.")]
+Ids = Annotated[list[Id], Field(min_length=1, max_length=100, description="Memory ids.")]
+Limit = Annotated[int, Field(ge=1, le=100, description="Results wanted.")]
+Time = Annotated[str | None, Field(description="ISO 8601, e.g. 2026-01-31.")]
 Tags = Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
                  Field(max_length=50, description="Tags.")]
-PathPrefix = Annotated[str | None, Field(max_length=1000, description=(
-    "Only files under this path, relative to the project's root (src/api/) or absolute under it."))]
-Project = Annotated[str | None, Field(max_length=200, description=(
-    "Project name. Default: the current project (detected from the working directory)."))]
+PathPrefix = Annotated[str | None, Field(max_length=1000, description="Only files under this path (src/api/).")]
+Project = Annotated[str | None, Field(max_length=200, description="Default: the current project.")]
 Scope = Annotated[Literal["project", "global", "all"], Field(description=(
-    "project: the project plus global memories; global: only memories of no project; all: everything."))]
+    "project (with global memories), global (no project) or all."))]
+Mode = Annotated[Literal["hybrid", "vector", "bm25", "graph"], Field(description="Which legs search.")]
+Types = Annotated[list[str] | None, Field(max_length=20, description="Memory types.")]
 
 
 def _tool_errors(fn):
@@ -135,25 +135,23 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=WRITE)
     @_tool_errors
     def store_memory(
-            content: Annotated[str, Field(min_length=1, description="What to remember (up to 100,000 chars).")],
-            memory_type: Annotated[str, Field(description=TYPES_HELP)]
+            content: Annotated[str, Field(min_length=1, description="What to remember.")],
+            memory_type: Annotated[str, Field(description=(
+                "episodic (what happened), fact, procedural, decision, preference, bugfix, note, ..."))]
             = "episodic",
-            title: Annotated[str | None, Field(max_length=500, description="Short title (default: first line).")]
+            title: Annotated[str | None, Field(max_length=500, description="Default: the first line.")]
             = None,
             tags: Tags = None,
-            importance: Annotated[int, Field(ge=1, le=10, description=(
-                "1 (trivia) to 10 (critical); a search scores 10 x1.1 and 1 x0.92 to break near-ties; "
-                "list_memories orders by it."))] = 5,
+            importance: Annotated[int, Field(ge=1, le=10, description="1 trivia to 10 critical.")] = 5,
             project: Annotated[str | None, Field(max_length=200, description=(
-                "Project name; default the current project; \"\" stores a global memory."))] = None,
+                "Default: the current project; \"\" for a global memory."))] = None,
             entities: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
-                                Field(max_length=50, description="Entity names or ids to link.")] = None,
-            source: Annotated[str | None, Field(max_length=2000, description="File path or URL it came from.")]
+                                Field(max_length=50, description="Entities to link, besides those named.")] = None,
+            source: Annotated[str | None, Field(max_length=2000, description="File or URL it came from.")]
             = None,
             valid_from: Time = None) -> dict[str, Any]:
-        """Store a memory; returns its id, duplicate_of (the project holds the same text already), may_update
-        (older facts about the same thing that this probably replaces) and similar (current memories of the
-        project that say much the same). Entities named in the text are linked automatically."""
+        """Remember a decision, fix, procedure or fact for later sessions. Returns its id, and older memories
+        it may update (retire them with invalidate_memory)."""
         eng = state.engine()
         mid = eng.store(content, memory_type=memory_type, title=title, tags=tags, importance=importance,
                         project=state.project if project is None else project, source=source,
@@ -186,18 +184,20 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=READ)
     @_tool_errors
     def get_memories(ids: Ids) -> dict[str, Any]:
-        """Full records (content, tags, dates, validity) for chosen ids, in the order given."""
+        """Full records of chosen memories."""
         return {"memories": [m.to_dict() for m in state.engine().get(ids)]}
 
     @mcp.tool(annotations=IDEMPOTENT)
     @_tool_errors
     def update_memory(
-            id: Id, content: Annotated[str | None, Field(min_length=1)] = None,
-            title: Annotated[str | None, Field(max_length=500)] = None, memory_type: str | None = None,
-            tags: Tags = None, importance: Annotated[int | None, Field(ge=1, le=10)] = None,
-            project: Annotated[str | None, Field(max_length=200)] = None,
+            id: Id, content: Annotated[str | None, Field(min_length=1, description="New content.")] = None,
+            title: Annotated[str | None, Field(max_length=500, description="New title.")] = None,
+            memory_type: Annotated[str | None, Field(description="New type.")] = None,
+            tags: Tags = None,
+            importance: Annotated[int | None, Field(ge=1, le=10, description="1 to 10.")] = None,
+            project: Annotated[str | None, Field(max_length=200, description="Move it to this project.")] = None,
             valid_from: Time = None, valid_until: Time = None) -> dict[str, Any]:
-        """Change fields of a memory; it is re-embedded and re-linked only if its content changed."""
+        """Correct a memory's fields."""
         m = state.engine().update(id, content=content, title=title, memory_type=memory_type, tags=tags,
                                   importance=importance, project=project, valid_from=valid_from,
                                   valid_until=valid_until)
@@ -206,20 +206,23 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=DESTRUCTIVE)
     @_tool_errors
     def delete_memory(ids: Ids) -> dict[str, Any]:
-        """Hard-delete memories with their links and index entries (invalidate_memory keeps history)."""
+        """Delete memories for good; invalidate_memory keeps history instead."""
         return {"deleted": state.engine().delete(ids)}
 
     @mcp.tool(annotations=READ)
     @_tool_errors
     def list_memories(
             project: Project = None, scope: Scope = "project",
-            memory_type: Annotated[list[str] | None, Field(max_length=20)] = None, tags: Tags = None,
+            memory_type: Types = None, tags: Tags = None,
             created_after: Time = None, created_before: Time = None,
-            valid_at: Annotated[str | None, Field(description="Only memories valid at this time.")] = None,
-            limit: Limit = 20, offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0,
-            order_by: Literal["created_at", "updated_at", "importance"] = "created_at",
-            descending: bool = True) -> dict[str, Any]:
-        """Memories matching filters, newest first by default, one page at a time (compact index)."""
+            valid_at: Annotated[str | None, Field(description="Only memories valid then (ISO 8601).")] = None,
+            limit: Limit = 20,
+            offset: Annotated[int, Field(ge=0, le=1_000_000, description="Results to skip.")] = 0,
+            order_by: Annotated[Literal["created_at", "updated_at", "importance"], Field(
+                description="Sort key.")] = "created_at",
+            descending: Annotated[bool, Field(description="Newest or most important first.")] = True
+            ) -> dict[str, Any]:
+        """Browse memories by filters, a page at a time."""
         eng = state.engine()
         proj, _ = scope_of(project, scope)
         page, total = eng.list(project=proj, memory_type=memory_type, tags=tags, created_after=created_after,
@@ -231,14 +234,11 @@ def build_server(state: ServerState) -> MCPServer:
     @_tool_errors
     def invalidate_memory(
             id: Id, reason: Annotated[str, Field(max_length=2000, description="Why it no longer holds.")] = "",
-            superseded_by: Annotated[str | None, Field(max_length=200, description="Id of what replaces it.")]
+            superseded_by: Annotated[str | None, Field(max_length=200, description="The memory replacing it.")]
             = None,
-            at: Annotated[str | None, Field(description="When validity ended (ISO 8601); default now.")] = None
+            at: Annotated[str | None, Field(description="When it ended (ISO 8601); default now.")] = None
     ) -> dict[str, Any]:
-        """End a memory's validity (kept for history; searches skip it unless asked for a past time).
-
-        Invalidating an ended memory again keeps when it ended (unless ``at`` is given) and records a new
-        reason or replacement."""
+        """Mark a memory no longer true, keeping it as history; searches then skip it."""
         m = state.engine().invalidate(id, at=at, reason=reason, superseded_by=superseded_by)
         return {"id": m.id, "valid_until": iso(m.valid_until), "superseded_by": m.superseded_by or None}
 
@@ -246,23 +246,19 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=READ)
     @_tool_errors
     def search_memory(
-            query: Annotated[str, Field(min_length=1, max_length=10_000, description="What to look for.")],
-            limit: Limit = 10, mode: Literal["hybrid", "vector", "bm25", "graph"] = "hybrid",
+            query: Annotated[str, Field(min_length=1, max_length=10_000, description="A question or words.")],
+            limit: Limit = 10, mode: Mode = "hybrid",
             project: Project = None, scope: Scope = "project",
-            memory_type: Annotated[list[str] | None, Field(max_length=20)] = None, tags: Tags = None,
+            memory_type: Types = None, tags: Tags = None,
             created_after: Time = None, created_before: Time = None,
-            as_of: Annotated[str | None, Field(description="Search as of this time (validity and decay).")] = None,
-            include_invalid: Annotated[bool, Field(description=(
-                "Also return memories whose validity ended; each shows valid_until and superseded_by."))] = False,
-            min_score: Annotated[float | None, Field(ge=0, le=1)] = None,
-            details: Annotated[bool, Field(description="Include each memory's content.")] = False,
-            explain: Annotated[bool, Field(description="Include each stage's contribution.")] = False
+            as_of: Annotated[str | None, Field(description="Search as of a past time.")] = None,
+            include_invalid: Annotated[bool, Field(description="Include memories no longer true.")] = False,
+            min_score: Annotated[float | None, Field(ge=0, le=1, description="Drop weaker results.")] = None,
+            details: Annotated[bool, Field(description="Include content.")] = False,
+            explain: Annotated[bool, Field(description="Say why each was found.")] = False
     ) -> dict[str, Any]:
-        """Search memories (vector + BM25 + graph, fused, PageRank-damped, decayed, diversified).
-
-        Returns a compact index; call get_memories for the full records you need. `confidence` (0-1) says how
-        well the best results match; when it is low a `note` says that nothing matches well: stop looking
-        rather than guess from them. A result that a newer memory updates shows `updated_by`."""
+        """Recall what earlier sessions stored: decisions, fixes, codenames, facts. Returns a compact index
+        (get_memories for content); a low confidence with a note means nothing matches well."""
         eng = state.engine()
         proj, include_global = scope_of(project, scope)
         hits = eng.search(query, limit=limit, mode=mode, project=proj, include_global=include_global,
@@ -277,13 +273,13 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=READ)
     @_tool_errors
     def timeline(
-            anchor_id: Annotated[str | None, Field(max_length=200, description="The memory to centre on.")] = None,
+            anchor_id: Annotated[str | None, Field(max_length=200, description="Memory to centre on.")] = None,
             query: Annotated[str | None, Field(max_length=10_000, description=(
-                "Used when no anchor_id is given: the top hit becomes the anchor."))] = None,
-            before: Annotated[int, Field(ge=0, le=50, description="How many memories before it (a count).")] = 3,
-            after: Annotated[int, Field(ge=0, le=50, description="How many memories after it (a count).")] = 3,
+                "Else: its top hit is the anchor."))] = None,
+            before: Annotated[int, Field(ge=0, le=50, description="Memories before.")] = 3,
+            after: Annotated[int, Field(ge=0, le=50, description="Memories after.")] = 3,
             project: Project = None) -> dict[str, Any]:
-        """The memories just before and after an anchor in its project, in time order (compact)."""
+        """What was stored just before and after a memory, in its project."""
         t = state.engine().timeline(anchor_id=anchor_id, query=query, before=before, after=after,
                                     project=project if project is not None else state.project)
         return {"anchor": _compact(t["anchor"]), "before": [_compact(m) for m in t["before"]],
@@ -293,66 +289,67 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=IDEMPOTENT)
     @_tool_errors
     def create_entity(
-            name: Annotated[str, Field(min_length=1, max_length=200)],
+            name: Annotated[str, Field(min_length=1, max_length=200, description="Entity name.")],
             entity_type: Annotated[str, Field(max_length=50, description="person, project, service, ...")]
             = "concept",
-            description: Annotated[str, Field(max_length=5_000)] = "",
+            description: Annotated[str, Field(max_length=5_000, description="What it is.")] = "",
             aliases: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
-                               Field(max_length=50)] = None) -> dict[str, Any]:
-        """Create an entity, or return (and enrich) the existing one with the same name and type.
-
-        A name that memories or relations mention but no one has typed or described yet becomes this entity."""
+                               Field(max_length=50, description="Other names, e.g. a codename.")] = None
+    ) -> dict[str, Any]:
+        """Name a person, service or concept (or describe an existing one), with aliases such as codenames."""
         return {"entity": state.engine().create_entity(name, entity_type, description, aliases).to_dict()}
 
     @mcp.tool(annotations=WRITE)
     @_tool_errors
     def create_relation(
-            source: Annotated[str, Field(min_length=1, max_length=200, description="Entity name or id, or memory id.")],
-            target: Annotated[str, Field(min_length=1, max_length=200, description="Entity name or id, or memory id.")],
-            relation_type: Annotated[str, Field(min_length=1, max_length=100)] = "related_to",
-            weight: Annotated[float, Field(gt=0, le=100)] = 1.0, valid_from: Time = None) -> dict[str, Any]:
-        """Link two entities or memories with a typed, weighted relation (new names become entities)."""
+            source: Annotated[str, Field(min_length=1, max_length=200, description="Entity or memory.")],
+            target: Annotated[str, Field(min_length=1, max_length=200, description="Entity or memory.")],
+            relation_type: Annotated[str, Field(min_length=1, max_length=100, description="e.g. depends_on.")]
+            = "related_to",
+            weight: Annotated[float, Field(gt=0, le=100, description="Strength.")] = 1.0,
+            valid_from: Time = None) -> dict[str, Any]:
+        """Link two entities or memories (a new name becomes an entity)."""
         rel = state.engine().create_relation(source, target, relation_type, weight, valid_from=valid_from)
         return {"relation": rel.to_dict()}
 
     @mcp.tool(annotations=READ)
     @_tool_errors
     def get_related(
-            id: Annotated[str, Field(min_length=1, max_length=200, description="Entity name or id, or memory id.")],
-            depth: Annotated[int, Field(ge=1, le=3)] = 1, direction: Literal["out", "in", "both"] = "both",
-            relation_types: Annotated[list[str] | None, Field(max_length=20)] = None,
+            id: Annotated[str, Field(min_length=1, max_length=200, description="Entity or memory.")],
+            depth: Annotated[int, Field(ge=1, le=3, description="Hops.")] = 1,
+            direction: Annotated[Literal["out", "in", "both"], Field(description="Edge direction.")] = "both",
+            relation_types: Annotated[list[str] | None, Field(max_length=20, description="Only these.")] = None,
             limit: Limit = 50) -> dict[str, Any]:
-        """Neighbours of an entity or memory within depth hops, with the edge that reached each."""
+        """What an entity or memory is linked to, within a few hops."""
         return {"related": state.engine().get_related(id, depth, direction, relation_types, limit=limit)}
 
     @mcp.tool(annotations=DESTRUCTIVE)
     @_tool_errors
     def delete_entity(
             id: Annotated[str, Field(min_length=1, max_length=200, description=(
-                "Entity name or id, or a relation id (rel_...)."))]) -> dict[str, Any]:
-        """Remove an entity with its mentions and relations, or one relation."""
+                "Entity, or relation id (rel_...)."))]) -> dict[str, Any]:
+        """Delete an entity with its links, or one relation."""
         return state.engine().delete_entity(id)
 
     @mcp.tool(annotations=READ)
     @_tool_errors
-    def detect_communities(min_size: Annotated[int, Field(ge=2, le=1000)] = 2,
-                           top: Annotated[int, Field(ge=1, le=50)] = 5) -> dict[str, Any]:
-        """Louvain communities of the entity graph, largest first, with their best-connected members."""
+    def detect_communities(min_size: Annotated[int, Field(ge=2, le=1000, description="Smallest size.")] = 2,
+                           top: Annotated[int, Field(ge=1, le=50, description="Members shown.")] = 5
+                           ) -> dict[str, Any]:
+        """Clusters of related entities, largest first."""
         return {"communities": state.engine().communities(min_size=min_size, top=top)}
 
     # ---- code -----------------------------------------------------------------
     @mcp.tool(annotations=IDEMPOTENT)
     async def index_project(
             ctx: Context,
-            path: Annotated[str | None, Field(max_length=4096, description=(
-                "Folder to index (inside the allowed roots). Default: the current project."))] = None,
+            path: Annotated[str | None, Field(max_length=4096, description="Default: the current project.")]
+            = None,
             project: Project = None,
             force: Annotated[bool, Field(description="Re-embed every file.")] = False,
-            watch: Annotated[bool, Field(description="Keep the project indexed as files change.")] = False
+            watch: Annotated[bool, Field(description="Re-index as files change.")] = False
     ) -> dict[str, Any]:
-        """Index a code folder incrementally (changed files only) with progress notifications.
-
-        A second call for a project being indexed follows that run instead of starting another."""
+        """Index a project's code for search_code and symbol_graph; a re-run only reads changed files."""
         try:
             run, started = await anyio.to_thread.run_sync(state.start_index, path, project, force)
         except MemoryGraphError as exc:
@@ -378,24 +375,18 @@ def build_server(state: ServerState) -> MCPServer:
     @_tool_errors
     def search_code(
             query: Annotated[str, Field(min_length=1, max_length=10_000, description=(
-                "What the code does, an identifier, a file (path:name, path:line), or a mix."))],
-            limit: Limit = 10, mode: Literal["hybrid", "vector", "bm25", "graph"] = "hybrid",
+                "What the code does, a name, path:line, or a pasted error."))],
+            limit: Limit = 10, mode: Mode = "hybrid",
             project: Annotated[str | None, Field(max_length=200, description=(
-                "Project; default the current one; \"*\" searches every project."))] = None,
+                "Default: the current project; \"*\" for all."))] = None,
             path_prefix: PathPrefix = None,
-            languages: Annotated[list[str] | None, Field(max_length=20)] = None,
+            languages: Annotated[list[str] | None, Field(max_length=20, description="e.g. python.")] = None,
             chunk_types: Annotated[list[str] | None, Field(max_length=20, description=(
-                "function, method, class, module, section, lines, ..."))] = None,
-            details: Annotated[bool, Field(description="Include each chunk's code.")] = False,
-            explain: bool = False) -> dict[str, Any]:
-        """Search code by meaning, identifier and structure: paths, lines and breadcrumbs, one result per definition.
-
-        Test files rank below the code they test unless the query mentions tests, and documentation (Markdown,
-        reST, text) below the code it describes unless the query mentions docs. A file's path names what follows
-        it (db/transaction.py:atomic, tests/test_x.py::TestX::test_y, a traceback's File "...", line 88: the
-        chunk holding that line first). A name alone (Request, Context.invoke, get) ranks its definitions first,
-        those spelt as asked before those that differ in case or underscores. `confidence` (0-1) says how well
-        the best results match; when it is low a `note` says that nothing matches well."""
+                "function, method, class, ..."))] = None,
+            details: Annotated[bool, Field(description="Include code.")] = False,
+            explain: Annotated[bool, Field(description="Say why each was found.")] = False) -> dict[str, Any]:
+        """Find code by what it does, a name, a file's line or an error message; one result per definition,
+        tests and docs below the code. A low confidence with a note means nothing matches well."""
         eng = state.engine()
         if project == "*":
             proj = None
@@ -415,16 +406,13 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=READ)
     @_tool_errors
     def search_symbols(
-            name: Annotated[str, Field(min_length=1, max_length=200,
-                                       description=("Name, part of one, signature text, dotted path, or a file's path "
-                                                    "(base.py, pkg/module.py:name, pkg/module.py:88)."))],
+            name: Annotated[str, Field(min_length=1, max_length=200, description=(
+                "A name or part of one, Class.method, pkg.module.name, or path.py:name."))],
             project: Project = None,
-            kind: Annotated[str | None, Field(max_length=50, description=KINDS_HELP)] = None,
+            kind: Annotated[str | None, Field(max_length=50, description="function, class, method, ...")] = None,
             path_prefix: PathPrefix = None,
             limit: Limit = 20) -> dict[str, Any]:
-        """Symbols by name: exact matches first, then prefixes, then substrings; Class.method also finds a
-        method the class inherits, module.function the module's function, and a dotted path
-        (pkg.module.Class.method, as an import or a traceback writes it) the symbol it leads to."""
+        """Find definitions by name: exact, then prefix, then substring."""
         eng = state.engine()
         rows = eng.find_symbols(name, project=project, kind=kind, path_prefix=path_prefix, limit=limit)
         return _noted(eng, project, {"symbols": rows})
@@ -432,33 +420,22 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=READ)
     @_tool_errors
     def symbol_graph(
-            symbol: Annotated[str, Field(min_length=1, max_length=300, description=SYMBOL_HELP)],
-            relation: Literal["callers", "callees", "imports", "imported_by", "subclasses", "superclasses",
-                              "members", "container"] = "callers",
-            depth: Annotated[int, Field(ge=1, le=3)] = 1, project: Project = None,
+            symbol: Annotated[str, Field(min_length=1, max_length=300, description=(
+                "A name, Class.method, pkg.module.name, path.py:line or id."))],
+            relation: Annotated[Literal["callers", "callees", "imports", "imported_by", "subclasses",
+                                        "superclasses", "members", "container"], Field(
+                description="What to follow.")] = "callers",
+            depth: Annotated[int, Field(ge=1, le=3, description="Hops.")] = 1, project: Project = None,
             limit: Limit = 50) -> dict[str, Any]:
-        """Callers, callees, imports, subclasses (and more) of a symbol, depth-limited.
-
-        Overloads of one name in one scope are asked as one (listed under ``overloads``). A name several
-        symbols share answers for one and lists the rest under ``others``: ask again by qualname or id.
-        Class.method finds a method inherited from a base (``inherited_by`` names the class asked),
-        module.function the function a module defines, and pkg.module.Class.method what that path leads to.
-        Callers of a method are followed by those of the methods it overrides or implements, each with
-        ``through`` naming that method: a call through an interface or base class may reach it. Callees
-        that are an interface's or abstract method are followed by the methods implementing them (``through``
-        the one called).
-        ``truncated`` is true when there are more than ``limit``."""
+        """Walk the code graph from a symbol: callers, callees, imports, subclasses, members. Other symbols of
+        the same name are listed under `others`."""
         eng = state.engine()
         return _noted(eng, project, eng.symbol_graph(symbol, relation, depth=depth, project=project, limit=limit))
 
     @mcp.tool(annotations=READ)
     @_tool_errors
     def project_status(project: Project = None) -> dict[str, Any]:
-        """Indexed projects (files, chunks, symbols, last run) and the progress of index runs: this server's,
-        its watchers' and other processes', each with its files done, chunks embedded and ``pid``.
-
-        A watched project's ``watch`` says how many times the watcher re-indexed it and what the last run
-        did, or why it failed."""
+        """Indexed projects and the progress of index runs, in any process."""
         eng = state.engine()
         runs = [r for r in state.runs() if project in (None, r["project"])]
         mine = {r["project"] for r in runs if r["running"]}
@@ -482,10 +459,9 @@ def build_server(state: ServerState) -> MCPServer:
 
     @mcp.tool(annotations=DESTRUCTIVE)
     @_tool_errors
-    def delete_project(project: Annotated[str, Field(min_length=1, max_length=200)]) -> dict[str, Any]:
-        """Drop a project's code index (chunks, symbols, edges); its memories are kept.
-
-        This server's run indexing the project is stopped first; a run in another process makes it an error."""
+    def delete_project(project: Annotated[str, Field(min_length=1, max_length=200, description="Project name.")]
+                       ) -> dict[str, Any]:
+        """Drop a project's code index; its memories stay."""
         w = state.watchers.pop(project, None)
         if w is not None:
             w.stop()
@@ -497,7 +473,7 @@ def build_server(state: ServerState) -> MCPServer:
     @mcp.tool(annotations=READ)
     @_tool_errors
     def get_status() -> dict[str, Any]:
-        """Version, data path, counts, model, index health and the current project."""
+        """Version, data path, counts, health and the current project."""
         s = state.engine().stats()
         return {"version": __version__, "current_project": state.project,
                 "allowed_roots": [str(r) for r in state.roots], **s}
@@ -523,6 +499,35 @@ def _forbid_unknown_arguments(mcp: MCPServer) -> None:
         tool.fn_metadata.arg_model = create_model(model.__name__, __base__=(model, _Readable),
                                                   __validators__={"_known": model_validator(mode="before")(check)})
         tool.parameters["additionalProperties"] = False
+        # every session of every agent reads this list: no code indentation in descriptions, no generated
+        # titles, an optional argument said once (absent from "required") rather than as anyOf [X, null]
+        tool.description = inspect.cleandoc(tool.description or "")
+        tool.parameters = compact_schema(tool.parameters)
+
+
+#: schema keywords left out of the tool list: generated titles, and the length limits the tool's model still
+#: enforces with a clear error (an agent rarely comes near them, and every session pays for reading them)
+_UNPUBLISHED = frozenset({"title", "minLength", "maxLength", "minItems", "maxItems"})
+
+
+def compact_schema(schema: Any) -> Any:
+    """A JSON schema without ``_UNPUBLISHED`` keywords, ``default: null`` and ``anyOf [X, {"type": "null"}]``
+    (X instead): the tool's own model still checks every argument."""
+    if isinstance(schema, list):
+        return [compact_schema(x) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: compact_schema(v) for k, v in schema.items()
+           if k not in _UNPUBLISHED and not (k == "default" and v is None)}
+    if "properties" in schema:  # property names, not keywords: a property may be called "title"
+        out["properties"] = {name: compact_schema(v) for name, v in schema["properties"].items()}
+    branches = out.get("anyOf")
+    if isinstance(branches, list):
+        rest = [b for b in branches if b != {"type": "null"}]
+        if len(rest) == 1 and len(rest) < len(branches):
+            merged = {**{k: v for k, v in out.items() if k != "anyOf"}, **rest[0]}
+            return merged
+    return out
 
 
 class ArgumentsError(ValidationError):

@@ -64,6 +64,19 @@ def test_tool_list_matches_the_snapshot(tmp_path, repo):
     assert snap["search_memory"]["input_schema"]["properties"]["limit"]["maximum"] == 100
     assert snap["delete_memory"]["annotations"]["destructiveHint"] is True
     assert snap["search_code"]["annotations"]["readOnlyHint"] is True
+    undescribed = [(name, p) for name, t in snap.items() for p, v in t["input_schema"]["properties"].items()
+                   if not v.get("description")]
+    assert undescribed == []
+    assert not any("\n        " in t["description"] for t in snap.values())  # no docstring indentation
+    # what every session of every agent reads: its size is pinned with the rest, in the model's word pieces
+    from tokenizers import Tokenizer
+
+    from memory_graph.embedding import default_model_path
+
+    tokenizer = Tokenizer.from_file(str(Path(default_model_path()) / "tokenizer.json"))
+    tokenizer.no_truncation()
+    listed = json.dumps(snap)
+    snap["_size"] = {"chars": len(listed), "minilm_tokens": len(tokenizer.encode(listed).ids)}
     if os.environ.get("UPDATE_SNAPSHOT"):
         SNAPSHOT.write_text(json.dumps(snap, indent=1, sort_keys=True) + "\n")
     # a change to any tool's name, description, schema or annotations must be deliberate: UPDATE_SNAPSHOT=1
