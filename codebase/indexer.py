@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import inspect
 import json
 import logging
 import re
@@ -331,9 +332,9 @@ class Indexer:
                 todo = list(dict.fromkeys(t for t in texts if t not in known))
                 t = time.perf_counter()
                 if todo:
-                    known.update(zip(todo, self.engine.embedder.encode(todo)))
-                report.embed_seconds += time.perf_counter() - t
+                    known.update(zip(todo, self._embed(todo, done, total, report, t_start)))
                 report.chunks_embedded += len(todo)
+                report.embed_seconds += time.perf_counter() - t
                 for c, text in zip(chunks, texts):
                     c["vector"] = [float(x) for x in known[text]]
                 self.engine.code_write(self.project, files, chunks, symbols,
@@ -343,6 +344,25 @@ class Indexer:
                 elapsed = max(1e-6, time.perf_counter() - t_start)
                 self._report("index", done, total, chunks=report.chunks_embedded,
                              chunks_per_s=round(report.chunks_embedded / elapsed, 1))
+
+    def _embed(self, texts: list[str], done: int, total: int, report: IndexReport, t_start: float):
+        """The vectors of a batch's new chunks, saying how far the model got about every
+        ``index_progress_seconds``: a client whose request timeout resets on progress gave up after a minute
+        of silence on one batch of a busy machine."""
+        last = [time.perf_counter()]
+
+        def progress(embedded: int) -> None:
+            now = time.perf_counter()
+            if now - last[0] >= self.cfg.index_progress_seconds:
+                last[0] = now
+                chunks = report.chunks_embedded + embedded
+                self._report("index", done, total, chunks=chunks,
+                             chunks_per_s=round(chunks / max(1e-6, now - t_start), 1))
+
+        encode = self.engine.embedder.encode
+        if "progress" not in inspect.signature(encode).parameters:  # an embedder of a test's, or a user's own
+            return encode(texts)
+        return encode(texts, progress=progress)
 
     def _records(self, parsed: list[tuple[SourceFile, str, ParsedFile, str]],
                  report: IndexReport) -> tuple[list[dict], list[dict], list[dict]]:

@@ -174,6 +174,9 @@ class Config:
     #: files, and chunks' worth of text, per write while indexing (one embedding batch each).
     index_batch_files: int = 64
     index_batch_chunks: int = 256
+    #: seconds between two progress reports of an index run while the model embeds a batch (reported between
+    #: the model's own batches, so none is split): a client's request timeout resets on each
+    index_progress_seconds: float = 2.0
     #: seconds of quiet after a change before the watcher re-indexes.
     watch_debounce_seconds: float = 1.0
 

@@ -137,8 +137,8 @@ class SentenceTransformersRuntime:
         self.tokenizer = self._model.tokenizer
 
     def encode(self, texts, batch_size: int = 64, batch_tokens: int = 0,
-               between: Callable[[], None] | None = None) -> np.ndarray:
-        """L2-normalised vectors; ``between`` runs after each batch of ``batch_size`` but the last."""
+               between: Callable[[int], None] | None = None) -> np.ndarray:
+        """L2-normalised vectors; ``between(done)`` runs after each batch of ``batch_size`` but the last."""
         texts = list(texts)
         if between is None or len(texts) <= batch_size:
             return self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
@@ -148,7 +148,7 @@ class SentenceTransformersRuntime:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(texts), batch_size):
             if start:
-                between()
+                between(start)
             rows = order[start:start + batch_size]
             out[rows] = self._model.encode([texts[r] for r in rows], batch_size=batch_size,
                                            normalize_embeddings=True, convert_to_numpy=True,
@@ -312,8 +312,11 @@ class SentenceTransformerEmbedder:
             self._dimension = int(self.model.dimension)
         return self._dimension
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed texts (batched; cached by content hash). Returns an (n, dim) float32 array."""
+    def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Embed texts (batched; cached by content hash). Returns an (n, dim) float32 array.
+
+        progress: called between the model's batches with how many of the texts not cached are embedded so
+        far (on the model's thread)."""
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         missing: dict[str, list[int]] = {}
         for i, text in enumerate(texts):
@@ -327,8 +330,13 @@ class SentenceTransformerEmbedder:
             keys = list(missing)
             batch = [texts[missing[k][0]] for k in keys]
             model = self.model
+            def between(done: int) -> None:
+                run_urgent()
+                if progress is not None:
+                    progress(done)
+
             vectors = on_model_thread(lambda: model.encode(batch, self.batch_size, self.batch_tokens,
-                                                           between=run_urgent), urgent=len(batch) <= URGENT_TEXTS)
+                                                           between=between), urgent=len(batch) <= URGENT_TEXTS)
             vectors = np.asarray(vectors, dtype=np.float32)
             self.texts_encoded += len(batch)
             for key, vec in zip(keys, vectors):

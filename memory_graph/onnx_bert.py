@@ -224,13 +224,13 @@ class OnnxBert:
         self.tokenizer.no_padding()
 
     def encode(self, texts, batch_size: int = 64, batch_tokens: int = 2048,
-               between: Callable[[], None] | None = None) -> np.ndarray:
+               between: Callable[[int], None] | None = None) -> np.ndarray:
         """L2-normalised float32 vectors of ``texts``.
 
         A batch holds texts of similar length (less padding), at most ``batch_size`` of them and at most
         ``batch_tokens`` padded word pieces: attention takes memory in the square of the length (see
-        ``Config.embedding_batch_tokens``). ``between`` runs between two batches (a search's query then waits
-        for one batch, not for the whole call).
+        ``Config.embedding_batch_tokens``). ``between(done)`` runs between two batches, with the number of texts
+        embedded so far (a search's query then waits for one batch, not for the whole call).
         """
         if self._lower:
             texts = [t.lower() for t in texts]
@@ -240,7 +240,7 @@ class OnnxBert:
         batches = list(length_batches([len(encodings[r].ids) for r in order], batch_size, batch_tokens))
         for n, (start, stop) in enumerate(batches):
             if n and between is not None:
-                between()
+                between(start)
             rows = order[start:stop]
             width = len(encodings[rows[0]].ids)
             ids = np.zeros((len(rows), width), dtype=np.int64)

@@ -120,6 +120,23 @@ def running(data_dir: Path, project: str | None = None) -> list[dict[str, Any]]:
     return out
 
 
+def interrupted(data_dir: Path) -> list[dict[str, Any]]:
+    """Index runs that died before their end (a killed process, a stdio server whose client went away): their
+    progress file is left and their lock is free. Each has its project and root; a new run resumes it, since
+    every batch of files it wrote is kept."""
+    out = []
+    for info in sorted(Path(data_dir).glob(".index-*.json")):
+        if _held(info.with_suffix(".lock")):
+            continue
+        try:
+            run = json.loads(info.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if run.get("project") and run.get("root"):
+            out.append(run)
+    return out
+
+
 def status(run: dict[str, Any]) -> str:
     """A run in progress in a few words: "project 'x' is being indexed (12 of 80 changed files done)"."""
     done, total = run.get("files_done") or 0, run.get("files_total") or 0

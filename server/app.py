@@ -356,7 +356,7 @@ def build_server(state: ServerState) -> MCPServer:
             raise ToolError(exc.message + (f" Hint: {exc.hint}" if exc.hint else "")) from None
         last = None
         while not run.finished.is_set():
-            snap = (run.phase, run.done, run.total)
+            snap = (run.phase, run.done, run.total, run.chunks)
             if snap != last:
                 last = snap
                 await ctx.report_progress(run.done, run.total or None, run.message())

@@ -41,7 +41,17 @@ def serve(http: bool = typer.Option(False, "--http", help=(
 
     logging.basicConfig(level=os.environ.get("MEMORY_GRAPH_LOG_LEVEL", "WARNING").upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
+    import threading
+
     state = ServerState(_state["data_dir"], project_dir)
+
+    def resume() -> None:
+        try:
+            state.resume_interrupted()
+        except Exception:  # a server that cannot resume a run still serves
+            logging.getLogger("memory_graph.server").exception("could not resume interrupted index runs")
+
+    threading.Thread(target=resume, daemon=True, name="mg-resume").start()
     if watch and state.project_root is not None:
         def start_watch() -> None:
             try:
@@ -51,8 +61,6 @@ def serve(http: bool = typer.Option(False, "--http", help=(
                     state.watch(run.project, run.root)
             except Exception:
                 logging.getLogger("memory_graph.server").exception("could not watch %s", state.project_root)
-
-        import threading
 
         threading.Thread(target=start_watch, daemon=True, name="mg-watch-start").start()
     server = build_server(state)

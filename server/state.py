@@ -36,6 +36,14 @@ def check_allowed(path: str, roots: list[Path]) -> Path:
     return resolved
 
 
+def _duration(seconds: float) -> str:
+    """'40 s', '3 min', '1 h 5 min': as a progress line says how long is left."""
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+
+
 @dataclass
 class IndexRun:
     """One index run in progress (or finished), shared by every caller asking for the same project."""
@@ -60,7 +68,11 @@ class IndexRun:
     def message(self) -> str:
         """What the run is doing, for a progress notification ("files: 3/10, 120 chunks embedded")."""
         if self.phase == "index":
-            return f"files: {self.done}/{self.total}, {self.chunks} chunks embedded"
+            said = f"files: {self.done}/{self.total}, {self.chunks} chunks embedded"
+            if 0 < self.done < self.total:  # at the pace so far, files being of all sizes
+                left = (time.time() - self.started) * (self.total - self.done) / self.done
+                said += f", about {_duration(left)} left"
+            return said
         doing = {"starting": "starting", "wait": "waiting for another process indexing this project",
                  "scan": "scanning files", "resolve": "resolving symbols",
                  "density": "chunk neighbourhoods"}.get(self.phase, self.phase)
@@ -135,6 +147,23 @@ class ServerState:
             self._engine.close()
 
     # ---- index runs ---------------------------------------------------------
+    def resume_interrupted(self) -> list[str]:
+        """Start again, in the background, the index runs that died before their end on this data directory
+        (the server of a client that gave up, a killed `memory-graph index`), where their folder is still
+        allowed; each goes on from the last batch it wrote. Returns their projects."""
+        from memory_graph.runs import interrupted
+
+        resumed = []
+        for run in interrupted(self.engine().data_dir):
+            try:
+                self.start_index(run["root"], run["project"], False)
+            except MemoryGraphError as exc:  # the folder is gone or no longer allowed: left for the user
+                log.warning("not resuming the index run of %s: %s", run["project"], exc.message)
+                continue
+            log.warning("resuming the interrupted index run of %s (%s)", run["project"], run["root"])
+            resumed.append(run["project"])
+        return resumed
+
     def start_index(self, path: str | None, project: str | None, force: bool) -> tuple[IndexRun, bool]:
         """The run for this project: a new one, or the one already running. Returns (run, started_now)."""
         folder = check_allowed(path, self.roots) if path else self.project_root

@@ -204,7 +204,7 @@ def test_pausing_between_batches_gives_the_same_vectors():
     for backend in ("onnx", "sentence-transformers"):
         model = SentenceTransformerEmbedder("", 4, 0, 0, backend=backend).model
         pauses: list[int] = []
-        paused = model.encode(TEXTS, 4, 2048, between=lambda: pauses.append(1))
+        paused = model.encode(TEXTS, 4, 2048, between=lambda done: pauses.append(done))
         whole = model.encode(TEXTS, 4, 2048)
         assert len(pauses) >= len(TEXTS) // 4 - 1 and np.abs(paused - whole).max() < 1e-6, backend
 

@@ -345,8 +345,12 @@ def test_index_run_progress_messages_name_the_phase():
     run = IndexRun("repo", "/repo")
     run.progress("density", 0, 1, {})
     assert run.message() == "chunk neighbourhoods"
+    run.started -= 30  # three files in 30 s: seven more take about 70 s
     run.progress("index", 3, 10, {"chunks": 120})
-    assert run.message() == "files: 3/10, 120 chunks embedded"
+    assert run.message() == "files: 3/10, 120 chunks embedded, about 1 min left"
+    run.progress("index", 10, 10, {"chunks": 400})
+    assert run.message() == "files: 10/10, 400 chunks embedded"
+    run.progress("index", 10, 10, {"chunks": 120})
     run.progress("resolve", 0, 1, {})
     assert run.message() == "resolving symbols (120 chunks embedded)"
 
@@ -458,3 +462,28 @@ def test_a_wrong_type_is_refused_not_coerced(tmp_path, tool, args, wrong):
                                               "tags": ["a", "b"]}[wrong]})  # the right type passes
     finally:
         state.close()
+
+
+def test_an_index_run_that_died_is_resumed_when_a_server_starts(tmp_path, repo):
+    """A stdio server whose client gave up took its run down with it; the next server on the data directory
+    finishes it (from the last batch written, which the run's own test checks)."""
+    from memory_graph.runs import _paths
+
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    _, info = _paths(data_dir, "shop")
+    info.write_text(json.dumps({"project": "shop", "root": str(repo), "pid": 999999, "phase": "index",
+                                "files_done": 3, "files_total": 18, "chunks_embedded": 40, "started": 0}))
+
+    async def go():
+        async with Client(params(tmp_path, repo), read_timeout_seconds=300) as c:
+            for _ in range(600):
+                st = data(await c.call_tool("project_status", {"project": "shop"}))
+                if st["projects"] and not any(r["running"] for r in st["runs"]):
+                    return st
+                await asyncio.sleep(0.2)
+            raise AssertionError(f"not resumed: {st}")
+
+    st = run(go())
+    assert st["projects"][0]["files"] == 18 and st["projects"][0]["chunks"] > 0
+    assert not info.exists()  # the run that finished it took the file away
