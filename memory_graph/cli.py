@@ -608,8 +608,10 @@ def related(ref: str = typer.Argument(..., help="An entity name or id, or a memo
         return _json(rows)
     table = Table(Column("id", no_wrap=True), "kind", "name", "hops", "link")
     for r in rows:
-        link = f"{r['edge_type']} ({r['direction']}) {r['via']}"
-        table.add_row(r["id"], r["kind"], r["name"], str(r["distance"]), link)
+        link = f"{r['edge_type']} ({r['direction']}) {r['via']}" + (f" [{r['relation_id']}]" if
+                                                                     r.get("relation_id") else "")
+        kind = f"{r['kind']} ({r['entity_type']})" if r.get("entity_type") else r["kind"]
+        table.add_row(r["id"], kind, r["name"], str(r["distance"]), link)
     out.print(table)
 
 
@@ -632,7 +634,7 @@ def communities(min_size: int = typer.Option(2, min=1, help="Smallest community 
     if as_json:
         return _json(found)
     for c in found:
-        out.print(f"{c['size']:>5}  " + ", ".join(m["name"] for m in c["members"]))
+        out.print(f"{c['size']:>5}  " + ", ".join(f"{m['name']} ({m['type']})" for m in c["members"]))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -292,6 +292,8 @@ class EntitiesMixin:
         for r in out:
             a = self.graph.attrs(r["id"])
             r["name"] = a.get("name") or a.get("title", "")
+            if r["kind"] == "entity":  # a project, a tag and a concept may share a name
+                r["entity_type"] = a.get("entity_type")
             r["via"] = self._node_label(r["via"])
         return out
 
@@ -366,5 +368,6 @@ class EntitiesMixin:
         with self._graph_lock:
             out = self.graph.communities(min_size=min_size, top=top)
         for c in out:
-            c["members"] = [{"id": e, "name": self._node_label(e)} for e in c["members"]]
+            c["members"] = [{"id": e, "name": self._node_label(e), "type": self.graph.attrs(e).entity_type}
+                            for e in c["members"]]
         return out

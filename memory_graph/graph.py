@@ -306,12 +306,26 @@ class Graph:
                         continue
                     seen.add(v)
                     nxt.append(v)
-                    out.append({"id": v, "kind": self.kind(v), "distance": dist, "via": u,
-                                "edge_type": etype, "direction": d, "weight": w})
+                    row = {"id": v, "kind": self.kind(v), "distance": dist, "via": u, "edge_type": etype,
+                           "direction": d, "weight": w}
+                    rid = self._relation_id(u, v, etype, d)
+                    if rid is not None:  # what delete_entity takes to remove this one relation
+                        row["relation_id"] = rid
+                    out.append(row)
                     if len(out) >= limit:
                         return out
             frontier = nxt
         return out
+
+    def _relation_id(self, u: str, v: str, relation_type: str, direction: str) -> str | None:
+        """The id of a relation of this type between two nodes (None for a mention, which has none)."""
+        if relation_type == "mentions":
+            return None
+        a, b = (u, v) if direction == "out" else (v, u)
+        if a not in self.g or b not in self.g[a]:
+            return None
+        return next((data.get("id", key) for key, data in self.g[a][b].items() if data["type"] == relation_type),
+                    None)
 
     def entity_projection(self, max_per_memory: int = 20) -> nx.Graph:
         """Entities linked by relations and by co-mention in one memory (weights summed)."""

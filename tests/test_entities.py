@@ -203,3 +203,20 @@ def test_a_relation_write_that_fails_leaves_no_entity_its_names_made(engine, mon
     rel = engine.create_relation("Vega", "Lyra", "orbits")
     assert engine.get_entity("Vega").id == rel.source and engine.get_entity("Lyra").id == rel.target
     assert [r["name"] for r in engine.get_related("Vega")] == ["Lyra"]
+
+
+def test_entities_sharing_a_name_are_told_apart_and_relations_come_with_their_ids(engine):
+    """A project, a tag and a concept all named "orion" were three identical rows of get_related and
+    communities; and no answer gave the relation id that delete_entity takes."""
+    mid = engine.store("Orion ships next week", project="orion", tags=["orion"])
+    engine.create_entity("orion", "concept")
+    rel = engine.create_relation("orion", "billing-api", "depends_on")
+    rows = engine.get_related(mid)
+    assert sorted(r["entity_type"] for r in rows if r["name"] == "orion") == ["concept", "project", "tag"]
+    (back,) = engine.get_related("billing-api")
+    assert back["relation_id"] == rel.id and back["edge_type"] == "depends_on"
+    assert all("relation_id" not in r for r in rows)  # a mention is no relation
+    members = [m for c in engine.communities() for m in c["members"] if m["name"] == "orion"]
+    assert len({m["type"] for m in members}) == len(members)
+    engine.delete_entity(back["relation_id"])
+    assert engine.get_related("billing-api") == []

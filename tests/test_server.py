@@ -276,7 +276,8 @@ def test_index_project_with_progress_then_code_tools(tmp_path, repo):
 
     run(go())
     assert progress and progress[-1][2] == "done"
-    assert any(re.fullmatch(r"files: \d+/\d+, \d+ chunks embedded", m or "") for _, _, m in progress)
+    assert any(re.fullmatch(r"files: \d+/\d+, \d+ chunks embedded(, about \d+ (s|min) left)?", m or "")
+               for _, _, m in progress)
 
 
 def test_code_tools_while_another_process_indexes_the_current_project(tmp_path, repo):
