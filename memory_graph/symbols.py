@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import posixpath
 import re
 import textwrap
 from itertools import chain
@@ -54,6 +53,10 @@ _ABSTRACT = re.compile(r"\babstract\s|^@abstractmethod |^virtual\b.*=\s*0\s*;?$"
 _SHOWN = ("id", "name", "qualname", "kind", "path", "start_line", "signature")
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
+
+
+#: files that declare what another file defines: a stub has no body, so no callees
+_DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 
 
 def _like(needle: str) -> str:
@@ -151,15 +154,20 @@ class SymbolsMixin:
     def _named(self, name: str, project: str | None) -> list[dict]:
         """Symbols whose name or qualified name is ``name`` (case-insensitive): code before tests, then a
         whole qualified name before a member's name, the name's own case first (Go's ``gauge.Set`` before
-        ``Gauge.Set``), a definition before a TypeScript declaration file's (``schema.d.ts``, often generated
-        from it), then shorter qualified names."""
+        ``Gauge.Set``), a definition before a declaration file's (TypeScript's ``schema.d.ts``, Python's
+        ``.pyi`` stub: neither has a body to call anything), then shorter qualified names, then the one more
+        code calls."""
         needle = name.lower()
         rows = self._symbol_rows(project, None, None, f"(lower(name) = {sql_quote(needle)} OR "
                                  f"lower(qualname) = {sql_quote(needle)})")
+        g = self.code_graph
+        with self._graph_lock:
+            callers = {r["id"]: sum(1 for *_, d in (g.neighbors(r["id"], "in", ["calls"]) if r["id"] in g else ())
+                                    if d == "in") for r in rows} if len(rows) > 1 else {}
         return sorted(rows, key=lambda r: (is_test_path(r["path"]), r["qualname"].lower() != needle,
                                            name not in (r["qualname"], r["name"]),
-                                           r["path"].endswith((".d.ts", ".d.mts", ".d.cts")), len(r["qualname"]),
-                                           r["project"], r["path"], r["start_line"]))
+                                           r["path"].endswith(_DECLARATIONS), len(r["qualname"]),
+                                           -callers.get(r["id"], 0), r["project"], r["path"], r["start_line"]))
 
     def _file_modules(self, path: str, project: str | None) -> list[str]:
         """The modules of the indexed files a path names (``transaction.py``, ``db/transaction.py``, an absolute
@@ -294,7 +302,9 @@ class SymbolsMixin:
         parts = name.split(".")
         for i in range(1, len(parts)):
             tail = ".".join(parts[i:])
-            named = [r for r in self._named(tail, project) if i < len(parts) - 1 or r["kind"] in _TYPES]
+            # a lone last part must name a type as written: `attrs.define` is no test's `class Define`
+            named = [r for r in self._named(tail, project)
+                     if i < len(parts) - 1 or (r["kind"] in _TYPES and tail in (r["name"], r["qualname"]))]
             if named:
                 return named[0]["id"], None
             if i < len(parts) - 1 and (member := self._dotted_member(tail, project)):
@@ -349,31 +359,36 @@ class SymbolsMixin:
         return None
 
     def _reexported(self, package_id: str, member: str) -> str | None:
-        """A top-level definition ``member`` of one of its own modules that a package's module imports
+        """A top-level definition ``member`` of one of the project's modules that a package's module imports
         (``models.Model``: django/db/models/__init__.py imports it from base.py), up to three imports deep
-        and breadth first, when ``package_id`` is a package's module, else None."""
+        and breadth first, when ``package_id`` is a package's module, else None. The package's own folder is
+        searched first, then the rest of the project (attrs/__init__.py re-exports ``define`` from
+        attr/_next_gen.py)."""
         g, attrs = self.code_graph, self.code_graph.attrs(package_id)
-        folder = posixpath.dirname(attrs.get("path") or "") + "/"
         if attrs.get("symbol_kind") != "module" or not is_package_file(PurePosixPath(attrs.get("path") or "")):
             return None
+        folder = str(PurePosixPath(attrs.get("path") or "").parent) + "/"
 
-        def inside(i: str) -> bool:
-            a = g.attrs(i) if i in g else {}
-            return a.get("project") == attrs.get("project") and str(a.get("path") or "").startswith(folder)
+        def in_project(i: str) -> bool:
+            return (g.attrs(i) if i in g else {}).get("project") == attrs.get("project")
+
+        def in_folder(i: str) -> bool:
+            return in_project(i) and str(g.attrs(i).get("path") or "").startswith(folder)
 
         # most names a package is asked for are defined nowhere in it: the name index says so at once
-        if len(member) >= 3 and not any(inside(i) for i in self.symbol_index.by_norm.get(norm(member), ())):
+        if len(member) >= 3 and not any(in_project(i) for i in self.symbol_index.by_norm.get(norm(member), ())):
             return None
-        seen, frontier = {package_id}, [package_id]
-        for _ in range(3):
-            imported = [m for f in frontier for m, *_ in g.neighbors(f, "out", ["imports"])
-                        if m not in seen and inside(m)]
-            frontier = sorted(dict.fromkeys(imported), key=lambda m: (g.attrs(m).get("path") or "", m))
-            seen.update(frontier)
-            for module in frontier:
-                for m, *_ in g.neighbors(module, "out", ["contains"]):
-                    if _member_name(str(g.attrs(m).get("name", ""))) == member:
-                        return m
+        for inside in (in_folder, in_project):
+            seen, frontier = {package_id}, [package_id]
+            for _ in range(3):
+                imported = [m for f in frontier for m, *_ in g.neighbors(f, "out", ["imports"])
+                            if m not in seen and inside(m)]
+                frontier = sorted(dict.fromkeys(imported), key=lambda m: (g.attrs(m).get("path") or "", m))
+                seen.update(frontier)
+                for module in frontier:
+                    for m, *_ in g.neighbors(module, "out", ["contains"]):
+                        if _member_name(str(g.attrs(m).get("name", ""))) == member:
+                            return m
         return None
 
     def _nesting(self, symbol_id: str) -> tuple:

@@ -529,3 +529,43 @@ def test_a_namespaced_name_as_php_writes_it_finds_the_class_its_folders_hold(eng
     assert engine.search_code(name, project="console")[0].explanation.weights["bm25"] > 0
     assert engine.symbol_graph("Helper/Table.php(5)", "callees", project="console")["symbol"]["qualname"] == \
         "Table.rows"
+
+
+def test_a_name_means_the_implementation_the_definition_and_the_helper_code_calls(engine, tmp_path):
+    """What attrs showed: `attrs.define` answered a test's `class Define`, since attrs/__init__.py re-exports
+    `define` from another package of the project (attr/_next_gen.py); a bare `define` took the `.pyi` stub,
+    which calls nothing; and of two helpers of one name the one fewer places call came first."""
+    write(tmp_path / "proj", {
+        "src/attrs/__init__.py": "from attr._next_gen import define\n",
+        "src/attr/__init__.py": "",
+        "src/attr/__init__.pyi": "def define(maybe_cls=None): ...\n",
+        "src/attr/_next_gen.py": """
+            from attr._make import attrs
+
+            def define(maybe_cls=None):
+                return attrs(maybe_cls)
+            """,
+        "src/attr/_make.py": "def attrs(maybe_cls=None):\n    return maybe_cls\n",
+        "tests/dataclass_transform_example.py": "class Define:\n    a: str\n",
+        "lib/a/util.py": "def normalize(x):\n    return x\n",
+        "lib/b/util.py": """
+            def normalize(x):
+                return x.strip()
+
+            def one(x):
+                return normalize(x)
+
+            def two(x):
+                return normalize(x)
+
+            def three(x):
+                return normalize(x)
+            """,
+        "lib/a/use.py": "from .util import normalize\n\ndef only(x):\n    return normalize(x)\n",
+    })
+    index_project(engine, tmp_path / "proj", project="proj")
+    graph = engine.symbol_graph("attrs.define", "callees", project="proj")
+    assert (graph["symbol"]["path"], [r["qualname"] for r in graph["results"]]) == ("src/attr/_next_gen.py",
+                                                                                    ["attrs"])
+    assert engine.symbol_graph("define", "callees", project="proj")["symbol"]["path"] == "src/attr/_next_gen.py"
+    assert engine.symbol_graph("normalize", "callers", project="proj")["symbol"]["path"] == "lib/b/util.py"
