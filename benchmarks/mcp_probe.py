@@ -1,0 +1,63 @@
+"""python -m benchmarks.mcp_probe FOLDER [SYMBOL]: the MCP server as a client with a 60 s request timeout sees it.
+
+Starts ``memory-graph serve`` over stdio in FOLDER (a fresh data directory under a temporary folder), times
+``initialize`` from launch, lists the tools, indexes the folder through ``index_project`` with a progress
+callback, and reports the longest silence between two progress notifications (a client whose timeout resets
+on progress needs it well under its timeout), then asks ``symbol_graph`` for SYMBOL's callees.
+
+    pip download --no-binary :all: --no-deps attrs==23.2.0 -d /tmp && tar xzf /tmp/attrs-23.2.0.tar.gz -C /tmp
+    python -m benchmarks.mcp_probe /tmp/attrs-23.2.0 attrs.define      # from this repository's root
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import tempfile
+import time
+
+
+async def probe(folder: str, symbol: str | None, timeout: float) -> dict:
+    from mcp import Client, StdioServerParameters
+
+    home = tempfile.mkdtemp(prefix="mg-mcp-probe-")
+    env = {**os.environ, "MEMORY_GRAPH_HOME": home, "HF_HUB_OFFLINE": "1",
+           "MEMORY_GRAPH_ALLOWED_ROOTS": os.path.dirname(os.path.abspath(folder))}
+    params = StdioServerParameters(command="memory-graph", args=["serve"], env=env, cwd=os.path.abspath(folder))
+    t0 = time.perf_counter()
+    async with Client(params, read_timeout_seconds=timeout) as c:
+        out: dict = {"initialize_s": round(time.perf_counter() - t0, 2)}
+        out["tools"] = len((await c.list_tools()).tools)
+        stamps: list[float] = []
+
+        async def on_progress(progress, total, message):
+            stamps.append(time.perf_counter())
+
+        t1 = time.perf_counter()
+        result = await c.call_tool("index_project", {}, progress_callback=on_progress)
+        report = result.structured_content or {}
+        gaps = [b - a for a, b in zip([t1] + stamps, stamps)]
+        out.update(index_s=round(time.perf_counter() - t1, 1), files=report.get("files_indexed"),
+                   chunks=report.get("chunks"), notifications=len(stamps),
+                   longest_silence_s=round(max(gaps, default=0.0), 1))
+        if symbol:
+            g = await c.call_tool("symbol_graph", {"symbol": symbol, "relation": "callees"})
+            found = g.structured_content or {}
+            out["symbol"] = f"{found['symbol']['qualname']} ({found['symbol']['path']})" if found else \
+                g.content[0].text
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folder")
+    ap.add_argument("symbol", nargs="?")
+    ap.add_argument("--timeout", type=float, default=60.0, help="the client's request timeout, seconds")
+    args = ap.parse_args()
+    print(json.dumps(asyncio.run(probe(args.folder, args.symbol, args.timeout)), indent=1))
+
+
+if __name__ == "__main__":
+    main()
