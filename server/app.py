@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import json
 import logging
 import time
 from datetime import datetime, timezone
@@ -13,7 +14,7 @@ from typing import Annotated, Any, Literal
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, BaseModel, Field, ValidationError, create_model, model_validator
 
 from memory_graph import Engine, __version__
@@ -58,13 +59,23 @@ Mode = Annotated[Literal["hybrid", "vector", "bm25", "graph"], Field(description
 Types = Annotated[list[str] | None, Field(max_length=20, description="Memory types.")]
 
 
+def _answer(result: Any) -> Any:
+    """A tool's dict as the call's result: the structured content, and the same JSON in one compact line as
+    the text a client without structured content reads (the MCP spec asks for both; the SDK's default text
+    is indented, half again as long, in every agent's context)."""
+    if not isinstance(result, dict):
+        return result
+    text = json.dumps(result, ensure_ascii=False, default=str, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
+
+
 def _tool_errors(fn):
     """A caller's mistake comes back as a tool error the agent can act on, never a traceback."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            return _answer(fn(*args, **kwargs))
         except MemoryGraphError as exc:
             raise ToolError(exc.message + (f" Hint: {exc.hint}" if exc.hint else "")) from None
 
@@ -369,7 +380,7 @@ def build_server(state: ServerState) -> MCPServer:
         if watch:
             out["watching"] = await anyio.to_thread.run_sync(state.watch, run.project, run.root) or \
                 run.project in state.watchers
-        return out
+        return _answer(out)
 
     @mcp.tool(annotations=READ)
     @_tool_errors

@@ -488,3 +488,14 @@ def test_an_index_run_that_died_is_resumed_when_a_server_starts(tmp_path, repo):
     st = run(go())
     assert st["projects"][0]["files"] == 18 and st["projects"][0]["chunks"] > 0
     assert not info.exists()  # the run that finished it took the file away
+
+
+def test_a_result_is_sent_once_as_structured_content_and_once_as_one_compact_line(tmp_path, repo):
+    async def go():
+        async with Client(params(tmp_path, repo), read_timeout_seconds=120) as c:
+            return await c.call_tool("store_memory", {"content": "Orion is the codename for the billing-api"})
+
+    result = run(go())
+    assert len(result.content) == 1 and "\n" not in result.content[0].text
+    assert json.loads(result.content[0].text) == result.structured_content
+    assert result.content[0].text == json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
