@@ -6,6 +6,7 @@ few memories, ``--runs`` times; the median of each is reported. ``serve`` is tim
 wall time more than CPU.
 
     python -m benchmarks.cli_speed [--runs 3]
+    git worktree add /tmp/old COMMIT && python -m benchmarks.cli_speed --checkout /tmp/old   # another version
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -50,20 +52,27 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--checkout", help="time the code of this checkout (a git worktree) instead of the installed "
+                                       "memory-graph, with this environment's packages")
     args = ap.parse_args()
-    exe = shutil.which("memory-graph")
-    if exe is None:
-        raise SystemExit("memory-graph is not on PATH: pip install -e . first")
+    if args.checkout:
+        exe = [sys.executable, "-c", f"import sys; sys.path.insert(0, {os.path.abspath(args.checkout)!r}); "
+                                     "from server.cli import app; app()"]
+    else:
+        found = shutil.which("memory-graph")
+        if found is None:
+            raise SystemExit("memory-graph is not on PATH: pip install -e . first")
+        exe = [found]
     home = tempfile.mkdtemp(prefix="mg-cli-speed-")
     env = {**os.environ, "MEMORY_GRAPH_HOME": home, "HF_HUB_OFFLINE": "1"}
     for note in NOTES:
-        subprocess.run([exe, "store", note], env=env, check=True, capture_output=True)
+        subprocess.run([*exe, "store", note], env=env, check=True, capture_output=True)
     init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "cli_speed", "version": "0"}}})
     rows = []
     for cmd in COMMANDS + [["serve"]]:
-        runs = [_run([exe, *cmd], env, init + "\n", until_line=True) if cmd == ["serve"] else _run([exe, *cmd], env)
-                for _ in range(args.runs)]
+        runs = [_run([*exe, *cmd], env, init + "\n", until_line=True) if cmd == ["serve"] else
+                _run([*exe, *cmd], env) for _ in range(args.runs)]
         label = "serve, to the answer to initialize" if cmd == ["serve"] else " ".join(cmd)
         rows.append({"command": label, "wall_s": round(statistics.median(w for w, _ in runs), 2),
                      "cpu_s": round(statistics.median(c for _, c in runs), 2)})
