@@ -108,6 +108,17 @@ def flag_words(message: str, renamed: dict[str, str]) -> str:
     return re.sub(r"(?<![\w.-])([a-z][a-z_]*)=(?=\S)", flag, message)
 
 
+def times_check(**flags: str | None) -> Callable[[], None]:
+    """A check for ``engine()``: each given flag (``as_of="soon"``) is a date, before the stores open."""
+    def check() -> None:
+        from .validation import parse_time
+
+        for name, value in flags.items():
+            if value:
+                parse_time(value, name)  # named as the API names it: flag_words gives the flag
+    return check
+
+
 def mode_check(mode: str) -> Callable[[], None]:
     """A check for ``engine()``: --mode is one of the search modes."""
     def check() -> None:
@@ -247,7 +258,7 @@ def store(text: str = typer.Argument(..., help="The memory's content; - reads it
 
 @app.command()
 def search(query: str = typer.Argument(..., help="What to look for, in plain words."),
-           limit: int = typer.Option(10, "--limit", "-n", help="Results to return (1-1000)."),
+           limit: int = typer.Option(10, "--limit", "-n", min=1, max=1000, help="Results to return."),
            mode: str = typer.Option("hybrid", help="hybrid, vector, bm25 or graph."),
            project: Optional[str] = typer.Option(None, "--project", "-p",
                                                  help="Only this project (plus global memories)."),
@@ -256,14 +267,16 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
            created_after: Optional[str] = CreatedAfter, created_before: Optional[str] = CreatedBefore,
            as_of: Optional[str] = typer.Option(None, help="Search as of this time (ISO 8601): validity and decay."),
            include_invalid: bool = typer.Option(False, help="Also return memories whose validity ended."),
-           min_score: Optional[float] = typer.Option(None, help="Drop results scoring below this (0-1)."),
+           min_score: Optional[float] = typer.Option(None, min=0.0, max=1.0,
+                                                     help="Drop results scoring below this (0-1)."),
            explain: bool = typer.Option(False, help="Show each stage's contribution to every result."),
            as_json: bool = JsonOpt) -> None:
     """Search memories with the hybrid pipeline (vector + BM25 + graph, fusion, PPR, decay, MMR).
 
     When nothing matches well (low confidence) a note on stderr says so; a result a newer memory updates is
     marked "updated by"."""
-    with engine(mode_check(mode)) as eng:
+    with engine(mode_check(mode), times_check(as_of=as_of, created_after=created_after,
+                                              created_before=created_before)) as eng:
         hits = eng.search(query, limit=limit, mode=mode, project=project, types=memory_type, tags=tags,
                           created_after=created_after, created_before=created_before, as_of=as_of,
                           include_invalid=include_invalid, min_score=min_score)
@@ -359,15 +372,16 @@ def get(ids: List[str] = typer.Argument(..., help="One or more memory ids."), as
 def list_(project: Optional[str] = typer.Option(None, "--project", "-p", help="Only this project."),
           memory_type: Optional[str] = typer.Option(None, "--type", "-t", help="Only this type."),
           tags: Optional[str] = typer.Option(None, help="Comma-separated tags (any of them)."),
-          limit: int = typer.Option(20, "--limit", "-n", help="Page size."),
-          offset: int = typer.Option(0, help="Skip this many."),
+          limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000, help="Page size."),
+          offset: int = typer.Option(0, min=0, help="Skip this many."),
           order_by: str = typer.Option("created_at", help="created_at, updated_at or importance."),
           oldest_first: bool = typer.Option(False, help="Ascending order (oldest, or least important, first)."),
           valid_at: Optional[str] = typer.Option(None, help="Only memories valid at this time (ISO 8601, or now)."),
           created_after: Optional[str] = CreatedAfter, created_before: Optional[str] = CreatedBefore,
           as_json: bool = JsonOpt) -> None:
     """List memories, newest first, with filters and pagination. Ended ones are marked in the title."""
-    with engine(renamed={"as_of": "--valid-at"}) as eng:
+    with engine(times_check(valid_at=valid_at, created_after=created_after, created_before=created_before),
+                renamed={"as_of": "--valid-at"}) as eng:
         page, total = eng.list(project=project, memory_type=memory_type, tags=tags, limit=limit, offset=offset,
                                order_by=order_by, descending=not oldest_first, valid_at=valid_at,
                                created_after=created_after, created_before=created_before)

@@ -174,7 +174,7 @@ def test_prune_entities_lists_then_applies(run):
     assert json.loads(run("prune-entities", "--apply", "--json").stdout)["applied"] is True
 
 
-@pytest.mark.parametrize("args", [("store", "   "), ("get", "mem_unknown"), ("search", "x", "--limit", "0"),
+@pytest.mark.parametrize("args", [("store", "   "), ("get", "mem_unknown"), ("search", "x", "--as-of", "soon"),
                                   ("search", "x", "--mode", "psychic"), ("delete", "mem_unknown"),
                                   ("invalidate", "mem_unknown"), ("import", "/no/such/file.jsonl"),
                                   ("update", "mem_unknown", "--title", "x"), ("timeline",), ("related", "nothing"),
@@ -183,6 +183,24 @@ def test_mistakes_get_a_message_not_a_traceback(run, args):
     result = run(*args, ok=False)
     assert result.exit_code == 2
     assert "error:" in result.output and "Traceback" not in result.output
+
+
+def test_a_mistake_in_what_was_typed_is_told_before_the_stores_open(run, monkeypatch):
+    """A limit out of range, a bad date, an unknown mode: refused by the command line itself or by a check
+    that runs before the Engine opens (which costs a second or two), naming the flag typed."""
+    from memory_graph import engine as engine_module
+
+    def never(*a, **k):
+        raise AssertionError("the engine opened")
+
+    monkeypatch.setattr(engine_module.Engine, "__init__", never)
+    for args, said in [(("search", "x", "--limit", "0"), "--limit"), (("list", "--limit", "0"), "--limit"),
+                       (("search", "x", "--as-of", "soon"), "--as-of 'soon'"),
+                       (("list", "--valid-at", "soon"), "--valid-at 'soon'"),
+                       (("search", "x", "--mode", "fuzzy"), "--mode 'fuzzy'"),
+                       (("search", "x", "--min-score", "2"), "--min-score")]:
+        result = run(*args, ok=False)
+        assert result.exit_code == 2 and said in " ".join(result.output.split()), args
 
 
 def test_every_command_has_help(run):
@@ -214,7 +232,7 @@ def test_stats_and_export_read_as_lines_not_python(run, tmp_path):
 
 @pytest.mark.parametrize("args, said", [(("list", "--valid-at", "yesterday"), "--valid-at 'yesterday' is not a valid"),
                                         (("search", "x", "--as-of", "soon"), "--as-of 'soon' is not a valid date"),
-                                        (("search", "x", "--limit", "0"), "--limit 0 is out of bounds"),
+                                        (("search", "x", "--limit", "0"), "Invalid value for '--limit'"),
                                         (("list", "--order-by", "size"), "--order-by 'size' is not one of")])
 def test_an_error_names_the_flag_that_was_typed(run, args, said):
     result = run(*args, ok=False)
