@@ -55,6 +55,10 @@ _SHOWN = ("id", "name", "qualname", "kind", "path", "start_line", "signature")
 MAX_OTHERS = 20
 
 
+#: a binding that only renames a name: ``s = attributes = attrs``, ``export const fetch = request`` (the
+#: signature of a module-level binding symbol is its line)
+_ALIAS = re.compile(r"(?:export\s+)?(?:(?:const|let|var)\s+)?[A-Za-z_$][\w$]*(?:\s*=\s*[A-Za-z_$][\w$]*)*"
+                    r"\s*=\s*([A-Za-z_$][\w$]*);?")
 #: files that declare what another file defines: a stub has no body, so no callees
 _DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 
@@ -391,6 +395,30 @@ class SymbolsMixin:
                             return m
         return None
 
+    def _alias_target(self, row: dict) -> str | None:
+        """The definition a module-level binding only renames (``s = attributes = attrs`` in attr/__init__.py,
+        ``export const fetch = request``): the function or class of that name in its module, or in a module
+        it imports; None for any other binding, or a name the project does not define."""
+        if row.get("kind") not in ("variable", "constant"):
+            return None
+        m = _ALIAS.fullmatch((row.get("signature") or "").strip())
+        if m is None or m.group(1) == row["name"]:
+            return None
+        g, name = self.code_graph, m.group(1)
+        with self._graph_lock:
+            modules = [u for u, etype, *_ in g.neighbors(row["id"], "in", ["contains"])] if row["id"] in g else []
+            seen, frontier = set(modules), modules
+            for _ in range(3):  # its own module, then what that imports, breadth first
+                for module in frontier:
+                    for m_id, *_ in g.neighbors(module, "out", ["contains"]):
+                        a = g.attrs(m_id)
+                        if a.get("symbol_kind") in ("function", "class", "method") and \
+                                _member_name(str(a.get("name", ""))) == name:
+                            return m_id
+                frontier = [v for f in frontier for v, *_ in g.neighbors(f, "out", ["imports"]) if v not in seen]
+                seen.update(frontier)
+        return None
+
     def _nesting(self, symbol_id: str) -> tuple:
         """Sort key of namesake modules or types: code before tests, then the least nested, then by path."""
         path = self.code_graph.attrs(symbol_id).get("path") or ""
@@ -459,9 +487,16 @@ class SymbolsMixin:
         symbol = dotted_names(symbol)
         named = self._named(symbol, project)
         if named:
+            target = self._alias_target(named[0])  # `s = attributes = attrs`: what attr.s is
+            if target is not None:
+                return target, named, None
             return named[0]["id"], named[1:], None
         inherited = self._dotted_member(symbol, project) or self._namespaced(symbol, project)
         if inherited:
+            row = self.lance.by_ids("symbols", [inherited[0]], SYMBOL_COLUMNS).to_pylist()
+            target = self._alias_target(row[0]) if row else None
+            if target is not None:
+                return target, row, None
             return inherited[0], [], inherited[1]
         self.check_project(project)
         owner, _, member = symbol.rpartition(".")

@@ -534,10 +534,11 @@ def test_a_namespaced_name_as_php_writes_it_finds_the_class_its_folders_hold(eng
 def test_a_name_means_the_implementation_the_definition_and_the_helper_code_calls(engine, tmp_path):
     """What attrs showed: `attrs.define` answered a test's `class Define`, since attrs/__init__.py re-exports
     `define` from another package of the project (attr/_next_gen.py); a bare `define` took the `.pyi` stub,
-    which calls nothing; and of two helpers of one name the one fewer places call came first."""
+    which calls nothing; of two helpers of one name the one fewer places call came first; and `attr.s`, bound
+    by `s = attributes = attrs`, answered for the binding, which calls nothing."""
     write(tmp_path / "proj", {
         "src/attrs/__init__.py": "from attr._next_gen import define\n",
-        "src/attr/__init__.py": "",
+        "src/attr/__init__.py": "from ._make import attrs\n\ns = attributes = attrs\n",
         "src/attr/__init__.pyi": "def define(maybe_cls=None): ...\n",
         "src/attr/_next_gen.py": """
             from attr._make import attrs
@@ -569,3 +570,8 @@ def test_a_name_means_the_implementation_the_definition_and_the_helper_code_call
                                                                                     ["attrs"])
     assert engine.symbol_graph("define", "callees", project="proj")["symbol"]["path"] == "src/attr/_next_gen.py"
     assert engine.symbol_graph("normalize", "callers", project="proj")["symbol"]["path"] == "lib/b/util.py"
+    # an alias is followed to what it renames, and the binding passed over is named
+    aliased = engine.symbol_graph("attr.s", "callers", project="proj")
+    assert (aliased["symbol"]["qualname"], aliased["symbol"]["path"]) == ("attrs", "src/attr/_make.py")
+    assert [o["qualname"] for o in aliased["others"]] == ["s"]
+    assert [r["qualname"] for r in aliased["results"]] == ["define"]
