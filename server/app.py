@@ -21,24 +21,12 @@ from memory_graph import Engine, __version__
 from memory_graph.errors import MemoryGraphError
 from memory_graph.models import Hit, Memory, iso
 
+from .early import INSTRUCTIONS
 from .state import ServerState
 
 log = logging.getLogger("memory_graph.server")
 
-INSTRUCTIONS = """memory-graph is your long-term memory and code search.
 
-Workflow for memories (progressive disclosure, to save tokens):
-1. search_memory: a compact index of matching memories (id, title, type, date, score).
-2. timeline: what happened just before and after an interesting hit (anchor_id).
-3. get_memories: full content, only for the ids you chose.
-Store what will matter later with store_memory (decisions, bug fixes, procedures, facts about the
-project); correct it with update_memory, retire it with invalidate_memory (keeps history) rather than
-deleting: store_memory lists the similar memories a new one may update. Searches default to the current
-project plus global memories.
-
-For code: index_project once (incremental afterwards), then search_code (by meaning or identifier),
-search_symbols (by name) and symbol_graph (callers, callees, imports, subclasses). An answer's `note` says
-why it may be incomplete, e.g. a project still being indexed (project_status shows how far it got)."""
 
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)

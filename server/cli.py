@@ -33,6 +33,19 @@ def serve(http: bool = typer.Option(False, "--http", help=(
     """Run the MCP server (stdio by default). Logs go to stderr; stdout carries only the protocol."""
     from memory_graph.heap import limit_malloc_arenas
 
+    first_line, answered = None, None
+    if not http and not sys.stdin.isatty():
+        # answer `initialize` now, before the MCP SDK and the stores load (server.early)
+        from importlib.metadata import version
+
+        from .early import initialize_answer, read_line
+
+        first_line = read_line(0)
+        early = initialize_answer(first_line, version("memory-graph"))
+        if early is not None:
+            os.write(1, early[0])
+            answered = early[1]
+
     from .app import build_server
     from .state import ServerState
 
@@ -74,6 +87,6 @@ def serve(http: bool = typer.Option(False, "--http", help=(
 
             from .stdio import run_stdio
 
-            anyio.run(run_stdio, server)
+            anyio.run(run_stdio, server, first_line, answered)
     finally:
         state.close()

@@ -41,14 +41,49 @@ def error_for(exc: Exception) -> types.JSONRPCError:
                                                                            data=detail[:200]))
 
 
-async def run_stdio(server) -> None:
-    """Run an MCPServer over stdio as ``MCPServer.run("stdio")`` does, answering unreadable lines."""
+class _DropOneAnswer:
+    """The SDK's write stream, less its answer to one request this process answered already
+    (``server.early``)."""
+
+    def __init__(self, inner, request_id) -> None:
+        self._inner, self._id = inner, request_id
+
+    async def send(self, item: SessionMessage) -> None:
+        if self._id is not None and getattr(item.message, "id", object()) == self._id and \
+                isinstance(item.message, (types.JSONRPCResponse, types.JSONRPCError)):
+            self._id = None
+            return
+        await self._inner.send(item)
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    async def __aenter__(self):
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc):
+        return await self._inner.__aexit__(*exc)
+
+
+async def run_stdio(server, first_line: bytes | None = None, answered=None) -> None:
+    """Run an MCPServer over stdio as ``MCPServer.run("stdio")`` does, answering unreadable lines.
+
+    first_line: a line read from stdin before the SDK was loaded, handed to it first; answered: the id of the
+    request in it that was answered already (its ``initialize``), whose answer from the SDK is dropped."""
     lowlevel = server._lowlevel_server
     async with stdio_server() as (read_stream, write_stream):
         send, receive = create_context_streams[SessionMessage | Exception](0)
+        out = _DropOneAnswer(write_stream, answered)
 
         async def pump() -> None:
             async with send:
+                if first_line and first_line.strip():
+                    try:
+                        await send.send(SessionMessage(types.jsonrpc_message_adapter.validate_json(
+                            first_line, by_name=False)))
+                    except Exception as exc:
+                        await write_stream.send(SessionMessage(error_for(exc)))
                 async for item in read_stream:
                     if isinstance(item, Exception):
                         log.warning("answering an unreadable line with an error: %s", str(item)[:200])
@@ -58,5 +93,5 @@ async def run_stdio(server) -> None:
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(pump)
-            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+            await lowlevel.run(receive, out, lowlevel.create_initialization_options())
             tg.cancel_scope.cancel()

@@ -499,3 +499,45 @@ def test_a_result_is_sent_once_as_structured_content_and_once_as_one_compact_lin
     assert len(result.content) == 1 and "\n" not in result.content[0].text
     assert json.loads(result.content[0].text) == result.structured_content
     assert result.content[0].text == json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
+
+
+def _raw_replies(tmp_path, repo, lines: list[str], wanted: int) -> list[dict]:
+    p = params(tmp_path, repo)
+    proc = subprocess.Popen([p.command, *p.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **p.env}, cwd=p.cwd)
+    try:
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        replies = []
+        while len(replies) < wanted:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            replies.append(json.loads(line))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+        proc.stderr.close()
+    return replies
+
+
+def test_initialize_is_answered_before_the_sdk_loads_as_the_sdk_would_answer_it(tmp_path, repo):
+    """server.early answers the first line's initialize itself; the SDK's own answer (a blank first line makes
+    the SDK answer it) must be the same, and the client gets one answer, then the session goes on."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    from memory_graph import __version__
+    from server.early import HANDSHAKE_VERSIONS, initialize_answer
+
+    assert HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
+    for version in ("2025-06-18", "1999-01-01"):
+        init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                           "params": {"protocolVersion": version, "capabilities": {},
+                                      "clientInfo": {"name": "raw", "version": "0"}}})
+        sdk = _raw_replies(tmp_path, repo, ["", init], 1)[0]
+        early = json.loads(initialize_answer(init.encode(), __version__)[0])
+        assert early == sdk, version
+    replies = _raw_replies(tmp_path, repo, [
+        init, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})], 2)
+    assert [r["id"] for r in replies] == [1, 2] and len(replies[1]["result"]["tools"]) == len(TOOLS)

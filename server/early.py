@@ -1,0 +1,63 @@
+"""The answer to ``initialize`` before the MCP SDK is imported (0.8 s of pydantic models on an idle machine, and a
+client with a short connect timeout on a busy one gave up waiting): the server reads the first line itself,
+answers it as the SDK would, then hands the line to the SDK and drops the SDK's own answer to it
+(``server.stdio``). Only the standard library here. ``tests/test_server.py`` checks the answer against the
+SDK's own, so an SDK that answers otherwise fails a test rather than a client."""
+
+from __future__ import annotations
+
+import json
+import os
+
+INSTRUCTIONS = """memory-graph is your long-term memory and code search.
+
+Workflow for memories (progressive disclosure, to save tokens):
+1. search_memory: a compact index of matching memories (id, title, type, date, score).
+2. timeline: what happened just before and after an interesting hit (anchor_id).
+3. get_memories: full content, only for the ids you chose.
+Store what will matter later with store_memory (decisions, bug fixes, procedures, facts about the
+project); correct it with update_memory, retire it with invalidate_memory (keeps history) rather than
+deleting: store_memory lists the similar memories a new one may update. Searches default to the current
+project plus global memories.
+
+For code: index_project once (incremental afterwards), then search_code (by meaning or identifier),
+search_symbols (by name) and symbol_graph (callers, callees, imports, subclasses). An answer's `note` says
+why it may be incomplete, e.g. a project still being indexed (project_status shows how far it got)."""
+
+#: the protocol revisions the SDK negotiates through ``initialize`` (mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS)
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+#: what the SDK's MCPServer announces (tools, and the prompts and resources it always registers)
+CAPABILITIES = {"prompts": {"listChanged": False}, "resources": {"listChanged": False, "subscribe": False},
+                "tools": {"listChanged": False}}
+
+
+def read_line(fd: int = 0, limit: int = 1 << 20) -> bytes:
+    """One line of a file descriptor, read a byte at a time: nothing after it is taken from the pipe, so the
+    SDK's reader finds the rest where it was."""
+    out = bytearray()
+    while len(out) < limit:
+        byte = os.read(fd, 1)
+        if not byte:
+            break
+        out += byte
+        if byte == b"\n":
+            break
+    return bytes(out)
+
+
+def initialize_answer(line: bytes, version: str) -> tuple[bytes, object] | None:
+    """The response to an ``initialize`` request (and its id), or None for any other line."""
+    try:
+        msg = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(msg, dict) or msg.get("method") != "initialize" or msg.get("jsonrpc") != "2.0":
+        return None
+    rid, params = msg.get("id"), msg.get("params")
+    if isinstance(rid, bool) or not isinstance(rid, (int, str)) or not isinstance(params, dict):
+        return None  # the SDK says what is wrong with it
+    requested = params.get("protocolVersion")
+    negotiated = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+    result = {"capabilities": CAPABILITIES, "instructions": INSTRUCTIONS, "protocolVersion": negotiated,
+              "serverInfo": {"name": "memory-graph", "version": version}}
+    return (json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}, separators=(",", ":")) + "\n").encode(), rid
