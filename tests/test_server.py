@@ -541,3 +541,40 @@ def test_initialize_is_answered_before_the_sdk_loads_as_the_sdk_would_answer_it(
         init, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})], 2)
     assert [r["id"] for r in replies] == [1, 2] and len(replies[1]["result"]["tools"]) == len(TOOLS)
+
+
+def test_the_mcp_fixes_through_the_sdk_client(tmp_path, repo):
+    """Strict types, entity types and relation ids, and symbol lookup (stub, re-export, alias, a parameter
+    called like a method) as a client sees them."""
+    from conftest import write_files
+
+    write_files(repo / "lib", {
+        "attrs/__init__.py": "from attr._next_gen import define\n",
+        "attr/__init__.py": "from ._make import attrs\n\ns = attributes = attrs\n",
+        "attr/__init__.pyi": "def define(maybe_cls=None): ...\n",
+        "attr/_next_gen.py": "from attr._make import attrs\n\n\ndef define(maybe_cls=None):\n    return attrs(maybe_cls)\n",
+        "attr/_make.py": "def attrs(maybe_cls=None):\n    return maybe_cls\n",
+        "client.py": "class Client:\n    def send(self, request):\n        return request\n\n"
+                     "    def request(self):\n        return self.send(1)\n",
+        "apps.py": "async def app(scope, receive, send):\n    await send({'type': 'http.response.start'})\n",
+    })
+
+    async def go():
+        async with Client(params(tmp_path, repo), read_timeout_seconds=300) as c:
+            m = data(await c.call_tool("store_memory", {"content": "Orion ships next week", "tags": ["orion"],
+                                                        "project": "orion"}))
+            wrong = error_text(await c.call_tool("update_memory", {"id": m["id"], "importance": True}))
+            assert "importance: Input should be a valid integer (got True)" in wrong
+            rel = data(await c.call_tool("create_relation", {"source": "orion", "target": "billing-api"}))
+            related = data(await c.call_tool("get_related", {"id": "billing-api"}))["related"]
+            assert related[0]["relation_id"] == rel["relation"]["id"] and related[0]["entity_type"]
+            data(await c.call_tool("index_project", {}))
+            graph = lambda symbol, relation="callees": c.call_tool(  # noqa: E731
+                "symbol_graph", {"symbol": symbol, "relation": relation})
+            assert data(await graph("attrs.define"))["symbol"]["path"] == "lib/attr/_next_gen.py"
+            assert data(await graph("define"))["symbol"]["path"] == "lib/attr/_next_gen.py"
+            assert data(await graph("attr.s"))["symbol"]["qualname"] == "attrs"
+            callers = data(await graph("Client.send", "callers"))["results"]
+            assert [r["qualname"] for r in callers] == ["Client.request"]
+
+    run(go())
