@@ -301,9 +301,19 @@ def search(query: str = typer.Argument(..., help="What to look for, in plain wor
 
 
 def print_explanations(hits) -> None:
-    """One line per result: its rank in each leg, the fused score and each later stage's factor."""
-    for h in hits:
-        out.print(f"{h.id}: {explanation(h)}", soft_wrap=True)
+    """Why each result ranks where it does, as a table: its rank in each leg (the graph's through which
+    entities or memories, by name), the fused score, and what each later stage changed, in words."""
+    table = Table("#", Column("title", max_width=32), "meaning", "words", "graph", "fused", "then",
+                  title="why each result ranks where it does")
+    for n, h in enumerate(hits, 1):
+        e = h.explanation
+        via = [str(p) for p in e.graph_path if p != h.id]
+        graph = f"#{e.ranks['graph']}" if e.ranks.get("graph") else "-"
+        legs = [f"#{e.ranks[leg]}" if e.ranks.get(leg) else "-" for leg in ("vector", "bm25")]
+        if via and e.ranks.get("graph"):
+            graph += " via " + " > ".join(via)
+        table.add_row(str(n), h.title, *legs, graph, f"{e.fused:.3f}", later_stages(h) or "nothing changed")
+    out.print(table)
 
 
 #: what each leg matched a result by, as a reader would say it
@@ -319,6 +329,13 @@ def explanation(h) -> str:
     via = [str(p) for p in e.graph_path if p != h.id]  # the path ends at the result itself
     if via:
         said += " (via " + " > ".join(via) + ")"
+    changed = later_stages(h)
+    return f"{said}; fused {e.fused:.3f} ({e.fusion}); " + (changed or "no later stage changed it")
+
+
+def later_stages(h) -> str:
+    """What the stages after fusion did to a result, in words ("" when none changed it)."""
+    e = h.explanation
     changed = []
     if round(e.ppr_factor, 3) != 1:
         changed.append(f"graph walk x{e.ppr_factor:.3f}")
@@ -328,8 +345,7 @@ def explanation(h) -> str:
         changed.append(f"prior x{e.prior_factor:.2f}")  # importance (memories); test file, prose, line (code)
     if e.mmr_moved:
         changed.append(f"diversity moved it {'up' if e.mmr_moved > 0 else 'down'} {abs(e.mmr_moved)}")
-    return (f"{said}; fused {e.fused:.3f} ({e.fusion}); "
-            + (", ".join(changed) if changed else "no later stage changed it"))
+    return ", ".join(changed)
 
 
 def _ended(record: dict) -> str:

@@ -238,3 +238,13 @@ def test_an_error_names_the_flag_that_was_typed(run, args, said):
     result = run(*args, ok=False)
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and said in text and "as_of=" not in text and "limit=" not in text
+
+
+def test_explain_is_a_table_of_legs_ranks_and_stages_in_words(run):
+    run("store", "Orion is the codename for the billing-api rewrite", "--type", "semantic")
+    run("store", "billing-api times out when the cache is cold")
+    shown = run("search", "What problems does Orion have?", "--explain").stdout
+    words = " ".join(shown.split())
+    assert all(h in words for h in ("meaning", "words", "graph", "fused", "then"))
+    assert "via billing-api" in words and "{" not in shown and "ppr=" not in shown
+    assert re.search(r"nothing changed|graph walk x|age x|diversity moved it", words)
