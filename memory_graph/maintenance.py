@@ -544,6 +544,20 @@ class MaintenanceMixin:
 
         return check(self, repair)
 
+    def _writer_active(self) -> bool:
+        """Whether another process holds the write lock now: its intent file is a write in progress, not one
+        a killed process left."""
+        if self._read_only is not None:
+            return False
+        try:
+            self._file_lock.acquire(timeout=0)
+        except Timeout:
+            return True
+        except OSError:
+            return False
+        self._file_lock.release()
+        return False
+
     def stats(self) -> dict:
         """Counts, health of the derived indexes and of the rows (dangling ones), model and disk use."""
         from .integrity import dangling
@@ -551,7 +565,7 @@ class MaintenanceMixin:
         counts = {t: self.lance.count(t) for t in ALL_TABLES}
         text_docs = self.text.num_docs()
         broken = {t: len(ids) for t, ids in dangling(self.lance).items()}
-        pending = self.lance.pending_intent() is not None
+        pending = self.lance.pending_intent() is not None and not self._writer_active()
         return {
             "data_dir": str(self.data_dir),
             "counts": counts,
