@@ -137,6 +137,13 @@ def interrupted(data_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
+def forget(data_dir: Path, project: str) -> None:
+    """Drop the progress file a dead run of a project left (not one a live run holds)."""
+    lock_path, info = _paths(Path(data_dir), project)
+    if not _held(lock_path):
+        info.unlink(missing_ok=True)
+
+
 def status(run: dict[str, Any]) -> str:
     """A run in progress in a few words: "project 'x' is being indexed (12 of 80 changed files done)"."""
     done, total = run.get("files_done") or 0, run.get("files_total") or 0

@@ -151,14 +151,16 @@ class ServerState:
         """Start again, in the background, the index runs that died before their end on this data directory
         (the server of a client that gave up, a killed `memory-graph index`), where their folder is still
         allowed; each goes on from the last batch it wrote. Returns their projects."""
-        from memory_graph.runs import interrupted
+        from memory_graph.runs import forget, interrupted
 
         resumed = []
-        for run in interrupted(self.engine().data_dir):
+        data_dir = self.engine().data_dir
+        for run in interrupted(data_dir):
             try:
                 self.start_index(run["root"], run["project"], False)
-            except MemoryGraphError as exc:  # the folder is gone or no longer allowed: left for the user
+            except MemoryGraphError as exc:  # the folder is gone or no longer allowed: `index` it by hand
                 log.warning("not resuming the index run of %s: %s", run["project"], exc.message)
+                forget(data_dir, run["project"])  # else every start would say so again
                 continue
             log.warning("resuming the interrupted index run of %s (%s)", run["project"], run["root"])
             resumed.append(run["project"])

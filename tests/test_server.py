@@ -578,3 +578,19 @@ def test_the_mcp_fixes_through_the_sdk_client(tmp_path, repo):
             assert [r["qualname"] for r in callers] == ["Client.request"]
 
     run(go())
+
+
+def test_a_dead_run_whose_folder_is_gone_is_forgotten_not_resumed(tmp_path):
+    from memory_graph.runs import _paths, interrupted
+    from server.state import ServerState
+
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    _, info = _paths(data_dir, "gone")
+    info.write_text(json.dumps({"project": "gone", "root": str(tmp_path / "no-such-folder"), "pid": 999999,
+                                "phase": "index", "files_done": 1, "files_total": 9, "started": 0}))
+    state = ServerState(data_dir, tmp_path)
+    try:
+        assert state.resume_interrupted() == [] and interrupted(data_dir) == [] and not info.exists()
+    finally:
+        state.close()
