@@ -267,7 +267,7 @@ class CodeMixin:
                 self.lance.add("files", files)
                 new_ids = {c["id"] for c in chunks}
                 self.text.write(upserts=[(c, "code") for c in chunks],
-                                deletes=[i for i in old_chunks if i not in new_ids])
+                                deletes=[i for i in old_chunks if i not in new_ids], kind="code")
             with self._graph_lock:
                 for node in old_chunks + old_symbols:
                     self.code_graph.remove_node(node)
@@ -370,7 +370,7 @@ class CodeMixin:
                     for name in CODE_TABLES:
                         self.lance.delete(name, where)
                     self.lance.set_meta({f"edges:{project}": ""})
-                    self.text.write(deletes=ids)
+                    self.text.write(deletes=ids, kind="code")
                 self._load_code_graph()
                 self._after_write()
         finally:

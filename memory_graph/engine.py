@@ -371,7 +371,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
                 self.lance.delete_ids("passages", ids, column="memory_id")
                 self.lance.delete_ids("mentions", ids, column="memory_id")
                 self.lance.delete("relations", where_rel)
-                self.text.write(deletes=ids)
+                self.text.write(deletes=ids, kind="memory")
                 self._log_change(memories=ids)  # dropping a node drops the relations at it
             with self._graph_lock:
                 for i in ids:

@@ -381,7 +381,7 @@ class MaintenanceMixin:
             for start in range(0, max(len(stale), 1), BATCH):
                 part = stale[start:start + BATCH]
                 rows = self.lance.by_ids(table, part).to_pylist() if part else []
-                self.text.write(upserts=[(r, kind) for r in rows], deletes=extra if start == 0 else ())
+                self.text.write(upserts=[(r, kind) for r in rows], deletes=extra if start == 0 else (), kind=kind)
             added, removed = added + len(stale), removed + len(extra)
         if added or removed:
             log.warning("text index reconciled with LanceDB: %d added or updated, %d removed", added, removed)

@@ -290,3 +290,35 @@ def test_a_stale_stamp_rewrites_only_the_documents_that_differ(tmp_path):
     assert eng._reconcile_text()["added"] == 1
     eng.close()
     consistent(tmp_path)
+
+
+def test_memories_and_code_keep_their_own_bm25_statistics(tmp_path):
+    """Indexing a code project beside the memories leaves the memories' BM25 scores as they were (one index for
+    both changed every idf, and with it 81 of 112 devnotes top-10s); a data directory from when one index held
+    both is split at the next open."""
+    from codebase import index_project
+    from memory_graph.models import Filters
+
+    eng = Engine(tmp_path / "data", config=Config(), embedder=HashEmbedder())
+    eng.store_many([{"content": f"note {i}: the config loader retries {i % 4} times on Widget{i % 5}"}
+                    for i in range(40)])
+
+    def bm25(e: Engine) -> list[tuple[str, float]]:
+        ids, scores = e.text.search("config settings loader", Filters(), 0.0, 20, "memory")
+        return list(zip(ids, [round(x, 6) for x in scores]))
+
+    before = bm25(eng)
+    index_project(eng, FIXTURE_REPO, project="demo")
+    assert eng.text.num_docs() > 40 and bm25(eng) == before
+    chunks = set(eng.lance.query("code_chunks", None, ["id"]).column("id").to_pylist())
+    # the layout of before: the code documents in the memories' index, none in the code index
+    rows = eng.lance.query("code_chunks").to_pylist()
+    eng.text.by_kind["memory"].write(upserts=[(r, "code") for r in rows])
+    assert bm25(eng) != before  # (what the shared statistics did)
+    eng.text.by_kind["code"].clear()
+    eng.close()
+    again = consistent(tmp_path / "data")
+    assert again.text.by_kind["memory"].revisions("code") == {}
+    assert set(again.text.revisions("code")) == chunks
+    assert bm25(again) == before and again.search_code("normalize_sku", limit=1)
+    again.close()
