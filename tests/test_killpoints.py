@@ -57,7 +57,7 @@ sys.path[:0] = [%r, %r]
 from pathlib import Path
 from memory_graph import Config, Engine
 from memory_graph.store.lance import LanceStore
-from memory_graph.store.text_index import TextIndex
+from memory_graph.store.text_index import TantivyIndex
 from codebase import index_project
 from conftest import WindowEmbedder
 from test_killpoints import CONFIG, FILLER, WRITES
@@ -84,7 +84,7 @@ LanceStore.add = commit(LanceStore.add, no_rows)
 LanceStore.upsert = commit(LanceStore.upsert, no_rows)
 LanceStore.delete = commit(LanceStore.delete)
 LanceStore.set_meta = commit(LanceStore.set_meta)
-TextIndex.write = commit(TextIndex.write, lambda self, upserts=(), deletes=(): not upserts and not deletes)
+TantivyIndex.write = commit(TantivyIndex.write, lambda self, upserts=(), deletes=(): not upserts and not deletes)
 
 for line in sys.stdin:
     job = json.loads(line)
