@@ -12,8 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from rich.table import Table
 from rich.text import Text
 
-from memory_graph.cli import (JsonOpt, _json, app, engine, err, explanation, labelled, mode_check, out,
-                              progress_bar)
+from memory_graph.cli import JsonOpt, _json, app, engine, mode_check
+from memory_graph.show import err, explanation, labelled, out, progress_bar
 from memory_graph.runs import status
 from memory_graph.symbols import KINDS_HELP, SYMBOL_HELP, SYMBOL_RELATIONS
 

@@ -36,8 +36,9 @@ from .symbols import SymbolsMixin
 from .text import derive_title
 from .transfer import TransferMixin
 from .updates import UpdatesMixin
-from .validation import (check_content, check_ids, check_importance, check_limit, check_offset, check_query,
-                         check_span, check_tags, check_text, check_type, clean_title, parse_time, strip_private)
+from .validation import (check_content, check_ids, check_importance, check_limit, check_offset,
+                         check_optional_text, check_query, check_span, check_tags, check_text, check_type,
+                         clean_title, parse_time, strip_private)
 
 log = logging.getLogger("memory_graph")
 
@@ -46,15 +47,6 @@ ORDERS = ("created_at", "updated_at", "importance")
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:20]}"
-
-
-def _opt_text(value, name: str) -> str:
-    """An optional short string field (project, source): stripped, valid text, at most 2,000 characters."""
-    if value is None:
-        return ""
-    if not isinstance(value, str) or len(value) > 2_000:
-        raise ValidationError(f"{name} must be a string of at most 2,000 characters")
-    return check_text(value.strip(), name)
 
 
 def _timed(fn, timings: dict[str, float] | None, name: str, *args):
@@ -190,7 +182,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
             id=item.get("id") or new_id("mem"), content=content,
             memory_type=check_type(item.get("memory_type") or "episodic"), title=title.strip(),
             tags=check_tags(item.get("tags"), self.config), importance=check_importance(item.get("importance", 5)),
-            project=_opt_text(item.get("project"), "project"), source=_opt_text(item.get("source"), "source"),
+            project=check_optional_text(item.get("project"), "project"), source=check_optional_text(item.get("source"), "source"),
             metadata=metadata, created_at=created, updated_at=created,
             valid_from=parse_time(item.get("valid_from"), "valid_from"),
             valid_until=parse_time(item.get("valid_until"), "valid_until"), content_hash=content_hash(content))
@@ -271,9 +263,9 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
             if importance is not None:
                 m.importance = check_importance(importance)
             if project is not None:
-                m.project = _opt_text(project, "project")
+                m.project = check_optional_text(project, "project")
             if source is not None:
-                m.source = _opt_text(source, "source")
+                m.source = check_optional_text(source, "source")
             if metadata is not None:
                 if not isinstance(metadata, dict):
                     raise ValidationError("metadata must be a JSON object")

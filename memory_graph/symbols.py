@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ast
 import re
-import textwrap
 from itertools import chain
 from pathlib import PurePosixPath
 from typing import Any, Iterator
@@ -16,6 +14,8 @@ from .paths import is_package_file, is_test_path
 from .runs import notes_runs
 from .store.lance import sql_in, sql_quote
 from .text import IDENT_RE, WORD_RE, dotted_names
+from .symbol_names import (_ABSTRACT, _ALIAS, _DECLARATIONS, _FILE_MENTION, _FRAME, _SHORT_NAME, _TYPES,
+                           _like, _member_name, _same_file, _top_level, raises_not_implemented)
 from .validation import check_filter, check_limit, check_name
 
 SYMBOL_RELATIONS = {
@@ -30,57 +30,16 @@ SYMBOL_COLUMNS = ["id", "project", "path", "name", "qualname", "kind", "signatur
 #: what a symbol's kind may be, for the help of the tools and commands that filter by it
 KINDS_HELP = ("function, method, class, attribute (a class attribute or field), variable, constant, interface, "
               "struct, enum, ...")
-#: a name too short for the in-memory symbol index (``index_symbol``), alone or backticked
-_SHORT_NAME = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]?)`?")
-#: a file a code query or symbol name names, by path or file name, with a member after ``:``, ``::`` or ``#``
-#: (``django/db/transaction.py:atomic``, pytest's ``tests/test_app.py::TestApp::test_run``) or a line
-#: (``registry.py:88``, a traceback's ``File "/src/app/registry.py", line 88``, PHP's ``Table.php(123)``,
-#: .NET's ``in /src/Cart.cs:line 42``)
-_FILE_MENTION = re.compile(r"(?<![\w/.\-])(?:\.{1,2}/|/)*((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,7})"
-                           r"((?:(?:::?|#)(?!line\s+\d)[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)*)"
-                           r"(?:(?::|\(|:line\s+|[\"']?,?\s+line\s+)(\d{1,7})\)?)?(?![\w/])")
-_FRAME = re.compile(r'\bFile "(?=[^"\n]+", line \d)')
 #: how a symbol may be named to the tools and commands that take one
 SYMBOL_HELP = ("Symbol name, qualified name (Class.method, module.function; Rack::Utils and Request#params too), "
                "dotted path (pkg.module.Class.method), file path with a name or line (pkg/module.py:name, "
                "pkg/module.py:88) or id.")
-#: symbol kinds a namespaced name may end in (``_namespaced``)
-_TYPES = frozenset({"class", "interface", "struct", "enum", "trait", "object", "record", "type", "namespace"})
-#: a method's signature that says it is abstract: ``abstract`` (Java, C#, TypeScript), ``@abstractmethod``
-#: (Python, as the chunker writes it), pure virtual (C++'s ``= 0``)
-_ABSTRACT = re.compile(r"\babstract\s|^@abstractmethod |^virtual\b.*=\s*0\s*;?$")
+#: what an alias may rename (``_alias_target``)
+_CALLABLE_KINDS = frozenset({"function", "class", "method"})
 #: the fields of a symbol in a symbol_graph answer
 _SHOWN = ("id", "name", "qualname", "kind", "path", "start_line", "signature")
 #: how many other symbols of an ambiguous name a symbol_graph answer lists
 MAX_OTHERS = 20
-
-
-#: a binding that only renames a name: ``s = attributes = attrs``, ``export const fetch = request`` (the
-#: signature of a module-level binding symbol is its line)
-_ALIAS = re.compile(r"(?:export\s+)?(?:(?:const|let|var)\s+)?[A-Za-z_$][\w$]*(?:\s*=\s*[A-Za-z_$][\w$]*)*"
-                    r"\s*=\s*([A-Za-z_$][\w$]*);?")
-#: files that declare what another file defines: a stub has no body, so no callees
-_DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".pyi")
-
-
-def _like(needle: str) -> str:
-    return needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _top_level(path: str) -> bool:
-    """Whether a module's file is at its project's root, or is a root folder's package file."""
-    parts = PurePosixPath(path).parts
-    return len(parts) == 1 or (len(parts) == 2 and is_package_file(PurePosixPath(path)))
-
-
-def _same_file(indexed: str, named: str) -> bool:
-    """Whether a path a user wrote names an indexed file: one is the other's end at a folder boundary."""
-    named = named.lstrip("/")
-    return indexed == named or indexed.endswith("/" + named) or named.endswith("/" + indexed)
-
-
-def _member_name(qualname: str) -> str:
-    return qualname.rsplit(".", 1)[-1].rstrip("'")
 
 
 class SymbolsMixin:
@@ -383,16 +342,34 @@ class SymbolsMixin:
         if len(member) >= 3 and not any(in_project(i) for i in self.symbol_index.by_norm.get(norm(member), ())):
             return None
         for inside in (in_folder, in_project):
-            seen, frontier = {package_id}, [package_id]
-            for _ in range(3):
-                imported = [m for f in frontier for m, *_ in g.neighbors(f, "out", ["imports"])
-                            if m not in seen and inside(m)]
-                frontier = sorted(dict.fromkeys(imported), key=lambda m: (g.attrs(m).get("path") or "", m))
-                seen.update(frontier)
-                for module in frontier:
-                    for m, *_ in g.neighbors(module, "out", ["contains"]):
-                        if _member_name(str(g.attrs(m).get("name", ""))) == member:
-                            return m
+            found = self._imported_member([package_id], member, inside)
+            if found:
+                return found
+        return None
+
+    def _imported_member(self, modules: list[str], member: str, inside=lambda i: True,
+                         own: bool = False, kinds: frozenset[str] | None = None) -> str | None:
+        """A member named ``member`` of a module the given ones import (``own``: of those first), up to three
+        imports deep and breadth first, through the modules ``inside`` admits; ``kinds``: only symbols of these."""
+        g = self.code_graph
+
+        def defined_in(module: str) -> str | None:
+            for m, *_ in g.neighbors(module, "out", ["contains"]):
+                a = g.attrs(m)
+                if _member_name(str(a.get("name", ""))) == member and (kinds is None or a.get("symbol_kind") in kinds):
+                    return m
+            return None
+
+        seen, frontier = set(modules), list(modules)
+        if own and (hit := next((h for m in frontier if (h := defined_in(m))), None)):
+            return hit
+        for _ in range(3):
+            imported = [m for f in frontier for m, *_ in g.neighbors(f, "out", ["imports"])
+                        if m not in seen and inside(m)]
+            frontier = sorted(dict.fromkeys(imported), key=lambda m: (g.attrs(m).get("path") or "", m))
+            seen.update(frontier)
+            if hit := next((h for m in frontier if (h := defined_in(m))), None):
+                return hit
         return None
 
     def _alias_target(self, row: dict) -> str | None:
@@ -404,20 +381,10 @@ class SymbolsMixin:
         m = _ALIAS.fullmatch((row.get("signature") or "").strip())
         if m is None or m.group(1) == row["name"]:
             return None
-        g, name = self.code_graph, m.group(1)
+        g = self.code_graph
         with self._graph_lock:
-            modules = [u for u, etype, *_ in g.neighbors(row["id"], "in", ["contains"])] if row["id"] in g else []
-            seen, frontier = set(modules), modules
-            for _ in range(3):  # its own module, then what that imports, breadth first
-                for module in frontier:
-                    for m_id, *_ in g.neighbors(module, "out", ["contains"]):
-                        a = g.attrs(m_id)
-                        if a.get("symbol_kind") in ("function", "class", "method") and \
-                                _member_name(str(a.get("name", ""))) == name:
-                            return m_id
-                frontier = [v for f in frontier for v, *_ in g.neighbors(f, "out", ["imports"]) if v not in seen]
-                seen.update(frontier)
-        return None
+            modules = [u for u, *_ in g.neighbors(row["id"], "in", ["contains"])] if row["id"] in g else []
+            return self._imported_member(modules, m.group(1), own=True, kinds=_CALLABLE_KINDS)
 
     def _nesting(self, symbol_id: str) -> tuple:
         """Sort key of namesake modules or types: code before tests, then the least nested, then by path."""
@@ -624,22 +591,3 @@ class SymbolsMixin:
             containers = [u for u, *_ in g.neighbors(symbol_id, "in", ["contains"])]
             return [n for c in containers[:1] for n, *_ in g.neighbors(c, "out", ["contains"])
                     if n != symbol_id and str(g.attrs(n).get("name", "")).rstrip("'") == base]
-
-
-def raises_not_implemented(code: str) -> bool:
-    """Whether Python source is one function whose body, a docstring aside, only raises NotImplementedError:
-    Python's convention for a method its subclasses must provide."""
-    try:
-        tree = ast.parse(textwrap.dedent(code))
-    except (SyntaxError, ValueError):
-        return False
-    if len(tree.body) != 1 or not isinstance(fn := tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    body = fn.body
-    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
-            isinstance(body[0].value.value, str):
-        body = body[1:]
-    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
-        return False
-    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
-    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"

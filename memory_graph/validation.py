@@ -197,3 +197,12 @@ def check_ids(ids, name: str = "ids") -> list[str]:
     if len(ids) > 10_000:
         raise ValidationError(f"too many {name} ({len(ids)}); the limit is 10,000")
     return list(dict.fromkeys(check_text(i.strip(), name) for i in ids))
+
+
+def check_optional_text(value, name: str) -> str:
+    """An optional short string field (project, source): stripped, valid text, at most 2,000 characters."""
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > 2_000:
+        raise ValidationError(f"{name} must be a string of at most 2,000 characters")
+    return check_text(value.strip(), name)

@@ -411,8 +411,27 @@ def test_argument_errors_say_a_line_per_argument():
     assert model.model_validate({"n": 3}).n == 3
 
 
-def test_every_stdio_line_gets_an_answer_an_unreadable_one_a_json_rpc_error(tmp_path, repo):
+def _raw_replies(tmp_path, repo, lines: list[str], wanted: int) -> list[dict]:
     p = params(tmp_path, repo)
+    proc = subprocess.Popen([p.command, *p.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **p.env}, cwd=p.cwd)
+    try:
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        replies = []
+        while len(replies) < wanted:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            replies.append(json.loads(line))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+        proc.stderr.close()
+    return replies
+
+
+def test_every_stdio_line_gets_an_answer_an_unreadable_one_a_json_rpc_error(tmp_path, repo):
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
     bad = ["{bad json",
@@ -422,21 +441,7 @@ def test_every_stdio_line_gets_an_answer_an_unreadable_one_a_json_rpc_error(tmp_
            '{"jsonrpc": "2.0", "id": "x", "method": 3}']
     lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), *bad,
              json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"})]
-    proc = subprocess.Popen([p.command, *p.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, **p.env}, cwd=p.cwd)
-    try:
-        proc.stdin.write("\n".join(lines) + "\n")
-        proc.stdin.flush()
-        replies = []
-        while len(replies) < 2 + len(bad):
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read()
-            replies.append(json.loads(line))
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
-        proc.stdout.close()
-        proc.stderr.close()
+    replies = _raw_replies(tmp_path, repo, lines, 2 + len(bad))
     errors = [r for r in replies if "error" in r]
     assert [(r["id"], r["error"]["code"]) for r in errors] == [
         (None, -32700), (7, -32600), (None, -32700), (None, -32700), (None, -32600)]
@@ -499,26 +504,6 @@ def test_a_result_is_sent_once_as_structured_content_and_once_as_one_compact_lin
     assert len(result.content) == 1 and "\n" not in result.content[0].text
     assert json.loads(result.content[0].text) == result.structured_content
     assert result.content[0].text == json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
-
-
-def _raw_replies(tmp_path, repo, lines: list[str], wanted: int) -> list[dict]:
-    p = params(tmp_path, repo)
-    proc = subprocess.Popen([p.command, *p.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, **p.env}, cwd=p.cwd)
-    try:
-        proc.stdin.write("\n".join(lines) + "\n")
-        proc.stdin.flush()
-        replies = []
-        while len(replies) < wanted:
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read()
-            replies.append(json.loads(line))
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
-        proc.stdout.close()
-        proc.stderr.close()
-    return replies
 
 
 def test_initialize_is_answered_before_the_sdk_loads_as_the_sdk_would_answer_it(tmp_path, repo):
