@@ -341,6 +341,24 @@ class Config:
     confidence_coverage_low: float = 0.4
     confidence_min: float = 0.5
 
+    # --- automatic memory (memory_graph/hooks) ---
+    #: the session-start digest's ceiling in tokens (four characters each): about 1,000 is what the issue's users
+    #: asked for, a tenth of what claude-mem injects by default
+    hooks_digest_tokens: int = 1_000
+    #: a prompt's injected memories: at most this many, within this many tokens, and only when the search's
+    #: confidence reaches hooks_min_confidence (confidence_min's scale: below it the search itself says that
+    #: nothing matches well, and an agent is better served by nothing than by noise)
+    hooks_prompt_limit: int = 5
+    hooks_prompt_tokens: int = 300
+    hooks_min_confidence: float = 0.5
+    #: how long a hook's client waits for the daemon's answer to a prompt before the prompt goes on without
+    #: context (Claude Code waits for the hook; the agent must not)
+    hooks_prompt_wait_seconds: float = 2.0
+    #: ... and at a session's start, when the daemon may first have to start (opening the stores takes seconds)
+    hooks_start_wait_seconds: float = 10.0
+    #: the daemon exits after this many idle seconds, giving back its memory (the next hook starts it again)
+    hooks_idle_seconds: float = 1_800.0
+
     # --- score floor ---
     #: results scoring below this fraction of the top score are dropped: with convex fusion a memory only the
     #: graph leg reaches, at two hops, scores about a twentieth of the top (the graph weighs 0.2 of 2.2 at
@@ -375,6 +393,8 @@ class Config:
             (self.fusion in ("convex", "rrf"), "fusion must be 'convex' or 'rrf'"),
             (0.0 <= self.ppr_beta <= 1.0, "ppr_beta must lie in [0, 1]"),
             (0.0 < self.ppr_alpha < 1.0, "ppr_alpha must lie in (0, 1)"),
+            (self.hooks_digest_tokens > 0 and self.hooks_prompt_tokens > 0 and self.hooks_prompt_limit > 0,
+             "hooks_digest_tokens, hooks_prompt_tokens and hooks_prompt_limit must be > 0"),
             (0.0 <= self.mmr_lambda <= 1.0 and 0.0 <= self.mmr_lambda_code <= 1.0, "mmr_lambda must lie in [0, 1]"),
             (0.0 <= self.mmr_redundancy_floor < 1.0, "mmr_redundancy_floor must lie in [0, 1)"),
             (self.max_passages >= 0 and 0 < self.passage_stride <= self.passage_tokens,

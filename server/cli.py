@@ -11,6 +11,7 @@ from typing import Optional
 import typer
 
 import codebase.cli  # noqa: F401  (registers index, watch, search-code, symbols, callers, callees, ...)
+import memory_graph.hooks.cli  # noqa: F401  (registers hooks install|uninstall|status and hook)
 from memory_graph.cli import _state, app
 
 __all__ = ["app", "serve"]
