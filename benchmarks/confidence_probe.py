@@ -22,6 +22,9 @@ def main(argv=None) -> int:
     p.add_argument("--datasets", nargs="+", default=["devnotes", "devnotes-1k", "scifact", "locomo", "click",
                                                      "requests", "marshmallow", "commander", "cobra"])
     p.add_argument("--repos", type=Path, default=None, help="the repositories' sources (python -m benchmarks.repos)")
+    p.add_argument("--floor", type=float, default=None,
+                   help="count as flagged below this confidence instead of Config.confidence_min (the hooks' "
+                        "hooks_min_confidence, say)")
     p.add_argument("-v", "--verbose", action="store_true", help="print each question's signals")
     args = p.parse_args(argv)
     from . import data, quality
@@ -56,7 +59,7 @@ def main(argv=None) -> int:
                               f"{q.text[:70]!r}")
                 lim = engine.config.confidence_min
                 engine.close()
-            report(name, rows, lim)
+            report(name, rows, lim if args.floor is None else args.floor)
             continue
         ds = loaders[name]()
         with tempfile.TemporaryDirectory() as work:
@@ -69,7 +72,7 @@ def main(argv=None) -> int:
                                         as_of=at, use_decay=at is not None)
                 rows.append((bool(q.relevant), hits.confidence, hits.signals.get("vector", 0.0)))
             mg.close()
-        report(name, rows, mg.engine.config.confidence_min)
+        report(name, rows, mg.engine.config.confidence_min if args.floor is None else args.floor)
     return 0
 
 

@@ -52,7 +52,8 @@ class SessionLog:
     edited: dict[str, str] = field(default_factory=dict)
     #: every file the session changed, in order
     files: list[str] = field(default_factory=list)
-    #: command -> {"obs": id, "error": first error line, "files": files edited since it failed}
+    #: command -> {"obs": id, "error": first error line, "files": files edited since it failed, "ran": commands
+    #: run since it failed}
     failing: dict[str, dict] = field(default_factory=dict)
     fixed: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
@@ -195,6 +196,23 @@ def error_line(text: str) -> str:
     return clean((raised or named or lines or [""])[-1], 200)
 
 
+_WHERE = [re.compile(r"^(?P<file>[\w./-]+\.\w+):(?P<line>\d+):? in (?P<func>[\w.<>]+)", re.M),  # pytest
+          re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>[\w.<>]+)'),  # a Python traceback
+          re.compile(r"^\s*at (?P<func>[\w.$<>]+) \((?P<file>[^():]+):(?P<line>\d+)(?::\d+)?\)", re.M)]  # JS
+
+
+def failure_place(text: str, root: str = "") -> str:
+    """Where a failure happened, from the deepest frame of its traceback that lies in the project
+    ("ledger/totals.py:14 in average_line"), or ''."""
+    frames = [m for rx in _WHERE for m in rx.finditer(text)]
+    frames.sort(key=lambda m: m.start())
+    inside = [m for m in frames if "site-packages" not in m["file"] and not m["file"].startswith("<")]
+    if not inside:
+        return ""
+    m = inside[-1]
+    return clean(f"{relative(m['file'], root)}:{m['line']} in {m['func']}", 160)
+
+
 def test_counts(text: str) -> str:
     """A test run's counts as its runner printed them ("3 failed, 41 passed"), or ''."""
     seen: dict[str, str] = {}
@@ -230,16 +248,19 @@ def _command(log: SessionLog, ev: Event) -> list[Write]:
         if known is not None and known["error"] == err:
             return []  # the same failure again
         what = "Tests failed" if is_test else "Command failed"
+        place = failure_place(output, log.root)
+        err = f"{err} (at {place})" if place and place.split(":")[0] not in err else err
         content = f"{what}: `{key}`" + (f" ({counts})" if counts else "") + f": {err}"
-        log.failing[key] = {"obs": "", "error": err, "files": []}
+        log.failing[key] = {"obs": "", "error": err, "files": [], "ran": []}
         _new(log, content)
         return [Write("store", _item(log, content, f"{what}: {key}", "episodic", 5,
                                      _tags(log, "failed", "open-problem")), key=f"failing:{key}")]
     if key in log.failing:
         fail = log.failing.pop(key)
-        files = fail["files"]
+        files, ran = fail["files"], fail.get("ran", [])
+        after = [f"editing {', '.join(files[:8])}"] * bool(files) + [f"running {', '.join(ran[:3])}"] * bool(ran)
         content = (f"Fixed: `{key}` failed with \"{fail['error']}\"" +
-                   (f"; after editing {', '.join(files[:8])} it passes" if files else "; it passes now") +
+                   (f"; after {' and '.join(after)} it passes" if after else "; it passes now") +
                    (f" ({counts})." if counts else "."))
         log.fixed.append(content)
         store = Write("store", _item(log, content, f"Fixed: {key}", "bugfix", 7, _tags(log, "fix"), files[:8]),
@@ -252,7 +273,12 @@ def _command(log: SessionLog, ev: Event) -> list[Write]:
         if not _new(log, content):
             return []
         return [Write("store", _item(log, content, f"Tests passed: {key}", "episodic", 3, _tags(log, "tests")))]
-    if _looks_only(cmd) or not _new(log, key):
+    if _looks_only(cmd):
+        return []
+    for fail in log.failing.values():  # a command run between a failure and its pass may be the fix
+        if f"`{key}`" not in fail.setdefault("ran", []) and len(fail["ran"]) < 5:
+            fail["ran"].append(f"`{key}`")
+    if not _new(log, key):
         return []
     return [Write("store", _item(log, f"Ran `{key}`", f"Ran {key}", "episodic", 2, _tags(log, "command")))]
 

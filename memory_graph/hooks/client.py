@@ -40,6 +40,8 @@ def main(event_name: str, data_dir: Path | None = None, stdin=None, stdout=None)
         ev = claude.parse(event_name, payload)
         config = Config.from_env()
         context = None
+        if ev.kind == "tool" and ev.tool not in claude.CAPTURED_TOOLS:
+            return 0  # a read or a search: nothing to keep (the installed matcher does not even send these)
         if ev.kind in SPOOLED:
             spool(folder, ev)
             request(data_dir, {"op": "drain"}, wait=0.0)

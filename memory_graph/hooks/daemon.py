@@ -90,8 +90,10 @@ def serve(data_dir: Path, idle_seconds: float | None = None) -> int:
                 continue
             last = time.monotonic()
             with conn:
-                if _answer(conn, token, service, spool) == "stop":
-                    break
+                op = _answer(conn, token, service, spool)
+            if op == "stop":
+                break
+            drain(service, spool)
     finally:
         server.close()
         try:
@@ -115,9 +117,13 @@ def _answer(conn: socket.socket, token: str, service, spool: Path) -> str:
             reply = {"ok": False, "error": "bad token"}
         else:
             op = req.get("op", "")
-            drain(service, spool)  # events spooled before this one come first
-            if op == "event":
-                reply["context"] = service.handle(Event.from_dict(req["event"]))
+            ev = Event.from_dict(req["event"]) if op == "event" else None
+            # a prompt is answered first: its recall leaves out its own session's memories, which is all that the
+            # spooled tool calls before it can add, and the agent waits for it
+            if ev is None or ev.kind != "prompt":
+                drain(service, spool)
+            if ev is not None:
+                reply["context"] = service.handle(ev)
     except Exception as exc:
         log.exception("hook daemon: request failed")
         reply = {"ok": False, "error": str(exc)[:500]}

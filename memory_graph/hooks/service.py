@@ -76,6 +76,10 @@ class HookService:
         own = f"session:{sl.session.lower()}"
         ids = [h.id for h in hits if not (h.record or {}).get("ended")]
         memories = [m for m in self.engine.get(ids, strict=False) if own not in m.tags]
+        # one session summary at most: it names much of what a session touched, so it matches many prompts
+        # loosely, where one observation answers one precisely
+        first = next((m.id for m in memories if "session-summary" in m.tags), None)
+        memories = [m for m in memories if "session-summary" not in m.tags or m.id == first]
         return recall.prompt_context(memories[:self.config.hooks_prompt_limit], self.config.hooks_prompt_tokens)
 
     # ---- writes ---------------------------------------------------------
