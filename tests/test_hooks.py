@@ -139,6 +139,9 @@ def test_install_merges_and_uninstall_removes_exactly_its_own(tmp_path):
 def test_the_cli_installs_into_a_project_and_reports_it(tmp_path, run):
     project = tmp_path / "proj"
     project.mkdir()
+    shown = run("hooks", "install", "--project-dir", str(project), "--dry-run").stdout
+    assert set(cc.installed(json.loads(shown))) == set(cc.EVENTS)
+    assert not (project / ".claude").exists()
     run("hooks", "install", "--project-dir", str(project))
     data = json.loads((project / ".claude" / "settings.json").read_text())
     assert set(cc.installed(data)) == set(cc.EVENTS)

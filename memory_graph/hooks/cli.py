@@ -43,7 +43,7 @@ def install(project_dir: Optional[Path] = ProjectDir, user: bool = User,
         raise typer.Exit(1)
     new = cc.install(data, _state["data_dir"])
     if dry_run:
-        out.print(json.dumps(new, indent=2))
+        typer.echo(json.dumps(new, indent=2))  # whole lines: a console would wrap them
         return
     cc.write(path, new)
     out.print(f"installed {len(cc.EVENTS)} hooks in {path}: {', '.join(cc.EVENTS)}")
