@@ -23,6 +23,22 @@ SERVER_MALLOC_ARENAS = 2
 
 
 @app.command()
+def ui(port: int = typer.Option(8777, min=1, max=65535, help="Port on 127.0.0.1."),
+       open_browser: bool = typer.Option(False, "--open", help="Open the viewer in the default browser."),
+       ) -> None:
+    """Serve a local web viewer on 127.0.0.1: search memories and code (a search is a link: /?q=TEXT), read a
+    memory with its validity, entities and neighbours, edit, invalidate or delete it, a timeline by project, the
+    entity graph, projects and their code index, stats. It works beside a running MCP server on the same data
+    directory. Another origin must send the bearer token of MEMORY_GRAPH_HTTP_TOKEN."""
+    from memory_graph.engine import Engine
+
+    from .http import http_token
+    from .ui.app import serve_ui
+
+    serve_ui(Engine(_state["data_dir"], load_model_in_background=True), port, http_token(), open_browser)
+
+
+@app.command()
 def serve(http: bool = typer.Option(False, "--http", help=(
               "Serve streamable HTTP on 127.0.0.1 instead of stdio; clients must send the bearer token of "
               "MEMORY_GRAPH_HTTP_TOKEN (a random one is printed to stderr if unset).")),
