@@ -235,3 +235,24 @@ def test_a_broken_payload_or_hooks_off_never_fails_the_session(tmp_path):
     off = hook("UserPromptSubmit", payload("UserPromptSubmit", tmp_path), home, {"MEMORY_GRAPH_HOOKS": "off"})
     assert off.returncode == 0 and off.stdout == b""
     assert not (home / "hooks" / "daemon.json").exists() and not (home / "hooks" / "spool").exists()
+
+
+def test_a_stale_daemon_file_starts_a_new_daemon(tmp_path):
+    import socket
+
+    home = tmp_path / "home"
+    (home / "hooks").mkdir(parents=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends: nothing listens there
+    (home / "hooks" / "daemon.json").write_text(json.dumps({"port": port, "token": "x", "pid": os.getpid()}))
+    try:
+        assert hook("UserPromptSubmit", payload("UserPromptSubmit", tmp_path), home).returncode == 0
+        for _ in range(200):
+            info = json.loads((home / "hooks" / "daemon.json").read_text() or "{}")
+            if info.get("pid") != os.getpid():
+                break
+            time.sleep(0.1)
+        assert info["pid"] != os.getpid() and info["port"] != port
+    finally:
+        stop_daemon(home)

@@ -136,6 +136,9 @@ def request(data_dir: Path, req: dict, wait: float):
                 if not part:
                     break
                 buf += part
+    except ConnectionRefusedError:  # daemon.json outlived its daemon (a kill -9), and its pid is someone else's now
+        start_daemon(data_dir)
+        return None
     except OSError:
         return None
     reply = json.loads(buf or b"{}")

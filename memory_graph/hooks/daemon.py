@@ -141,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args:
         print("usage: python -m memory_graph.hooks.daemon DATA_DIR", file=sys.stderr)
         return 2
+    import signal
+
+    # a plain kill ends the loop through its `finally`: daemon.json removed, the store closed, the lock freed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     return serve(Path(args[0]).expanduser())
 
 
