@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
@@ -25,7 +24,7 @@ from .heap import thaw_heap
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
 from .maintenance import MaintenanceMixin, write_lock
-from .models import MODES, Filters, Hit, Memory, content_hash, iso
+from .models import MODES, Filters, Hit, Memory, content_hash, iso, new_id
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
 from .retrieval import LegResult, rank_stable
@@ -43,10 +42,6 @@ from .validation import (check_content, check_ids, check_importance, check_limit
 log = logging.getLogger("memory_graph")
 
 ORDERS = ("created_at", "updated_at", "importance")
-
-
-def new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:20]}"
 
 
 def _timed(fn, timings: dict[str, float] | None, name: str, *args):

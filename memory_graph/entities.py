@@ -6,7 +6,7 @@ from typing import Iterable
 
 from .errors import NotFoundError, ValidationError
 from .linking import GUESSED_TYPES, EntityIndex, aliases, extract, norm
-from .models import Entity, Memory, Relation
+from .models import Entity, Memory, Relation, new_id
 from .records import entity_from_row, entity_text, node_attrs, relation_from_row
 from .store import sql_in, sql_quote
 from .validation import check_name, parse_time
@@ -22,8 +22,6 @@ class EntitiesMixin:
     # ---- linking --------------------------------------------------------
     def _new_entity_row(self, name: str, entity_type: str, now: float, description: str = "",
                         aliases: Iterable[str] = ()) -> dict:
-        from .engine import new_id
-
         return {"id": new_id("ent"), "name": name, "name_norm": norm(name), "entity_type": entity_type,
                 "description": description, "aliases": list(aliases), "created_at": now, "vector": None}
 
@@ -253,9 +251,7 @@ class EntitiesMixin:
             src, dst = self._lookup(source), self._lookup(target)
             if (src or norm(source)) == (dst or norm(target)):
                 raise ValidationError("a relation needs two different ends")
-            from .engine import new_id
-
-            now = self._now()
+                now = self._now()
             # a name no entity has yet becomes one, in the relation's own transaction: a failed write leaves
             # neither behind
             new = [self._new_entity_row(ref, "concept", now) for ref, node in ((source, src), (target, dst))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -167,3 +168,8 @@ class Hit:
         if explain:
             d["explain"] = self.explanation.to_dict()
         return d
+
+
+def new_id(prefix: str) -> str:
+    """A new record id: the table's prefix (mem, ent, rel) and 20 random hex digits."""
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"

@@ -8,12 +8,15 @@ import os
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..engine import Engine
 from ..errors import MemoryGraphError
 from . import capture, recall
 from .capture import SessionLog, Write
 from .events import Event
+
+if TYPE_CHECKING:  # the service is given an Engine; it never builds one
+    from ..engine import Engine
 
 log = logging.getLogger(__name__)
 
