@@ -189,7 +189,7 @@ def main(argv=None) -> int:
     p.add_argument("--json", type=Path, help="also write every figure here")
     args = p.parse_args(argv)
 
-    from .repo_probe import write_json
+    from .report import write_json
     from .systems import engine_embedder
 
     # no query cache: every search embeds its question (a cached vector would make the second system's free)

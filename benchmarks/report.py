@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 
@@ -163,3 +164,11 @@ def write(results: dict, out: Path) -> dict[str, Path]:
     (out / "results.md").write_text(markdown(results))
     pngs = charts(results, out)
     return {"json": out / "results.json", "markdown": out / "results.md", **{p: out / p for p in pngs}}
+
+
+def write_json(path: Path | None, out: dict) -> None:
+    """Every figure of a probe to ``path``, if given."""
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(out, indent=1))
+        print(f"wrote {path}", file=sys.stderr)

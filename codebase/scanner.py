@@ -42,7 +42,7 @@ MINIFIED_LANGUAGES = frozenset({"javascript", "css"})
 #: a minified file's lines average more than this many bytes (Linguist's threshold)
 MINIFIED_MEAN_LINE = 110
 #: a data file's start has fewer letters than this fraction of its characters: numbers, not words. In the
-#: 10,100 files of the 17 real project folders benchmarks/scan_probe.py names (Django, Flask, rich, zod, rxjs,
+#: 10,100 files of the 17 real project folders benchmarks/probes/scan_probe.py names (Django, Flask, rich, zod, rxjs,
 #: React Native, client_golang, Rust crates, ...) three are below it, test data of Django's (coordinates;
 #: rasters/raster.numpy.txt, 0.04 letters, would be 1,740 chunks); one CSS file is minified
 DATA_MAX_LETTERS = 0.15

@@ -114,7 +114,7 @@ def chunk_embed_text(path: str, breadcrumb: str, signature: str, content: str, l
     """What the model reads for a code chunk: the scopes enclosing a nested definition ("class Foo" for a
     method), the signature when the window lacks it, then the code; the path only for a chunk with no scope
     (module-level code, plain text). A leading path lowered dense MRR on CoSQA's 500 dev queries from 0.541
-    to 0.531 with all-MiniLM-L6-v2 (``python -m benchmarks.cosqa_probe``); BM25 and the path filter still see
+    to 0.531 with all-MiniLM-L6-v2 (``python -m benchmarks.probes.cosqa_probe``); BM25 and the path filter still see
     the path. ``layout``: an older CODE_TEXT_VERSION's text, to re-embed only the chunks whose text changed."""
     scopes = breadcrumb.split(" > ")
     head = [" > ".join(scopes[:-1])] if len(scopes) > 1 else ([] if breadcrumb else [path])
@@ -132,7 +132,7 @@ def shows_signature(content: str, signature: str) -> bool:
     """Whether a chunk's text holds its definition's signature: below a doc comment or decorators too, over
     several lines, around a GraphQL argument's description. Read twice, it had weighed the signature over the
     words documenting it: reading it once took requests' questions from MRR@10 0.786 to 0.809 and rich's from
-    0.603 to 0.617, Django's from 0.571 to 0.563 (``python -m benchmarks.repo_probe``, README)."""
+    0.603 to 0.617, Django's from 0.571 to 0.563 (``python -m benchmarks.probes.repo_probe``, README)."""
     return _SPACE.sub("", signature)[:20] in _SPACE.sub("", _TRIPLE_QUOTED.sub("", content))
 
 

@@ -73,7 +73,7 @@ class Config:
     #: how much a memory's best passage may add to its own vector's similarity: s_first + gain x max(0,
     #: s_passage - s_first); 1 scores it by its best vector. On SciFact, where 71% of abstracts are longer than
     #: the model reads, exact dense search has nDCG@10 0.660 with the first vector, 0.671 with the best and
-    #: 0.675 at gain 0.5 (python -m benchmarks.passage_probe).
+    #: 0.675 at gain 0.5 (python -m benchmarks.probes.passage_probe).
     passage_gain: float = 0.5
     #: passage hits read per vector search, as a multiple of C (they are filtered after the search).
     passage_candidates_factor: int = 4
@@ -91,12 +91,12 @@ class Config:
     #: ``limit`` answers.
     rerank_factor: int = 2
     #: rows from which the vector leg uses an ANN index instead of flat search. Flat search measured
-    #: by ``python -m benchmarks.ann_threshold`` on 2 cores: 7 ms at 5k rows, 15 ms at 10k, 21 ms at 20k.
+    #: by ``python -m benchmarks.probes.ann_threshold`` on 2 cores: 7 ms at 5k rows, 15 ms at 10k, 21 ms at 20k.
     ann_min_rows: int = 10_000
     #: while there are at most this many memories, the vector leg searches a copy of their vectors in process
     #: memory (1.5 KB a memory at 384 dimensions), not LanceDB, and the late stages read the candidates from
     #: it and the graph: an exact search took 6.1 ms a query at 50,000 rows against 43 ms for LanceDB's flat
-    #: search (python -m benchmarks.ann_threshold). Past it, LanceDB's ANN index. 0 turns the copy off.
+    #: search (python -m benchmarks.probes.ann_threshold). Past it, LanceDB's ANN index. 0 turns the copy off.
     vector_copy_max_rows: int = 200_000
     #: after loading its graphs, the engine freezes the objects then alive out of the cyclic garbage
     #: collector's walks (heap.settle_heap): a full collection walks every node and edge of the graphs, a pause
@@ -123,22 +123,22 @@ class Config:
     ann_refine_factor: int = 1
     #: candidates an HNSW index (IVF_HNSW_SQ, IVF_HNSW_PQ) considers in a search; LanceDB's own default is 1.5
     #: times the rows asked for. The code vector leg's recall against exact search on Django's chunks,
-    #: ``python -m benchmarks.repo_probe`` (its "vector leg" line), is in the README.
+    #: ``python -m benchmarks.probes.repo_probe`` (its "vector leg" line), is in the README.
     ann_ef: int = 300
     #: a search filtered only by validity reads this many times the candidates it needs and drops invalid
     #: ones afterwards, instead of filtering every row first (1 always filters first). At 100,000 rows,
-    #: 6.8 ms against 12.3 (python -m benchmarks.search_probe).
+    #: 6.8 ms against 12.3 (python -m benchmarks.probes.search_probe).
     postfilter_factor: int = 2
     #: the ANN index is rebuilt when its table has grown this many times since the last build: rows added
     #: later go into delta segments that a search visits one by one, over partitions trained on the smaller
-    #: table (python -m benchmarks.search_probe: 100,000 rows, built at 10,000, 19 segments, 19.1 ms a search;
+    #: table (python -m benchmarks.probes.search_probe: 100,000 rows, built at 10,000, 19 segments, 19.1 ms a search;
     #: rebuilt, 12.3 ms; the rebuild took 48 s).
     ann_rebuild_growth: float = 2.0
     #: the ANN index is rebuilt, too, when it is made of more than this many indices. Each optimize after a
     #: write indexes the new rows in a delta of their own, and LanceDB compacts no two fragments that
     #: different deltas cover, so rows that were replaced rather than added (a re-indexed repository, a
     #: watcher's edits) leave a search more deltas and fragments to visit one by one without the table
-    #: growing (python -m benchmarks.search_probe, effect 4).
+    #: growing (python -m benchmarks.probes.search_probe, effect 4).
     ann_max_deltas: int = 16
     #: writes (rows) after which tables are compacted, old versions pruned and the ANN index refreshed.
     optimize_every_rows: int = 500
@@ -207,16 +207,16 @@ class Config:
     memory_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=1.0, graph=0.1))
     #: code searched in prose ("where do we retry failed uploads"): on CoSQA's 500 dev web queries, BM25 over
     #: the code and its identifiers' parts fused at any weight from 0.05 to 1 lowered dense MRR
-    #: (python -m benchmarks.cosqa_probe), so prose is left to vectors. On the hand-written repo_probe
+    #: (python -m benchmarks.probes.cosqa_probe), so prose is left to vectors. On the hand-written repo_probe
     #: questions BM25 at 0.2 / 0.5 moves MRR@10 by -0.04 / -0.02 on click, +0.10 / +0.13 on requests, +0.05 /
-    #: +0.09 on Flask, +0.01 / +0.06 on Django (python -m benchmarks.repo_probe ... --factors 0.8 --set
+    #: +0.09 on Flask, +0.01 / +0.06 on Django (python -m benchmarks.probes.repo_probe ... --factors 0.8 --set
     #: '{"code_weights": [1, 0.5, 0.3]}'), but CoSQA's by -0.016 / -0.080 (python -m benchmarks.sweep
     #: --dataset cosqa --queries 500 --variant 'b.5={"code_weights": [1, 0.5, 0.3]}'): questions written while
     #: reading an API share its docstrings' words, which CoSQA's real web queries do not.
     code_weights: LegWeights = field(default_factory=lambda: LegWeights(vector=1.0, bm25=0.0, graph=0.3))
     #: code searched in prose in a repository, whose files hold several definitions with their docstrings,
     #: comments, tests and docs (at least code_repository_chunks_per_file chunks per file): BM25 counts.
-    #: MRR@10 with BM25 at 0 / 0.2 / 0.5 (python -m benchmarks.repo_probe ... --set '{"code_weights": [1, W,
+    #: MRR@10 with BM25 at 0 / 0.2 / 0.5 (python -m benchmarks.probes.repo_probe ... --set '{"code_weights": [1, W,
     #: 0.3]}'): marshmallow 0.746 / 0.771 / 0.772, commander 0.743 / 0.782 / 0.837; at 0 / 0.5 click 0.840 /
     #: 0.785, requests 0.809 / 0.917 (--set '{"code_repository_weights": [1, 0, 0.3]}'), and see code_weights
     #: for Flask and Django. CoSQA, one function per file (1 chunk a file), keeps code_weights.
@@ -234,12 +234,12 @@ class Config:
     #: a chunk of a test file (tests/, test_x.py, x_test.go, x.spec.ts, XTest.java, ...) scores this much of
     #: its fused score unless the query asks for tests: a test names the same things as the code it tests and
     #: would often come first (1 turns it off). MRR@10 at 1 / 0.8: click 0.731 / 0.770, requests 0.640 / 0.735
-    #: (python -m benchmarks.repo_probe with benchmarks/queries; 0.7 and 0.9 within 0.01 of 0.8).
+    #: (python -m benchmarks.probes.repo_probe with benchmarks/queries; 0.7 and 0.9 within 0.01 of 0.8).
     code_test_factor: float = 0.8
     #: likewise for prose (Markdown, reStructuredText, plain text: docs, READMEs, release notes) unless the
     #: query asks for documentation: a question in words is closer to prose about a function than to its
     #: code. MRR@10 at 1 / 0.8 (tests at 0.8): click 0.770 / 0.840, requests 0.735 / 0.786, Django 0.479 /
-    #: 0.571, Flask (held out) 0.668 / 0.695 (python -m benchmarks.repo_probe ... --prose-factor 1).
+    #: 0.571, Flask (held out) 0.668 / 0.695 (python -m benchmarks.probes.repo_probe ... --prose-factor 1).
     code_prose_factor: float = 0.8
     #: a query naming a line of a file and nothing else (path:88, a traceback's `File "...", line 88, in f`):
     #: every chunk other than the one holding that line in its innermost definition scores this much, so that
@@ -252,7 +252,7 @@ class Config:
     #: query ``Request``, ``get_text_stdout`` for ``_get_text_stdout``) seeds the graph leg at this weight when
     #: another symbol is spelt as the query spells it; 1 treats them alike. Bare names of 300 definitions each
     #: of click, requests, Flask and rich, MRR@10 at 1 / 0.5: 0.983 / 1.000, 0.993 / 1.000, 0.990 / 1.000,
-    #: 0.955 / 1.000 (python -m benchmarks.name_probe SOURCE --variant 'off={"code_inexact_seed_weight": 1}').
+    #: 0.955 / 1.000 (python -m benchmarks.probes.name_probe SOURCE --variant 'off={"code_inexact_seed_weight": 1}').
     code_inexact_seed_weight: float = 0.5
     #: chunks the graph leg returns at most for a code query that is one name: every definition of a name that
     #: many places define (Django's 46 ``check`` methods), which at the usual C (50) left the leg cut among ties,
@@ -264,7 +264,7 @@ class Config:
     code_density_k: int = 5
     #: the code vector leg ranks by cos(q, d) - code_density_weight x (density(d) - the candidates' mean); 0 turns
     #: it off. On CoSQA's 500 dev queries dense MRR went from 0.541 to 0.553 (interval [+0.003, +0.022]); on 299
-    #: other queries (cosqa-dev.json's positive pairs) from 0.590 to 0.598 (python -m benchmarks.cosqa_probe).
+    #: other queries (cosqa-dev.json's positive pairs) from 0.590 to 0.598 (python -m benchmarks.probes.cosqa_probe).
     code_density_weight: float = 0.25
 
     # --- graph leg ---
@@ -312,14 +312,14 @@ class Config:
     #: cosine from which a current memory of the same project counts as saying much the same as a new one, a
     #: fact it may update. With all-MiniLM-L6-v2, 15 of 20 hand-written updates reach 0.75 ("listens on port
     #: 5433" / "now listens on port 5434" 0.96), as do 26% of LoCoMo's turns against an earlier turn of their
-    #: chat (12% at 0.80, 4% at 0.85): `python -m benchmarks.similar_probe`. Another model needs its own value.
+    #: chat (12% at 0.80, 4% at 0.85): `python -m benchmarks.probes.similar_probe`. Another model needs its own value.
     similar_min_cosine: float = 0.75
     similar_limit: int = 3
     #: a search puts a memory above an older fact (an evergreen memory) about the same subject (a specific
     #: entity both name) when their cosine reaches update_min_cosine, or update_marked_cosine if the newer one
     #: says that something changed ("now", "moved to", "was upgraded"; retrieval/updates.py). Above 1 turns
     #: it off. Measured on the 31 hand-labelled updates among 5,695 same-project pairs of benchmarks/devnotes
-    #: (python -m benchmarks.update_probe).
+    #: (python -m benchmarks.probes.update_probe).
     update_min_cosine: float = 0.8
     update_marked_cosine: float = 0.5
     #: ... and when the newer one scores at least this fraction of the older one's for the query: two notes on
@@ -334,7 +334,7 @@ class Config:
     #: a search's confidence is the stronger of two ramps: the vector leg's top cosine from
     #: confidence_cosine_low (0) to confidence_cosine_high (1), and the share of the query's words the best BM25
     #: match holds from confidence_coverage_low to 1. Below confidence_min, the search says that nothing matches
-    #: well. Read off python -m benchmarks.confidence_probe (all-MiniLM-L6-v2: another model needs its own); code
+    #: well. Read off python -m benchmarks.probes.confidence_probe (all-MiniLM-L6-v2: another model needs its own); code
     #: search uses the same, with the coverage of a message's fixed parts (TextIndex.coverage).
     confidence_cosine_low: float = 0.35
     confidence_cosine_high: float = 0.65

@@ -59,7 +59,7 @@ def on_model_thread(fn: Callable[[], _T], urgent: bool = False) -> _T:
     Why one thread: PyTorch's OpenMP runtime keeps a team of worker threads per calling thread, and an idle
     team spins for a while. When searches and writes embed from whichever thread called them, two teams spin
     against each other on a small machine: a query took 13.9 ms here that way, and 7.0 ms through this
-    thread (``python -m benchmarks.search_probe``).
+    thread (``python -m benchmarks.probes.search_probe``).
     urgent: run before the rest of a long job (an index run's embedding calls ``run_urgent`` between its
     batches), so that a search does not wait seconds behind it.
     """

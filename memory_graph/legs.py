@@ -74,7 +74,7 @@ class MemoryLegsMixin:
         ``partition_min_rows``, by partitions from there), filtered by the graph's node predicate. Otherwise
         LanceDB: when only validity filters (few rows fail them), the nearest ``postfilter_factor`` x c are
         read and filtered afterwards, which spares LanceDB evaluating the filter on every row (``python -m
-        benchmarks.search_probe``); if that leaves fewer than ``c``, the search is repeated with the filter
+        benchmarks.probes.search_probe``); if that leaves fewer than ``c``, the search is repeated with the filter
         applied first, so the result is the same either way (exactly so for flat search).
         """
         factor = self.config.postfilter_factor

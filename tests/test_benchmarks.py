@@ -231,7 +231,7 @@ def test_the_harness_runs_the_model_on_the_runtime_the_environment_names(monkeyp
 
 
 def test_the_search_probe_times_the_query_embedding_on_the_real_model(capsys):
-    from benchmarks.search_probe import embedding
+    from benchmarks.probes.search_probe import embedding
 
     embedding("", 3)  # the packaged model, on the runtime Config picks
     out = capsys.readouterr().out
@@ -240,7 +240,7 @@ def test_the_search_probe_times_the_query_embedding_on_the_real_model(capsys):
 
 
 def test_the_repo_probe_scores_definitions_outside_the_tests(tmp_path, engine):
-    from benchmarks.repo_probe import answers, evaluate, qualname
+    from benchmarks.probes.repo_probe import answers, evaluate, qualname
     from codebase import index_project
 
     assert qualname("class HTTPAdapter > def send") == "HTTPAdapter.send" and qualname("utils.py") == "utils.py"
@@ -258,7 +258,7 @@ def test_the_repo_probe_scores_definitions_outside_the_tests(tmp_path, engine):
 
 
 def test_the_name_probe_asks_each_definition_by_its_names_outside_tests(tmp_path, engine):
-    from benchmarks.name_probe import draw, evaluate, questions
+    from benchmarks.probes.name_probe import draw, evaluate, questions
     from codebase import index_project
 
     (tmp_path / "src").mkdir()
@@ -290,7 +290,7 @@ def test_config_changes_reach_a_config_with_weights_as_lists():
 
 
 def test_the_repo_probe_checks_the_vector_leg_against_exact_search(tmp_path, engine):
-    from benchmarks.repo_probe import vector_recall
+    from benchmarks.probes.repo_probe import vector_recall
     from codebase import index_project
 
     (tmp_path / "src").mkdir()
@@ -304,7 +304,7 @@ def test_the_repo_probe_checks_the_vector_leg_against_exact_search(tmp_path, eng
 
 
 def test_the_search_probe_sees_deltas_pile_up_under_replacing_writes(capsys):
-    from benchmarks.search_probe import churn
+    from benchmarks.probes.search_probe import churn
 
     churn(rows=600, n=3, rounds=3, size=50)
     counts = [int(line.split(": ")[1].split()[0]) for line in capsys.readouterr().out.splitlines()
@@ -313,7 +313,7 @@ def test_the_search_probe_sees_deltas_pile_up_under_replacing_writes(capsys):
 
 
 def test_the_similar_probe_compares_each_note_with_the_ones_before_it():
-    from benchmarks.similar_probe import max_earlier, max_other, pair_cosines
+    from benchmarks.probes.similar_probe import max_earlier, max_other, pair_cosines
 
     v = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
     assert max_earlier(v).tolist() == pytest.approx([-1.0, 0.0, 2 ** -0.5])
@@ -322,7 +322,7 @@ def test_the_similar_probe_compares_each_note_with_the_ones_before_it():
 
 
 def test_the_scan_probe_lists_the_files_skipped_by_their_start_and_the_chunks_they_would_make(tmp_path, capsys):
-    from benchmarks import scan_probe
+    from benchmarks.probes import scan_probe
 
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "app.py").write_text("def run():\n    return 1\n")

@@ -361,7 +361,7 @@ class TextIndex:
     (``<path>-code``), so that each kind's word statistics (idf, average length) are its own. In one index, a
     code project indexed beside a store of notes changed memory search's top 10 on 81 of 112 devnotes
     questions (nDCG@10 0.838 -> 0.834, click's 2,159 chunks beside the 251 notes; ``python -m
-    benchmarks.mixed_store_probe`` at commit 6ac71e4)."""
+    benchmarks.probes.mixed_store_probe`` at commit 6ac71e4)."""
 
     KINDS = ("memory", "code")
 

@@ -4,7 +4,7 @@ query.
 LanceDB stays the source of truth: the engine fills the copy when it loads its graph and changes it where it
 changes the graph's memory nodes, so both follow the same writes, its own and (through the change log) other
 processes'. On 2 cores, LanceDB's flat search took 4.1 ms a query over 1,000 vectors, 13.4 ms over 10,000 and
-43.2 ms over 50,000; an exact search of this copy 0.07, 0.67 and 6.1 ms (``python -m benchmarks.ann_threshold``).
+43.2 ms over 50,000; an exact search of this copy 0.07, 0.67 and 6.1 ms (``python -m benchmarks.probes.ann_threshold``).
 From ``partition_min_rows`` rows the copy is also split into partitions by spherical k-means, and a search
 reads only the rows of the partitions whose centroids are nearest the query: an inverted file index (IVF;
 Jégou, Douze and Schmid, "Product quantization for nearest neighbor search", 2011, section 4), here with

@@ -1,6 +1,6 @@
 """Search latency while the server indexes a project: the real server over stdio, driven by the SDK's client.
 
-    python -m benchmarks.busy_probe FOLDER [--searches 20]
+    python -m benchmarks.probes.busy_probe FOLDER [--searches 20]
 
 Stores 20 memories, times ``search_memory`` round trips while idle, then starts ``index_project`` on FOLDER
 (a first run: every file embedded) and times the same searches while it runs, one every 0.3 s. The index
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import scratch_dir
+from .. import scratch_dir
 
 
 def _summary(ms: list[float]) -> str:

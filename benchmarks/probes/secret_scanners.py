@@ -1,7 +1,7 @@
 """The secret fixture of tests/test_secrets.py through memory-graph's scanner and through detect-secrets (Yelp's,
 from PyPI, default plugins), the maintained rule set the scanner was measured against.
 
-    pip install detect-secrets && python -m benchmarks.secret_scanners
+    pip install detect-secrets && python -m benchmarks.probes.secret_scanners
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _detect_secrets(name: str, content: str) -> bool:

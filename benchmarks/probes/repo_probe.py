@@ -1,4 +1,4 @@
-"""python -m benchmarks.repo_probe: code search on a real repository with hand-written questions.
+"""python -m benchmarks.probes.repo_probe: code search on a real repository with hand-written questions.
 
 CoSQA has one function per file and no tests; a real project has both, and a test names the same things as
 the code it tests, and its documentation describes it in words. This probe indexes a source folder (the
@@ -14,7 +14,7 @@ The questions in benchmarks/queries were written by reading each package's API; 
 
   pip download --no-binary :all: --no-deps click==8.1.7 requests==2.32.3 django==5.0.6 flask==3.0.3 rich==13.7.1
   # then unpack them
-  python -m benchmarks.repo_probe click-8.1.7 benchmarks/queries/click-8.1.7.json
+  python -m benchmarks.probes.repo_probe click-8.1.7 benchmarks/queries/click-8.1.7.json
 
 Indexing embeds every chunk once (about 25 s for click on 2 cores, 16 minutes for Django's 69,527 chunks);
 the index goes to a temporary folder, or to --data-dir, where the next run finds it.
@@ -32,7 +32,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from .repos import answers, qualname  # noqa: E402  (after the offline switch, as every benchmark entry)
+from ..report import write_json  # noqa: E402,F401  (name_probe imports it from here too)
+from ..repos import answers, qualname  # noqa: E402  (after the offline switch, as every benchmark entry)
 
 
 def evaluate(engine, project: str, questions: list[dict]) -> dict:
@@ -112,16 +113,8 @@ def indexed(args: argparse.Namespace, prefix: str):
         yield home, engine
 
 
-def write_json(path: Path | None, out: dict) -> None:
-    """Every figure of a probe to ``path``, if given."""
-    if path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(out, indent=1))
-        print(f"wrote {path}", file=sys.stderr)
-
-
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.repo_probe", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m benchmarks.probes.repo_probe", description=__doc__.split("\n")[0])
     source_arguments(p)
     p.add_argument("questions", type=Path, help='JSON list of {"query": ..., "names": [...]}')
     p.add_argument("--factors", default="1.0,0.9,0.8,0.7",
@@ -141,7 +134,7 @@ def main(argv=None) -> int:
 
     from memory_graph import Config, Engine
 
-    from .systems import config_changes
+    from ..systems import config_changes
 
     changes = config_changes(args.changes)
 

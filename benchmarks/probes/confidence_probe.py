@@ -1,4 +1,4 @@
-"""python -m benchmarks.confidence_probe: how well a search's confidence tells answered questions from ones
+"""python -m benchmarks.probes.confidence_probe: how well a search's confidence tells answered questions from ones
 nothing answers. Reads devnotes (with its no-answer questions), SciFact and LoCoMo samples (answered only), and
 the repository questions (code search; sources from python -m benchmarks.repos fetch), and prints, per data set,
 the signals' spread and the share of questions below Config.confidence_min."""
@@ -15,8 +15,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.confidence_probe", description=__doc__)
-    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    p = argparse.ArgumentParser(prog="python -m benchmarks.probes.confidence_probe", description=__doc__)
+    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "data")
     p.add_argument("--queries", type=int, default=200, help="SciFact and LoCoMo questions sampled (default 200)")
     p.add_argument("--cache", type=Path, default=Path("results/cache"))
     p.add_argument("--datasets", nargs="+", default=["devnotes", "devnotes-1k", "scifact", "locomo", "click",
@@ -27,10 +27,10 @@ def main(argv=None) -> int:
                         "hooks_min_confidence, say)")
     p.add_argument("-v", "--verbose", action="store_true", help="print each question's signals")
     args = p.parse_args(argv)
-    from . import data, quality
-    from .devnotes import load_devnotes
-    from .repos import DEFAULT_DIR, REPOS, load_repo
-    from .systems import MemoryGraphSystem, build_code_engine, engine_embedder
+    from .. import data, quality
+    from ..devnotes import load_devnotes
+    from ..repos import DEFAULT_DIR, REPOS, load_repo
+    from ..systems import MemoryGraphSystem, build_code_engine, engine_embedder
 
     emb = engine_embedder("", cache_size=200_000, query_cache_size=4_096)
     d = args.data

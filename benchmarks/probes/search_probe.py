@@ -1,6 +1,6 @@
 """Four effects behind the engine's search latency, each measured on its own.
 
-    python -m benchmarks.search_probe [--rows 100000] [--queries 100] [--model PATH] [--only churn]
+    python -m benchmarks.probes.search_probe [--rows 100000] [--queries 100] [--model PATH] [--only churn]
 
 1. Embedding a query through the engine's one model thread (``memory_graph.embedding.on_model_thread``),
    against calling the model from rotating threads (PyTorch keeps an OpenMP team per calling thread), on the
@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
-from . import scratch_dir
+from .. import scratch_dir
 
 VALID = "(valid_until IS NULL OR valid_until > 1.0e10) AND (valid_from IS NULL OR valid_from <= 1.0e10)"
 
@@ -44,7 +44,7 @@ def median_ms(fn, items) -> float:
 def embedding(model_path: str, n: int) -> None:
     from memory_graph.embedding import on_model_thread
 
-    from .systems import engine_embedder
+    from ..systems import engine_embedder
 
     emb = engine_embedder(model_path, cache_size=0, query_cache_size=0)
     model = emb.model

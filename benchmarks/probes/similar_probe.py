@@ -1,4 +1,4 @@
-"""python -m benchmarks.similar_probe: where store_memory's `similar` hint should start (Config.similar_min_cosine).
+"""python -m benchmarks.probes.similar_probe: where store_memory's `similar` hint should start (Config.similar_min_cosine).
 
 A new memory is shown the current memories of its project whose cosine to it reaches the threshold, as ones it
 may update. The probe reads, for thresholds from 0.60 to 0.95:
@@ -59,17 +59,17 @@ def max_other(vectors: np.ndarray, block: int = 1024) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.similar_probe", description=__doc__.split("\n")[0])
-    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
+    p = argparse.ArgumentParser(prog="python -m benchmarks.probes.similar_probe", description=__doc__.split("\n")[0])
+    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "data",
                    help="folder holding scifact/ and locomo/ (default: ../shared/data)")
-    p.add_argument("--pairs", type=Path, default=Path(__file__).parent / "queries" / "updates.json",
+    p.add_argument("--pairs", type=Path, default=Path(__file__).parents[1] / "queries" / "updates.json",
                    help="JSON with a 'pairs' list of [old, new] notes (default: benchmarks/queries/updates.json)")
     p.add_argument("--model", default="", help="sentence-transformers model path or name (default: packaged)")
     p.add_argument("--cache", type=Path, default=Path("results/cache"), help="embedding cache folder")
     args = p.parse_args(argv)
 
-    from . import data, quality
-    from .systems import engine_embedder
+    from .. import data, quality
+    from ..systems import engine_embedder
 
     emb = engine_embedder(args.model)
     pairs = json.loads(args.pairs.read_text())["pairs"]

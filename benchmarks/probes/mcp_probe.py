@@ -1,4 +1,4 @@
-"""python -m benchmarks.mcp_probe FOLDER [SYMBOL]: the MCP server as a client with a 60 s request timeout sees it.
+"""python -m benchmarks.probes.mcp_probe FOLDER [SYMBOL]: the MCP server as a client with a 60 s request timeout sees it.
 
 Starts ``memory-graph serve`` over stdio in FOLDER (a fresh data directory under a temporary folder), times
 ``initialize`` from launch, lists the tools, indexes the folder through ``index_project`` with a progress
@@ -6,7 +6,7 @@ callback, and reports the longest silence between two progress notifications (a 
 on progress needs it well under its timeout), then asks ``symbol_graph`` for SYMBOL's callees.
 
     pip download --no-binary :all: --no-deps attrs==23.2.0 -d /tmp && tar xzf /tmp/attrs-23.2.0.tar.gz -C /tmp
-    python -m benchmarks.mcp_probe /tmp/attrs-23.2.0 attrs.define      # from this repository's root
+    python -m benchmarks.probes.mcp_probe /tmp/attrs-23.2.0 attrs.define      # from this repository's root
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""python -m benchmarks.mixed_store_probe REPO: does indexing a code project beside the devnotes change memory search?
+"""python -m benchmarks.probes.mixed_store_probe REPO: does indexing a code project beside the devnotes change memory search?
 
 Stores the 251 hand-written devnotes (their vectors cached under results/cache), asks the 112 answerable
 questions, indexes REPO into the same data directory, asks them again, and reports nDCG@10 before and after and
 on how many questions the top 10 changed. With one BM25 index for both kinds (commit 6ac71e4 and before), click
 8.1.7 changed 81 of 112; with an index per kind, none.
 
-    python -m benchmarks.repos fetch && python -m benchmarks.mixed_store_probe ~/.cache/memory-graph/bench-repos/click-8.1.7
+    python -m benchmarks.repos fetch && python -m benchmarks.probes.mixed_store_probe ~/.cache/memory-graph/bench-repos/click-8.1.7
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ def main() -> None:
     from codebase import index_project
     from memory_graph import Config, Engine
 
-    from . import quality
-    from .devnotes import load_devnotes
-    from .metrics import ndcg_at
-    from .systems import FixedEmbedder, engine_embedder
+    from .. import quality
+    from ..devnotes import load_devnotes
+    from ..metrics import ndcg_at
+    from ..systems import FixedEmbedder, engine_embedder
 
     emb = engine_embedder("", cache_size=10_000, query_cache_size=1_000)
     ds = load_devnotes()

@@ -1,4 +1,4 @@
-"""python -m benchmarks.update_probe: how well the search's update rule (retrieval/updates.py) finds the
+"""python -m benchmarks.probes.update_probe: how well the search's update rule (retrieval/updates.py) finds the
 hand-labelled updates of benchmarks/devnotes/updates.txt among every pair of notes of one project, by cosine
 threshold: precision and recall of "new updates old", and how many same-subject pairs a threshold lets through."""
 
@@ -13,15 +13,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.update_probe", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m benchmarks.probes.update_probe", description=__doc__)
     p.add_argument("--thresholds", type=float, nargs="+", default=[0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8],
                    help="cosines from which a pair counts, with and without a change marker in the newer note")
     args = p.parse_args(argv)
     from memory_graph import Config, Engine
     from memory_graph.retrieval.updates import says_change, update_pairs
 
-    from .devnotes import FOLDER, load_notes
-    from .systems import engine_embedder
+    from ..devnotes import FOLDER, load_notes
+    from ..systems import engine_embedder
     import tempfile
 
     docs = load_notes()

@@ -1,6 +1,6 @@
 """Where flat vector search gets slow: LanceDB flat vs ANN (IVF_HNSW_SQ) vs an in-process copy, by table size.
 
-    python -m benchmarks.ann_threshold [--sizes 1000,5000,10000,20000,50000] [--dim 384] [--ann]
+    python -m benchmarks.probes.ann_threshold [--sizes 1000,5000,10000,20000,50000] [--dim 384] [--ann]
 
 Random unit vectors (latency does not depend on the values); prints milliseconds per query (mean of 20) of
 LanceDB's flat search, of the engine's ``VectorCache`` searched exactly (a copy of the vectors in process
@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pyarrow as pa
 
-from . import scratch_dir
+from .. import scratch_dir
 
 
 def main() -> None:

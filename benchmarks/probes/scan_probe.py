@@ -1,4 +1,4 @@
-"""python -m benchmarks.scan_probe ROOT...: what the code scanner keeps and skips in real projects, and why.
+"""python -m benchmarks.probes.scan_probe ROOT...: what the code scanner keeps and skips in real projects, and why.
 
 For each folder, the files the indexer would read and the skips by reason (codebase.scanner.scan), then every
 file skipped as "minified" or "data" (judged by its start, not its name: the rules most likely to drop a file
@@ -31,7 +31,7 @@ BY_CONTENT = ("minified", "data")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.scan_probe", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.probes.scan_probe", description=__doc__.split("\n")[0])
     ap.add_argument("roots", nargs="+", type=Path, help="Project folders to scan.")
     args = ap.parse_args(argv)
     total: Counter = Counter()

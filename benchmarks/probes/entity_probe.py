@@ -1,4 +1,4 @@
-"""python -m benchmarks.entity_probe: precision and recall of entity extraction (linking.extract) and of
+"""python -m benchmarks.probes.entity_probe: precision and recall of entity extraction (linking.extract) and of
 definitions (linking.aliases) on the hand-labelled notes of benchmarks/devnotes/entities.txt, matched by normal
 form (linking.norm). Lists what was missed and what was extracted beyond the labels."""
 
@@ -8,10 +8,10 @@ import argparse
 
 
 def main(argv=None) -> int:
-    argparse.ArgumentParser(prog="python -m benchmarks.entity_probe", description=__doc__).parse_args(argv)
+    argparse.ArgumentParser(prog="python -m benchmarks.probes.entity_probe", description=__doc__).parse_args(argv)
     from memory_graph.linking import aliases, extract, norm
 
-    from .devnotes import FOLDER, load_notes
+    from ..devnotes import FOLDER, load_notes
 
     notes = {d.id: d.text for d in load_notes()}
     found = labelled = hit = 0

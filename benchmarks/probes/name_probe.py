@@ -1,4 +1,4 @@
-"""python -m benchmarks.name_probe: code search by name on a real repository.
+"""python -m benchmarks.probes.name_probe: code search by name on a real repository.
 
 An agent often searches for a name it has read: ``Request``, ``Context.invoke``, ``_split_cells``, ``get``.
 This probe indexes a source folder, draws definitions (functions, methods and classes outside tests, docs and
@@ -10,7 +10,7 @@ lead over each variant and its 95% paired bootstrap interval. The questions need
 can be measured:
 
   pip download --no-binary :all: --no-deps click==8.1.7   # then unpack it
-  python -m benchmarks.name_probe click-8.1.7 --variant 'graph off={"code_weights": [1, 0, 0],
+  python -m benchmarks.probes.name_probe click-8.1.7 --variant 'graph off={"code_weights": [1, 0, 0],
       "code_identifier_weights": [0.5, 1, 0]}' --variant 'PPR off={"ppr_beta": 0}'
 """
 
@@ -68,7 +68,7 @@ def evaluate(engine, project: str, asked: dict[str, list[str]], defined: dict[st
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.name_probe", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m benchmarks.probes.name_probe", description=__doc__.split("\n")[0])
     source_arguments(p)
     p.add_argument("--definitions", type=int, default=300, help="definitions drawn (default: 300)")
     p.add_argument("--seed", type=int, default=0, help="seed of the draw (default: 0)")
@@ -88,8 +88,8 @@ def main(argv=None) -> int:
 
     from memory_graph import Config, Engine
 
-    from .quality import paired_difference
-    from .systems import config_changes
+    from ..quality import paired_difference
+    from ..systems import config_changes
 
     out: dict = {"source": str(args.source.resolve()), "variants": {}}
     with indexed(args, "mg-name-probe-") as (home, engine):

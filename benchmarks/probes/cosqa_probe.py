@@ -1,4 +1,4 @@
-"""python -m benchmarks.cosqa_probe: why memory-graph only ties exact dense search on CoSQA.
+"""python -m benchmarks.probes.cosqa_probe: why memory-graph only ties exact dense search on CoSQA.
 
 Dense MRR of the packaged model over CoSQA's functions embedded in several ways, with query-side variants and
 BM25 fused in at several weights. Everything is exact search over the same vectors, without the engine, so
@@ -61,8 +61,8 @@ def mrr_at(sims: np.ndarray, gold: np.ndarray, depth: int = 100) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.cosqa_probe", description=__doc__.split("\n")[0])
-    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
+    p = argparse.ArgumentParser(prog="python -m benchmarks.probes.cosqa_probe", description=__doc__.split("\n")[0])
+    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "data",
                    help="folder holding cosqa/ (default: ../shared/data)")
     p.add_argument("--cosqa-queries", type=Path,
                    help="retrieval split (default: DATA/cosqa/cosqa-retrieval-dev-500.json)")
@@ -75,8 +75,8 @@ def main(argv=None) -> int:
     import bm25s
 
 
-    from . import data, quality
-    from .systems import engine_embedder
+    from .. import data, quality
+    from ..systems import engine_embedder
 
     ds = data.load_cosqa(args.data / "cosqa/code_idx_map.txt",
                          args.cosqa_queries or args.data / "cosqa/cosqa-retrieval-dev-500.json")
@@ -157,7 +157,7 @@ def main(argv=None) -> int:
 
 def print_paired(name: str, sims: np.ndarray, base: np.ndarray, gold: np.ndarray) -> None:
     """The mean difference in reciprocal rank against ``base``, with its 95% paired bootstrap interval."""
-    from .quality import paired_difference
+    from ..quality import paired_difference
 
     def rr(s: np.ndarray) -> list[float]:
         ranks = (s > s[np.arange(len(gold)), gold][:, None]).sum(axis=1) + 1

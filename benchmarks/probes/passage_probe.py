@@ -1,4 +1,4 @@
-"""python -m benchmarks.passage_probe: what passage vectors bring to dense search of long documents (SciFact).
+"""python -m benchmarks.probes.passage_probe: what passage vectors bring to dense search of long documents (SciFact).
 
 all-MiniLM-L6-v2 reads 256 word pieces; most SciFact abstracts are longer. This probe embeds each abstract's
 later windows the way the engine does (``SentenceTransformerEmbedder.passages`` with the Config's
@@ -26,8 +26,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.passage_probe", description=__doc__.split("\n")[0])
-    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
+    p = argparse.ArgumentParser(prog="python -m benchmarks.probes.passage_probe", description=__doc__.split("\n")[0])
+    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "data",
                    help="folder holding scifact/ (default: ../shared/data)")
     p.add_argument("--qrels", type=Path, help="SciFact qrels TSV (default: DATA/scifact/qrels/train.tsv)")
     p.add_argument("--cache", type=Path, default=Path("results/cache"), help="embedding cache folder")
@@ -36,9 +36,9 @@ def main(argv=None) -> int:
 
     from memory_graph.config import Config
 
-    from . import data, quality
-    from .systems import engine_embedder
-    from .metrics import score
+    from .. import data, quality
+    from ..systems import engine_embedder
+    from ..metrics import score
 
     d = args.data / "scifact"
     ds = data.load_scifact(d / "corpus.jsonl", d / "queries.jsonl", args.qrels or d / "qrels/train.tsv")
