@@ -97,6 +97,16 @@ def test_the_graph_timeline_projects_and_stats(client, store):
     assert "counts" in stats and "2 memories" in stats
 
 
+def test_the_viewer_sees_what_another_process_writes_meanwhile(client, store, tmp_path, embedder):
+    other = Engine(tmp_path / "data", embedder=embedder)  # as the MCP server would, on the same data directory
+    mid = other.store("The Zephyr cache warms at 06:00 UTC from the nightly snapshot", title="Zephyr warm-up",
+                      project="orion")
+    other.close()
+    page = client.get("/", params={"q": "when does the Zephyr cache warm up"})
+    assert f"/memory/{mid}" in page.text
+    assert "06:00 UTC" in client.get(f"/memory/{mid}").text
+
+
 # ---- a real browser --------------------------------------------------------------
 CHROMIUM, DRIVER = shutil.which("chromium") or shutil.which("chromium-browser"), shutil.which("chromedriver")
 

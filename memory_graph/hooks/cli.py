@@ -47,6 +47,10 @@ def install(project_dir: Optional[Path] = ProjectDir, user: bool = User,
         return
     cc.write(path, new)
     out.print(f"installed {len(cc.EVENTS)} hooks in {path}: {', '.join(cc.EVENTS)}")
+    command = cc.hook_command("SessionStart", _state["data_dir"])
+    if any(part in command for part in ("/.cache/", "/uv/archive-", "\\uv\\cache\\")):
+        err.print(f"warning: the hooks run {command.split(' hook ')[0]}, which lies in a cache that may be "
+                  "cleaned; install memory-graph for good (pipx install, uv tool install) and run this again")
     out.print("they take effect in the next Claude Code session; `memory-graph hooks uninstall` removes them")
 
 
