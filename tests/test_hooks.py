@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -173,6 +174,17 @@ def test_captured_memories_are_searchable_at_once_and_recalled_in_a_later_sessio
     digest = svc.handle(later)
     assert "From now on we use httpx instead of requests" in digest and "Known fixes:" in digest
     assert "open-problem" not in digest and "Tests failed" not in digest
+    ask = event("UserPromptSubmit", cwd)
+    ask.session, ask.prompt = "another-session", "what broke in the ledger sync test, json_body?"
+    first = svc.handle(ask)
+    assert first and "resp.json()" in first
+    assert "From now on we use httpx" not in first  # the digest gave it already
+    again = svc.handle(ask)
+    assert not again or not set(re.findall(r"\[(mem_\w+)\]", again)) & set(re.findall(r"\[(mem_\w+)\]", first))
+    compacted = event("SessionStart", cwd)
+    compacted.session, compacted.source = "another-session", "compact"
+    svc.handle(compacted)
+    assert "resp.json()" in svc.handle(ask)  # the context was compacted: it may be needed again
 
 
 # ---- real hook processes -----------------------------------------------------------

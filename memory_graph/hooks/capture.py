@@ -61,6 +61,9 @@ class SessionLog:
     seen: list[str] = field(default_factory=list)
     observations: list[str] = field(default_factory=list)
     summary: str = ""
+    #: memories already put in the agent's context this session (the digest's and the prompts'): not sent again
+    #: until the context is cleared or compacted
+    injected: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

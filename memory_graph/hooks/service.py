@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the service is given an Engine; it never builds one
 
 log = logging.getLogger(__name__)
 
+_IDS = re.compile(r"\[(mem_[0-9a-f]+)\]$", re.M)
 #: a session log untouched this long is deleted when the service starts (its memories stay)
 SESSION_LOG_DAYS = 30
 
@@ -42,7 +43,10 @@ class HookService:
         sl = self._log(ev)
         context = None
         if ev.kind == "session_start":
+            if ev.source in ("clear", "compact"):  # what was injected before is gone from the context
+                sl.injected = []
             context = self.digest(sl.project) or None
+            sl.injected += [i for i in _IDS.findall(context or "") if i not in sl.injected]
         elif ev.kind == "prompt":
             self._apply(sl, capture.note_prompt(sl, ev.prompt))
             context = self.recall(ev.prompt, sl) or None
@@ -78,12 +82,14 @@ class HookService:
             return ""
         own = f"session:{sl.session.lower()}"
         ids = [h.id for h in hits if not (h.record or {}).get("ended")]
-        memories = [m for m in self.engine.get(ids, strict=False) if own not in m.tags]
+        memories = [m for m in self.engine.get(ids, strict=False) if own not in m.tags and m.id not in sl.injected]
         # one session summary at most: it names much of what a session touched, so it matches many prompts
         # loosely, where one observation answers one precisely
         first = next((m.id for m in memories if "session-summary" in m.tags), None)
         memories = [m for m in memories if "session-summary" not in m.tags or m.id == first]
-        return recall.prompt_context(memories[:self.config.hooks_prompt_limit], self.config.hooks_prompt_tokens)
+        context = recall.prompt_context(memories[:self.config.hooks_prompt_limit], self.config.hooks_prompt_tokens)
+        sl.injected += _IDS.findall(context)
+        return context
 
     # ---- writes ---------------------------------------------------------
     def _apply(self, sl: SessionLog, writes: list[Write]) -> None:
