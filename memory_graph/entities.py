@@ -251,7 +251,7 @@ class EntitiesMixin:
             src, dst = self._lookup(source), self._lookup(target)
             if (src or norm(source)) == (dst or norm(target)):
                 raise ValidationError("a relation needs two different ends")
-                now = self._now()
+            now = self._now()
             # a name no entity has yet becomes one, in the relation's own transaction: a failed write leaves
             # neither behind
             new = [self._new_entity_row(ref, "concept", now) for ref, node in ((source, src), (target, dst))
