@@ -70,7 +70,7 @@ def similarity_matrix(vectors: Sequence[np.ndarray | None], word_sets: Sequence[
     sim = np.zeros((n, n))
     have = [i for i, v in enumerate(vectors) if v is not None]
     if have:
-        mat = np.stack([np.asarray(vectors[i], dtype=np.float64) for i in have])
+        mat = np.asarray([vectors[i] for i in have], dtype=np.float64)  # one conversion, not one per vector
         norms = np.linalg.norm(mat, axis=1, keepdims=True)
         mat = mat / np.where(norms == 0, 1, norms)
         cos = mat @ mat.T

@@ -120,7 +120,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         nodes, weights = local_graph(pool, q_ents)
         clock.lap("ppr_edges")
         if np.count_nonzero(weights) > np.count_nonzero(np.diagonal(weights)):  # a link beside the self-loops
-            reach = ppr_reach(nodes, weights, pool, restart, config.ppr_alpha, config.ppr_max_iter, config.ppr_tol)
+            reach = ppr_reach(nodes, weights, pool, restart, config.ppr_alpha, config.ppr_max_iter, config.ppr_tol,
+                              config.ppr_direct_max_nodes)
             factors_ppr = ppr_factors({d: fused[d] for d in pool}, reach, beta, has_edges=True)
     clock.lap("ppr")
 
