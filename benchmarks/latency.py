@@ -179,6 +179,27 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
+#: the profile's columns: (heading, stage) in the order a search runs them; the legs run side by side
+PROFILE = (("embed", "embed"), ("vector search", "vector_search"), ("BM25", "leg_bm25"), ("graph leg", "leg_graph"),
+           ("entity linking", "link"), ("fusion", "fusion"), ("describe", "describe"), ("PPR subgraph", "ppr_edges"),
+           ("PPR", "ppr"), ("decay", "decay"), ("updates", "updates"), ("MMR", "mmr"))
+
+
+def profile(results: dict) -> str:
+    """Where memory-graph's time goes: the median ms of each stage per store (the vector search is the vector
+    leg less its embedding; the three legs overlap, so the stages add up to more than the search)."""
+    head = ["store", "p50", *(h for h, _ in PROFILE)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in results.values():
+        st = dict(r["stages_ms"])
+        if "leg_vector" in st and "embed" in st:
+            st["vector_search"] = round(st["leg_vector"] - st["embed"], 2)
+        cells = [r["store"], f"{r['p50_ms']['memory-graph']:.1f}"]
+        cells += [f"{st[k]:.2f}" if k in st else "-" for _, k in PROFILE]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.latency", description=__doc__.split("\n")[0])
     p.add_argument("--stores", nargs="+", choices=list(STORES), default=list(STORES))
@@ -208,6 +229,8 @@ def main(argv=None) -> int:
               + ", ".join(f"{k} {v:.1f}" for k, v in res["stages_ms"].items()), file=sys.stderr)
         write_json(args.json, out)  # after each store: a long run keeps what it measured
     print(table(out))
+    print()
+    print(profile(out))
     return 0
 
 
