@@ -94,7 +94,8 @@ def _running(folder: Path) -> dict | None:
     """The running daemon's port, token and pid, or None."""
     try:
         info = json.loads((folder / "daemon.json").read_text(encoding="utf-8"))
-        os.kill(int(info["pid"]), 0)
+        if os.name != "nt":  # on Windows signal 0 is CTRL_C_EVENT: a refused connection tells instead
+            os.kill(int(info["pid"]), 0)
         return info
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -69,7 +69,8 @@ def build_app(engine, token: str) -> Starlette:
         if q:
             hits = engine.search(q, limit=20, project=project)
             note = getattr(hits, "note", None)
-            if engine.code_projects():
+            indexed = {p["project"] for p in engine.code_projects()}
+            if indexed and (project is None or project in indexed):
                 code = engine.search_code(q, limit=10, project=project)
                 code_note = getattr(code, "note", None)
         return html(f"Search: {q}" if q else "Search", pages.search_results(q, hits, note, explanation, code,
