@@ -97,6 +97,23 @@ def test_the_graph_timeline_projects_and_stats(client, store):
     assert "counts" in stats and "2 memories" in stats
 
 
+def test_a_projects_code_index_lists_its_files_and_finds_its_symbols(client, store, tmp_path):
+    from codebase import Indexer
+
+    src = tmp_path / "billing"
+    src.mkdir()
+    (src / "invoices.py").write_text("def total_cents(lines):\n    return sum(l.cents for l in lines)\n")
+    (src / "export.py").write_text("from invoices import total_cents\n\ndef export(rows):\n    return total_cents(rows)\n")
+    Indexer(store[0], src, project="billing").run()
+    listing = client.get("/projects").text
+    assert '/project/billing' in listing
+    page = client.get("/project/billing", params={"symbol": "total_cents"}).text
+    assert "invoices.py" in page and "export.py" in page and "invoices.py:1" in page
+    assert client.get("/project/no-such-project").status_code == 404
+    found = client.get("/", params={"q": "sum of the invoice lines in cents"}).text
+    assert 'id="code"' in found and "invoices.py" in found
+
+
 def test_the_viewer_sees_what_another_process_writes_meanwhile(client, store, tmp_path, embedder):
     other = Engine(tmp_path / "data", embedder=embedder)  # as the MCP server would, on the same data directory
     mid = other.store("The Zephyr cache warms at 06:00 UTC from the nightly snapshot", title="Zephyr warm-up",

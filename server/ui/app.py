@@ -140,6 +140,13 @@ def build_app(engine, token: str) -> Starlette:
         return html("Projects", pages.projects_page(engine.code_projects(), engine.indexing(),
                                                     engine.memory_projects()))
 
+    def project(request: Request) -> Response:
+        name = request.path_params["name"]
+        engine.check_project(name)
+        symbol = request.query_params.get("symbol", "").strip()
+        found = engine.find_symbols(symbol, project=name, limit=30) if symbol else []
+        return html(f"Project {name}", pages.project_page(name, engine.code_files(name), symbol, found))
+
     def stats(request: Request) -> Response:
         return html("Stats", pages.stats_page(engine.stats(), _words))
 
@@ -151,7 +158,7 @@ def build_app(engine, token: str) -> Starlette:
     routes = [Route("/", home), Route("/memory/{mid}", memory), Route("/memory/{mid}/edit", edit, methods=["POST"]),
               Route("/memory/{mid}/invalidate", invalidate, methods=["POST"]),
               Route("/memory/{mid}/delete", delete, methods=["POST"]), Route("/timeline", timeline),
-              Route("/graph", graph), Route("/api/graph", graph_data), Route("/projects", projects),
+              Route("/graph", graph), Route("/api/graph", graph_data), Route("/projects", projects), Route("/project/{name}", project),
               Route("/stats", stats), Mount("/static", StaticFiles(directory=STATIC), name="static")]
     app = Starlette(routes=routes, exception_handlers={MemoryGraphError: failed})
     return SameOriginOrToken(app, token)

@@ -154,7 +154,8 @@ def graph_page(node: str) -> str:
 
 
 def projects_page(code: list[dict], runs: list[dict], memory_projects: list[str]) -> str:
-    rows = [(esc(p["project"]), esc(p["root"]), f'{p["files"]:,}', f'{p["chunks"]:,}', f'{p.get("symbols", 0):,}',
+    rows = [(f'<a href="/project/{quote(p["project"])}">{esc(p["project"])}</a>', esc(p["root"]), f'{p["files"]:,}',
+             f'{p["chunks"]:,}', f'{p.get("symbols", 0):,}',
              esc(day(p["last_indexed"]))) for p in code]
     running = [(esc(r.get("project")), esc(r.get("phase", "")), esc(r.get("files_done", "")),
                 esc(r.get("files_total", ""))) for r in runs]
@@ -164,6 +165,22 @@ def projects_page(code: list[dict], runs: list[dict], memory_projects: list[str]
             + "<h2>Index runs in progress</h2>" + (table(running, ("project", "phase", "files done", "files"))
                                                     if running else "<p>none</p>")
             + f"<h2>Projects with memories</h2><p>{mems}</p>")
+
+
+def project_page(project: str, files: dict[str, dict], symbol: str, symbols: list[dict]) -> str:
+    """One project's code index: a symbol lookup, then its files."""
+    found = ""
+    if symbol:
+        rows = [(esc(x.get("qualname") or x.get("name")), esc(x.get("kind", "")),
+                 esc(f'{x.get("path", "")}:{x.get("start_line", "")}'), esc(x.get("signature", ""))[:160])
+                for x in symbols]
+        found = table(rows, ("symbol", "kind", "where", "signature")) if rows else "<p>No symbol by that name.</p>"
+    listed = sorted(files.items())[:2_000]
+    rows = [(esc(path), esc(r.get("chunks", "")), esc(r.get("status", ""))) for path, r in listed]
+    more = f'<p class="meta">first 2,000 of {len(files):,} files</p>' if len(files) > 2_000 else ""
+    return (f'<form method="get" class="inline"><input name="symbol" value="{esc(symbol)}" placeholder="a symbol '
+            f'name, Type.member or path:line" id="symbol"><button type="submit">Find</button></form>{found}'
+            f'<h2>Files ({len(files):,})</h2>{more}' + table(rows, ("path", "chunks", "status")))
 
 
 def stats_page(stats: dict, words) -> str:
