@@ -11,6 +11,14 @@ import numpy as np
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+if "MEMORY_GRAPH_CACHE_DIR" not in os.environ:
+    # the built ONNX graph is kept for the whole run (its processes too), never in the user's cache folder
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["MEMORY_GRAPH_CACHE_DIR"] = tempfile.mkdtemp(prefix="memory-graph-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["MEMORY_GRAPH_CACHE_DIR"], True)
 
 from hypothesis import settings  # noqa: E402
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -236,6 +238,7 @@ def test_the_onnx_session_holds_no_copy_of_the_serialized_model(tmp_path, monkey
     from memory_graph.onnx_bert import OnnxBert
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("MEMORY_GRAPH_CACHE_DIR", "off")  # no kept graph: built, then read from a temporary file
     from_file = OnnxBert(default_model_path())
     assert from_file._session._model_bytes is None  # ORT's own attribute: what it keeps, given bytes
     assert list(tmp_path.iterdir()) == []
@@ -249,6 +252,32 @@ def test_the_onnx_session_holds_no_copy_of_the_serialized_model(tmp_path, monkey
     assert np.allclose(from_file.encode(TEXTS[:4]), from_memory.encode(TEXTS[:4]), atol=1e-6)
     # ORT's own flag: with it on, a failing session or run prints to stdout, the stdio server's protocol
     assert from_file._session._enable_fallback is False and from_memory._session._enable_fallback is False
+
+
+def test_the_built_graph_is_kept_and_read_by_the_next_load(tmp_path, monkeypatch):
+    """A second load reads the graph the first one built (no building), to the same vectors; a damaged kept
+    graph is built again and replaced."""
+    from memory_graph import onnx_bert
+    from memory_graph.embedding import default_model_path
+
+    monkeypatch.setenv("MEMORY_GRAPH_CACHE_DIR", str(tmp_path))
+    first = onnx_bert.OnnxBert(default_model_path())
+    kept = onnx_bert.graph_cache_path(Path(default_model_path()))
+    assert kept is not None and kept.is_file() and kept.parent.parent == tmp_path
+    assert [p.name for p in kept.parent.iterdir()] == [kept.name]  # no partial file left
+
+    def no_building(*args, **kwargs):
+        raise AssertionError("the graph was built again")
+
+    monkeypatch.setattr(onnx_bert, "build_graph", no_building)
+    second = onnx_bert.OnnxBert(default_model_path())
+    assert np.array_equal(first.encode(TEXTS[:4]), second.encode(TEXTS[:4]))
+    monkeypatch.undo()
+    monkeypatch.setenv("MEMORY_GRAPH_CACHE_DIR", str(tmp_path))
+    kept.write_bytes(b"not an onnx model")
+    third = onnx_bert.OnnxBert(default_model_path())
+    assert np.allclose(first.encode(TEXTS[:4]), third.encode(TEXTS[:4]), atol=1e-6)
+    assert kept.stat().st_size > 1_000_000
 
 
 def test_a_question_nothing_answers_says_so_and_an_answered_one_does_not(real):
