@@ -10,6 +10,7 @@ UserPromptSubmit add context by printing ``{"hookSpecificOutput": {"hookEventNam
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -67,6 +68,4 @@ def answer(event_name: str, context: str | None) -> str | None:
     """What to print on stdout for this event: the context as additional context, or nothing."""
     if not context or event_name not in ("SessionStart", "UserPromptSubmit"):
         return None
-    import json
-
     return json.dumps({"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}})

@@ -22,10 +22,16 @@ ProjectDir = typer.Option(None, "--project-dir", help="Project whose .claude/set
 User = typer.Option(False, "--user", help="Change the user's ~/.claude/settings.json instead (every project).")
 
 
-def _where(project_dir: Optional[Path], user: bool) -> Path:
+def _settings(project_dir: Optional[Path], user: bool) -> tuple[Path, dict]:
+    """The settings file asked for and what it holds; exits 1, naming the file, when it is not a settings object."""
     if user and project_dir is not None:
         raise typer.BadParameter("give --project-dir or --user, not both")
-    return cc.settings_path(project_dir, user)
+    path = cc.settings_path(project_dir, user)
+    try:
+        return path, cc.read(path)
+    except ValidationError as exc:
+        err.print(f"error: {exc.message}")
+        raise typer.Exit(1)
 
 
 @hooks_app.command("install")
@@ -35,12 +41,7 @@ def install(project_dir: Optional[Path] = ProjectDir, user: bool = User,
     """Add memory-graph's hooks to Claude Code's settings, keeping every other hook. Sessions then start with a
     digest of the project's memory, prompts get the memories that bear on them, and edits, commands, fixes and a
     summary of each session are stored (never what lies in <private> tags, never secrets)."""
-    path = _where(project_dir, user)
-    try:
-        data = cc.read(path)
-    except ValidationError as exc:
-        err.print(f"error: {exc.message}")
-        raise typer.Exit(1)
+    path, data = _settings(project_dir, user)
     new = cc.install(data, _state["data_dir"])
     if dry_run:
         typer.echo(json.dumps(new, indent=2))  # whole lines: a console would wrap them
@@ -58,12 +59,7 @@ def install(project_dir: Optional[Path] = ProjectDir, user: bool = User,
 def uninstall(project_dir: Optional[Path] = ProjectDir, user: bool = User) -> None:
     """Remove memory-graph's hooks from Claude Code's settings, and nothing else. What they stored stays (delete it
     with `memory-graph delete` or by tag: every captured memory has the tag `hook`)."""
-    path = _where(project_dir, user)
-    try:
-        data = cc.read(path)
-    except ValidationError as exc:
-        err.print(f"error: {exc.message}")
-        raise typer.Exit(1)
+    path, data = _settings(project_dir, user)
     had = cc.installed(data)
     if not had:
         out.print(f"no memory-graph hooks in {path}")

@@ -9,6 +9,7 @@ viewer's own is refused the same way.
 from __future__ import annotations
 
 import hmac
+import sys
 import time
 from pathlib import Path
 from urllib.parse import quote, urlparse
@@ -188,5 +189,5 @@ def serve_ui(engine, port: int, token: str, open_browser: bool = False) -> None:
         import webbrowser
 
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
-    print(f"memory-graph viewer on {url} (Ctrl-C stops it)", flush=True)
+    print(f"memory-graph viewer on {url} (Ctrl-C stops it)", file=sys.stderr, flush=True)
     uvicorn.run(build_app(engine, token), host="127.0.0.1", port=port, log_level="warning")
