@@ -239,6 +239,26 @@ def test_hook_processes_capture_and_recall_through_the_daemon(tmp_path):
     eng.close()
 
 
+def test_a_huge_payload_is_spooled_cut_and_a_written_files_text_as_its_line_count(tmp_path):
+    from memory_graph.hooks.client import MAX_FIELD_CHARS, spool
+
+    big = claude.parse("PostToolUse", {"session_id": SESSION, "tool_name": "Write", "tool_input": {
+        "file_path": str(tmp_path / "data.csv"), "content": "a,b\n" * 500_000}, "tool_response": {"type": "create"}})
+    out = claude.parse("PostToolUse", {"session_id": SESSION, "tool_name": "Bash", "tool_input": {"command": "make"},
+                                       "tool_response": {"stdout": "x" * 3_000_000 + "\nError: disk full",
+                                                         "exit_code": 2}})
+    folder = tmp_path / "hooks"
+    sizes = [spool(folder, ev).stat().st_size for ev in (big, out)]
+    assert max(sizes) < 2 * MAX_FIELD_CHARS
+    spooled = sorted((folder / "spool").glob("*.json"))
+    from memory_graph.hooks.events import Event
+
+    log = SessionLog(SESSION, root=str(tmp_path))
+    written, failed = (Event.from_dict(json.loads(p.read_text())) for p in spooled)
+    assert capture.observe(log, written)[0].item["content"] == "Edited data.csv: wrote 500001 lines"
+    assert capture.observe(log, failed)[0].item["content"].endswith("Error: disk full")
+
+
 def test_a_broken_payload_or_hooks_off_never_fails_the_session(tmp_path):
     home = tmp_path / "home"
     bad = hook("PostToolUse", b"{not json", home)

@@ -152,9 +152,12 @@ def _edit(log: SessionLog, ev: Event) -> list[Write]:
 
 def _change(tool: str, inp: dict) -> str:
     """What an edit changed, in a line: the first differing lines of each replacement."""
-    if tool == "Write":
-        content = inp.get("content") if isinstance(inp.get("content"), str) else ""
-        return f"wrote {content.count(chr(10)) + 1 if content else 0} lines"
+    if tool == "Write":  # the hook's client sends the number of lines, not the text (client._safe)
+        lines = inp.get("content_lines")
+        if not isinstance(lines, int):
+            content = inp.get("content") if isinstance(inp.get("content"), str) else ""
+            lines = content.count("\n") + 1 if content else 0
+        return f"wrote {lines} lines"
     if tool == "NotebookEdit":
         return clean(f"cell: {inp.get('new_source', '')}", 160)
     edits = inp.get("edits") if tool == "MultiEdit" and isinstance(inp.get("edits"), list) else [inp]
