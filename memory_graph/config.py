@@ -290,9 +290,9 @@ class Config:
     #: scale beta by the graph leg's specificity (at most 1), as the leg's weight is.
     ppr_by_specificity: bool = True
     ppr_alpha: float = 0.85
-    #: subgraphs up to this many nodes are solved exactly (retrieval/ppr.pagerank): at 60 nodes (a pool of 50 and
-    #: the query's entities) a solve took 41 us and 50 power iterations 128 us, at 120 both about 125 us, at 250
-    #: the solve 1.4 ms and the iterations 0.6 ms (numpy's LAPACK and BLAS, 2 cores); larger ones iterate
+    #: subgraphs up to this many nodes are solved exactly (retrieval/ppr.pagerank), larger ones iterate: the solve
+    #: takes 41 us at 60 nodes (a pool of 50 and the query's entities) against 128 for 50 iterations, 97 against
+    #: 126 at 100, and is slower from about 120 (python -m benchmarks.probes.ppr_solve, 2 cores)
     ppr_direct_max_nodes: int = 100
     ppr_max_iter: int = 50
     ppr_tol: float = 1e-8
@@ -346,8 +346,8 @@ class Config:
     confidence_min: float = 0.5
 
     # --- automatic memory (memory_graph/hooks) ---
-    #: the session-start digest's ceiling in tokens (four characters each): about 1,000 is what the issue's users
-    #: asked for, a tenth of what claude-mem injects by default
+    #: the session-start digest's ceiling in tokens (four characters each): about 1,000, as issue 61 asks (users of
+    #: claude-mem asked for a smaller injected context)
     hooks_digest_tokens: int = 1_000
     #: a prompt's injected memories: at most this many, within this many tokens, and only when the search's
     #: confidence reaches hooks_min_confidence (confidence_min's scale: below it the search itself says that

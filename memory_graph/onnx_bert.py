@@ -3,8 +3,8 @@
 The ONNX graph is built from the model directory's ``model.safetensors`` and ``config.json`` (the BERT
 encoder of Devlin et al. 2019, then the directory's pooling and L2 normalisation), so nothing is exported or
 downloaded. The built graph is kept in the user's cache folder (``graph_cache_path``), so a later process skips
-the building (0.45 of the 0.74 s a first query took to load the model here); where none can be written, ONNX
-Runtime reads it from a temporary file, removed once read. Its vectors equal sentence-transformers' to float32
+the building, most of the model's load; where none can be written, ONNX Runtime reads it from a temporary file,
+removed once read. Its vectors equal sentence-transformers' to float32
 rounding (``tests/test_real_model.py`` checks this). Any other architecture runs on sentence-transformers.
 """
 

@@ -62,7 +62,8 @@ def main(event_name: str, data_dir: Path | None = None, stdin=None, stdout=None)
 
 
 #: a string of a payload longer than this keeps its head and its tail: a command's error and a test run's
-#: counts are at its end, and scrubbing secrets from a written file's whole text took 0.45 s a MB here
+#: counts are at its end, and scrubbing secrets takes time in proportion to the text, in the process the agent
+#: waits for
 MAX_FIELD_CHARS = 16_000
 
 
