@@ -28,21 +28,24 @@ log = logging.getLogger("memory_graph.server")
 
 
 
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
-IDEMPOTENT = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
+# Only what differs from MCP's defaults (not read-only, destructive, not idempotent) is published: every session
+# of every agent reads these lines. openWorldHint (default true: "may reach outside") is left out too, though no
+# tool here reaches outside the store: it cost 160 of the list's tokens.
+READ = ToolAnnotations(readOnlyHint=True)
+WRITE = ToolAnnotations(destructiveHint=False)
+IDEMPOTENT = ToolAnnotations(destructiveHint=False, idempotentHint=True)
+DESTRUCTIVE = ToolAnnotations(destructiveHint=True, idempotentHint=True)
 
 Id = Annotated[str, Field(min_length=1, max_length=200, description="Memory id.")]
 Ids = Annotated[list[Id], Field(min_length=1, max_length=100, description="Memory ids.")]
 Limit = Annotated[int, Field(ge=1, le=100, description="Results wanted.")]
-Time = Annotated[str | None, Field(description="ISO 8601, e.g. 2026-01-31.")]
+Time = Annotated[str | None, Field(description="ISO 8601 date.")]
 Tags = Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
                  Field(max_length=50, description="Tags.")]
 PathPrefix = Annotated[str | None, Field(max_length=1000, description="Only files under this path (src/api/).")]
 Project = Annotated[str | None, Field(max_length=200, description="Default: the current project.")]
 Scope = Annotated[Literal["project", "global", "all"], Field(description=(
-    "project (with global memories), global (no project) or all."))]
+    "project (and global memories), global or all."))]
 Mode = Annotated[Literal["hybrid", "vector", "bm25", "graph"], Field(description="Which legs search.")]
 Types = Annotated[list[str] | None, Field(max_length=20, description="Memory types.")]
 
@@ -145,7 +148,7 @@ def build_server(state: ServerState) -> MCPServer:
             project: Annotated[str | None, Field(max_length=200, description=(
                 "Default: the current project; \"\" for a global memory."))] = None,
             entities: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
-                                Field(max_length=50, description="Entities to link, besides those named.")] = None,
+                                Field(max_length=50, description="More entities to link.")] = None,
             source: Annotated[str | None, Field(max_length=2000, description="File or URL it came from.")]
             = None,
             valid_from: Time = None) -> dict[str, Any]:
@@ -256,8 +259,8 @@ def build_server(state: ServerState) -> MCPServer:
             details: Annotated[bool, Field(description="Include content.")] = False,
             explain: Annotated[bool, Field(description="Say why each was found.")] = False
     ) -> dict[str, Any]:
-        """Recall what earlier sessions stored: decisions, fixes, codenames, facts. Returns a compact index
-        (get_memories for content); a low confidence with a note means nothing matches well."""
+        """Recall what earlier sessions stored: decisions, fixes, codenames, facts. A compact index (get_memories
+        for content); a low confidence with a note means nothing matches well."""
         eng = state.engine()
         proj, include_global = scope_of(project, scope)
         hits = eng.search(query, limit=limit, mode=mode, project=proj, include_global=include_global,
@@ -374,7 +377,7 @@ def build_server(state: ServerState) -> MCPServer:
     @_tool_errors
     def search_code(
             query: Annotated[str, Field(min_length=1, max_length=10_000, description=(
-                "What the code does, a name, path:line, or a pasted error."))],
+                "What the code does, a name, path:line or an error."))],
             limit: Limit = 10, mode: Mode = "hybrid",
             project: Annotated[str | None, Field(max_length=200, description=(
                 "Default: the current project; \"*\" for all."))] = None,
@@ -384,8 +387,8 @@ def build_server(state: ServerState) -> MCPServer:
                 "function, method, class, ..."))] = None,
             details: Annotated[bool, Field(description="Include code.")] = False,
             explain: Annotated[bool, Field(description="Say why each was found.")] = False) -> dict[str, Any]:
-        """Find code by what it does, a name, a file's line or an error message; one result per definition,
-        tests and docs below the code. A low confidence with a note means nothing matches well."""
+        """Find code by what it does, a name, path:line or a pasted error; tests and docs rank below code. A low
+        confidence with a note means nothing matches well."""
         eng = state.engine()
         if project == "*":
             proj = None
@@ -426,8 +429,8 @@ def build_server(state: ServerState) -> MCPServer:
                 description="What to follow.")] = "callers",
             depth: Annotated[int, Field(ge=1, le=3, description="Hops.")] = 1, project: Project = None,
             limit: Limit = 50) -> dict[str, Any]:
-        """Walk the code graph from a symbol: callers, callees, imports, subclasses, members. Other symbols of
-        the same name are listed under `others`."""
+        """Walk the code graph from a symbol (callers, callees, imports, ...); same-named symbols are listed in
+        `others`."""
         eng = state.engine()
         return _noted(eng, project, eng.symbol_graph(symbol, relation, depth=depth, project=project, limit=limit))
 
@@ -483,8 +486,9 @@ def build_server(state: ServerState) -> MCPServer:
 
 def _forbid_unknown_arguments(mcp: MCPServer) -> None:
     """Reject arguments a tool does not declare, naming the one meant. The SDK drops them silently, so a
-    misspelt parameter ("qeury") would run the call without it; the schema says so too (additionalProperties:
-    false). Every argument error is then said as ArgumentsError says it."""
+    misspelt parameter ("qeury") would run the call without it. The published schema leaves out
+    ``additionalProperties: false`` (20 lines every agent reads for a rule the error states when it matters).
+    Every argument error is then said as ArgumentsError says it."""
     for tool in mcp._tool_manager.list_tools():  # no public hook for this in mcp 2.x
         model = tool.fn_metadata.arg_model
         known = [f.alias or name for name, f in model.model_fields.items()]
@@ -497,10 +501,12 @@ def _forbid_unknown_arguments(mcp: MCPServer) -> None:
 
         tool.fn_metadata.arg_model = create_model(model.__name__, __base__=(model, _Readable),
                                                   __validators__={"_known": model_validator(mode="before")(check)})
-        tool.parameters["additionalProperties"] = False
         # every session of every agent reads this list: no code indentation in descriptions, no generated
         # titles, an optional argument said once (absent from "required") rather than as anyOf [X, null]
         tool.description = inspect.cleandoc(tool.description or "")
+        # every tool returns a dict of its own shape: the generated outputSchema said only "an object" (about
+        # 400 of the list's tokens); the structured content is sent all the same
+        tool.fn_metadata.output_schema = tool.fn_metadata.output_model = None
         tool.parameters = compact_schema(tool.parameters)
 
 
@@ -510,16 +516,19 @@ _UNPUBLISHED = frozenset({"title", "minLength", "maxLength", "minItems", "maxIte
 
 
 def compact_schema(schema: Any) -> Any:
-    """A JSON schema without ``_UNPUBLISHED`` keywords, ``default: null`` and ``anyOf [X, {"type": "null"}]``
-    (X instead): the tool's own model still checks every argument."""
+    """A JSON schema without ``_UNPUBLISHED`` keywords, ``default: null`` or ``false`` (what an absent optional
+    argument or flag means anyway), ``type`` beside ``enum``, and ``anyOf [X, {"type": "null"}]`` (X instead): the
+    tool's own model still checks every argument."""
     if isinstance(schema, list):
         return [compact_schema(x) for x in schema]
     if not isinstance(schema, dict):
         return schema
     out = {k: compact_schema(v) for k, v in schema.items()
-           if k not in _UNPUBLISHED and not (k == "default" and v is None)}
+           if k not in _UNPUBLISHED and not (k == "default" and (v is None or v is False))}
     if "properties" in schema:  # property names, not keywords: a property may be called "title"
         out["properties"] = {name: compact_schema(v) for name, v in schema["properties"].items()}
+    if "enum" in out and out.get("type") == "string":  # the values say it
+        del out["type"]
     branches = out.get("anyOf")
     if isinstance(branches, list):
         rest = [b for b in branches if b != {"type": "null"}]

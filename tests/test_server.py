@@ -68,19 +68,26 @@ def test_tool_list_matches_the_snapshot(tmp_path, repo):
                    if not v.get("description")]
     assert undescribed == []
     assert not any("\n        " in t["description"] for t in snap.values())  # no docstring indentation
-    # what every session of every agent reads: its size is pinned with the rest, in the model's word pieces
+    # what every session of every agent reads, as the server sends it: its size is pinned with the rest, in
+    # characters, the embedding model's word pieces and Claude's tokens (the tokenizer the anthropic SDK 0.34
+    # ships; newer Claude models may count somewhat more)
+    from anthropic import _tokenizers
     from tokenizers import Tokenizer
 
     from memory_graph.embedding import default_model_path
 
-    tokenizer = Tokenizer.from_file(str(Path(default_model_path()) / "tokenizer.json"))
-    tokenizer.no_truncation()
-    listed = json.dumps(snap)
-    snap["_size"] = {"chars": len(listed), "minilm_tokens": len(tokenizer.encode(listed).ids)}
+    wire = json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools],
+                      separators=(",", ":"))
+    minilm = Tokenizer.from_file(str(Path(default_model_path()) / "tokenizer.json"))
+    minilm.no_truncation()
+    claude = _tokenizers.sync_get_tokenizer()
+    snap["_size"] = {"chars": len(wire), "minilm_tokens": len(minilm.encode(wire).ids),
+                     "claude_tokens": len(claude.encode(wire).ids)}
     if os.environ.get("UPDATE_SNAPSHOT"):
         SNAPSHOT.write_text(json.dumps(snap, indent=1, sort_keys=True) + "\n")
     # a change to any tool's name, description, schema or annotations must be deliberate: UPDATE_SNAPSHOT=1
     assert json.loads(SNAPSHOT.read_text()) == json.loads(json.dumps(snap))
+    assert snap["_size"]["claude_tokens"] <= 3_000 and all(t.output_schema is None for t in tools)
 
 
 def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
