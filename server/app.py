@@ -43,10 +43,9 @@ Time = Annotated[str | None, Field(description="ISO 8601 date.")]
 Tags = Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
                  Field(max_length=50, description="Tags.")]
 PathPrefix = Annotated[str | None, Field(max_length=1000, description="Only files under this path (src/api/).")]
-Project = Annotated[str | None, Field(max_length=200, description="Default: the current project.")]
+Project = Annotated[str | None, Field(max_length=200, description="Default: the current one.")]
 Scope = Annotated[Literal["project", "global", "all"], Field(description=(
     "project (and global memories), global or all."))]
-Mode = Annotated[Literal["hybrid", "vector", "bm25", "graph"], Field(description="Which legs search.")]
 Types = Annotated[list[str] | None, Field(max_length=20, description="Memory types.")]
 
 
@@ -139,7 +138,7 @@ def build_server(state: ServerState) -> MCPServer:
     def store_memory(
             content: Annotated[str, Field(min_length=1, description="What to remember.")],
             memory_type: Annotated[str, Field(description=(
-                "episodic (what happened), fact, procedural, decision, preference, bugfix, note, ..."))]
+                "episodic (what happened), fact, decision, procedural, preference, bugfix, ..."))]
             = "episodic",
             title: Annotated[str | None, Field(max_length=500, description="Default: the first line.")]
             = None,
@@ -249,7 +248,7 @@ def build_server(state: ServerState) -> MCPServer:
     @_tool_errors
     def search_memory(
             query: Annotated[str, Field(min_length=1, max_length=10_000, description="A question or words.")],
-            limit: Limit = 10, mode: Mode = "hybrid",
+            limit: Limit = 10,
             project: Project = None, scope: Scope = "project",
             memory_type: Types = None, tags: Tags = None,
             created_after: Time = None, created_before: Time = None,
@@ -263,7 +262,7 @@ def build_server(state: ServerState) -> MCPServer:
         for content); a low confidence with a note means nothing matches well."""
         eng = state.engine()
         proj, include_global = scope_of(project, scope)
-        hits = eng.search(query, limit=limit, mode=mode, project=proj, include_global=include_global,
+        hits = eng.search(query, limit=limit, project=proj, include_global=include_global,
                           types=memory_type, tags=tags, created_after=created_after, created_before=created_before,
                           as_of=as_of, include_invalid=include_invalid, min_score=min_score)
         full = {m.id: m.to_dict() for m in eng.get([h.id for h in hits])} if details and hits else {}
@@ -378,7 +377,7 @@ def build_server(state: ServerState) -> MCPServer:
     def search_code(
             query: Annotated[str, Field(min_length=1, max_length=10_000, description=(
                 "What the code does, a name, path:line or an error."))],
-            limit: Limit = 10, mode: Mode = "hybrid",
+            limit: Limit = 10,
             project: Annotated[str | None, Field(max_length=200, description=(
                 "Default: the current project; \"*\" for all."))] = None,
             path_prefix: PathPrefix = None,
@@ -396,7 +395,7 @@ def build_server(state: ServerState) -> MCPServer:
             proj = project
         else:  # the current project when it is indexed (or being indexed), else every project
             proj = state.project if eng.has_code(state.project) or eng.indexing(state.project) else None
-        hits = eng.search_code(query, limit=limit, mode=mode, project=proj, path_prefix=path_prefix,
+        hits = eng.search_code(query, limit=limit, project=proj, path_prefix=path_prefix,
                                languages=languages, chunk_types=chunk_types)
         full = {c["id"]: c for c in eng.get_chunks([h.id for h in hits])} if details and hits else {}
         results = [_hit(h, details, explain, full.get(h.id)) for h in hits]

@@ -55,15 +55,20 @@ def serve(http: bool = typer.Option(False, "--http", help=(
         # answer `initialize` now, before the MCP SDK and the stores load (server.early)
         from importlib.metadata import version
 
-        from .early import initialize_answer, read_line
+        from .early import MAX_DISCOVER_PROBES, discover_answer, initialize_answer, read_line
 
         first_line = read_line(0)
+        for _ in range(MAX_DISCOVER_PROBES):
+            probe = discover_answer(first_line)
+            if probe is None:
+                break
+            os.write(1, probe)
+            first_line = read_line(0)
         early = initialize_answer(first_line, version("memory-graph"))
         if early is not None:
             os.write(1, early[0])
             answered = early[1]
 
-    from .app import build_server
     from .state import ServerState
 
     if "MALLOC_ARENA_MAX" not in os.environ:  # glibc reads it itself
@@ -73,7 +78,9 @@ def serve(http: bool = typer.Option(False, "--http", help=(
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
     import threading
 
+    # the Engine and the model load in the background while the MCP SDK is imported here
     state = ServerState(_state["data_dir"], project_dir)
+    from .app import build_server
 
     def resume() -> None:
         try:

@@ -1,7 +1,8 @@
 """The answer to ``initialize`` before the MCP SDK is imported (0.8 s of pydantic models on an idle machine, and a
 client with a short connect timeout on a busy one gave up waiting): the server reads the first line itself,
 answers it as the SDK would, then hands the line to the SDK and drops the SDK's own answer to it
-(``server.stdio``). Only the standard library here. ``tests/test_server.py`` checks the answer against the
+(``server.stdio``). A client of the 2026 protocol first asks ``server/discover``, which this SDK does not serve:
+that is answered here too, with the SDK's "Method not found", and the client's ``initialize`` follows. Only the standard library here. ``tests/test_server.py`` checks the answer against the
 SDK's own, so an SDK that answers otherwise fails a test rather than a client."""
 
 from __future__ import annotations
@@ -43,6 +44,25 @@ def read_line(fd: int = 0, limit: int = 1 << 20) -> bytes:
         if byte == b"\n":
             break
     return bytes(out)
+
+
+#: how many ``server/discover`` probes are answered before the handshake (the SDK's client re-probes once)
+MAX_DISCOVER_PROBES = 2
+
+
+def discover_answer(line: bytes) -> bytes | None:
+    """The SDK's answer to a ``server/discover`` request (Method not found), or None for any other line."""
+    try:
+        msg = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(msg, dict) or msg.get("method") != "server/discover" or msg.get("jsonrpc") != "2.0":
+        return None
+    rid = msg.get("id")
+    if isinstance(rid, bool) or not isinstance(rid, (int, str)):
+        return None
+    error = {"code": -32601, "message": "Method not found", "data": "server/discover"}
+    return (json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}, separators=(",", ":")) + "\n").encode()
 
 
 def initialize_answer(line: bytes, version: str) -> tuple[bytes, object] | None:

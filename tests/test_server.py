@@ -76,8 +76,11 @@ def test_tool_list_matches_the_snapshot(tmp_path, repo):
 
     from memory_graph.embedding import default_model_path
 
-    wire = json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools],
-                      separators=(",", ":"))
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    sent = _raw_replies(tmp_path, repo, [json.dumps(init), json.dumps({"jsonrpc": "2.0", "id": 2,
+                                                                        "method": "tools/list"})], 2)[1]
+    wire = json.dumps(sent["result"]["tools"], separators=(",", ":"))  # the JSON's own key order, as sent
     minilm = Tokenizer.from_file(str(Path(default_model_path()) / "tokenizer.json"))
     minilm.no_truncation()
     claude = _tokenizers.sync_get_tokenizer()
@@ -193,7 +196,7 @@ def test_memory_round_trip_and_every_tool_valid_and_invalid(tmp_path, repo):
             assert "unknown" in (await bad("invalidate_memory", id="mem_nope")).lower()
             assert "query" in await bad("search_memory", query="")
             assert "limit" in await bad("search_memory", query="x", limit=1000)
-            assert "mode" in await bad("search_memory", query="x", mode="magic")
+            assert "unknown argument 'mode'" in await bad("search_memory", query="x", mode="magic")
             assert "created_after" in await bad("search_memory", query="x", created_after="yesterday-ish")
             assert "anchor" in (await bad("timeline")).lower()
             assert "name" in await bad("create_entity", name="")
@@ -519,7 +522,7 @@ def test_initialize_is_answered_before_the_sdk_loads_as_the_sdk_would_answer_it(
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
     from memory_graph import __version__
-    from server.early import HANDSHAKE_VERSIONS, initialize_answer
+    from server.early import HANDSHAKE_VERSIONS, discover_answer, initialize_answer
 
     assert HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
     for version in ("2025-06-18", "1999-01-01"):
@@ -533,6 +536,13 @@ def test_initialize_is_answered_before_the_sdk_loads_as_the_sdk_would_answer_it(
         init, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})], 2)
     assert [r["id"] for r in replies] == [1, 2] and len(replies[1]["result"]["tools"]) == len(TOOLS)
+    # a 2026 client asks server/discover first: answered as the SDK answers it, then its initialize early
+    discover = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {}})
+    assert json.loads(discover_answer(discover.encode())) == _raw_replies(tmp_path, repo, ["", discover], 1)[0]
+    replies = _raw_replies(tmp_path, repo, [discover, init, json.dumps({"jsonrpc": "2.0", "id": 2,
+                                                                          "method": "tools/list"})], 3)
+    assert [r["id"] for r in replies] == [0, 1, 2] and replies[0]["error"]["code"] == -32601
+    assert replies[1]["result"]["serverInfo"]["name"] == "memory-graph"
 
 
 def test_the_mcp_fixes_through_the_sdk_client(tmp_path, repo):

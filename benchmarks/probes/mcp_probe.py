@@ -9,6 +9,7 @@ on progress needs it well under its timeout), then asks ``symbol_graph`` for SYM
     pip download --no-binary :all: --no-deps attrs==23.2.0 -d /tmp && tar xzf /tmp/attrs-23.2.0.tar.gz -C /tmp
     python -m benchmarks.probes.mcp_probe /tmp/attrs-23.2.0 attrs.define      # from this repository's root
     python -m benchmarks.probes.mcp_probe /tmp/attrs-23.2.0 attrs.define --busy 2   # beside 2 busy processes
+    python -m benchmarks.probes.mcp_probe /tmp/attrs-23.2.0 --start-only    # start-up only: no index_project
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import tempfile
 import time
 
 
-async def probe(folder: str, symbol: str | None, timeout: float) -> dict:
+async def probe(folder: str, symbol: str | None, timeout: float, index: bool = True) -> dict:
     from mcp import Client, StdioServerParameters
 
     home = tempfile.mkdtemp(prefix="mg-mcp-probe-")
@@ -44,6 +45,8 @@ async def probe(folder: str, symbol: str | None, timeout: float) -> dict:
         out["first_search_s"] = round(time.perf_counter() - t0, 2)
         out["first_search_hits"] = len((found.structured_content or {}).get("results", []))
         out["tools"] = len((await c.list_tools()).tools)
+        if not index:
+            return out
         stamps: list[float] = []
 
         async def on_progress(progress, total, message):
@@ -75,6 +78,7 @@ def main() -> None:
     ap.add_argument("folder")
     ap.add_argument("symbol", nargs="?")
     ap.add_argument("--timeout", type=float, default=60.0, help="the client's request timeout, seconds")
+    ap.add_argument("--start-only", action="store_true", help="stop after the first search (no index_project)")
     ap.add_argument("--busy", type=int, default=0, help="processes that keep a core busy meanwhile (a busy machine)")
     args = ap.parse_args()
     import subprocess
@@ -82,7 +86,7 @@ def main() -> None:
 
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
     try:
-        print(json.dumps(asyncio.run(probe(args.folder, args.symbol, args.timeout)), indent=1))
+        print(json.dumps(asyncio.run(probe(args.folder, args.symbol, args.timeout, not args.start_only)), indent=1))
     finally:
         for h in hogs:
             h.kill()
