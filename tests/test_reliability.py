@@ -322,3 +322,25 @@ def test_memories_and_code_keep_their_own_bm25_statistics(tmp_path):
     assert set(again.text.revisions("code")) == chunks
     assert bm25(again) == before and again.search_code("normalize_sku", limit=1)
     again.close()
+
+
+def test_lancedb_opens_without_its_rest_client_which_still_loads_when_asked(tmp_path):
+    """memory_graph.store.lance leaves LanceDB's REST namespace client unimported (most of lancedb's import time),
+    and a caller that asks the package for a name still gets it whole."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from memory_graph.store.lance import LanceStore\n"
+        "from memory_graph.config import Config\n"
+        f"LanceStore(__import__('pathlib').Path({str(tmp_path / 'db')!r}), Config())\n"
+        "print('api' , 'lance_namespace_urllib3_client.api' in sys.modules)\n"
+        "from lance_namespace_urllib3_client import ApiClient, Configuration\n"
+        "import lance_namespace_urllib3_client as c\n"
+        "print('after', 'lance_namespace_urllib3_client.api' in sys.modules, ApiClient.__name__, c.__version__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.split("\n")
+    assert lines[0] == "api False" and lines[1].startswith("after True ApiClient ")
