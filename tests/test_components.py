@@ -108,4 +108,3 @@ def test_components_are_chunks_symbols_and_callers(engine, tmp_path):
     first = markup["start_line"]
     # the chunk shows the file's own lines, uncommented, at the lines it names
     assert markup["content"].split("\n") == NAV_BAR.split("\n")[first - 1:markup["end_line"]]
-
