@@ -5,6 +5,7 @@ memories)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import time
@@ -65,7 +66,7 @@ def server_rss(data_dir: Path, queries: list[str], model: str = "", searches: in
                 times.append(1000 * (time.perf_counter() - t))
                 if result.is_error:
                     raise RuntimeError(result.content[0].text)
-                found += len(result.structured_content["results"])
+                found += len(json.loads(result.content[0].text)["results"])
             mem = _memory_kb(pid)
             stored = []
             for i in range(stores):

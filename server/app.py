@@ -50,13 +50,14 @@ Types = Annotated[list[str] | None, Field(max_length=20, description="Memory typ
 
 
 def _answer(result: Any) -> Any:
-    """A tool's dict as the call's result: the structured content, and the same JSON in one compact line as
-    the text a client without structured content reads (the MCP spec asks for both; the SDK's default text
-    is indented, half again as long, in every agent's context)."""
+    """A tool's dict as the call's result: its JSON in one compact line of text, once. Clients show the model one
+    form of a result (Claude Code passes structured content when there is any, others the text), so the second
+    copy the MCP spec suggests for older clients would only double every answer on the wire; with no output
+    schema published, text alone is a complete answer (the SDK's own for a tool without one)."""
     if not isinstance(result, dict):
         return result
     text = json.dumps(result, ensure_ascii=False, default=str, separators=(",", ":"))
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
+    return CallToolResult(content=[TextContent(type="text", text=text)])
 
 
 def _tool_errors(fn):

@@ -215,7 +215,7 @@ def test_private_text_is_never_stored(live):
     c, eng, _ = live
     res = c.call("store_memory", {"content": "deploy key is <private>hunter2</private> rotate monthly",
                                   "title": "keys <private>hunter2</private>"})
-    mid = res.structured_content["id"]
+    mid = json.loads(res.content[0].text)["id"]
     m = eng.get([mid])[0]
     assert "hunter2" not in m.content and "hunter2" not in m.title and "rotate monthly" in m.content
     assert not eng.search("hunter2", mode="bm25")

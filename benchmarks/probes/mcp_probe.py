@@ -43,7 +43,7 @@ async def probe(folder: str, symbol: str | None, timeout: float, index: bool = T
         out: dict = {"initialize_s": round(time.perf_counter() - t0, 2)}
         found = await c.call_tool("search_memory", {"query": "how is a release built"})
         out["first_search_s"] = round(time.perf_counter() - t0, 2)
-        out["first_search_hits"] = len((found.structured_content or {}).get("results", []))
+        out["first_search_hits"] = len(json.loads(found.content[0].text).get("results", []))
         out["tools"] = len((await c.list_tools()).tools)
         if not index:
             return out
@@ -60,14 +60,14 @@ async def probe(folder: str, symbol: str | None, timeout: float, index: bool = T
                 call.cancel()
                 out["gave_up_after_silence_s"] = timeout
                 break
-        report = (call.result().structured_content or {}) if call.done() and not call.cancelled() else {}
+        report = json.loads(call.result().content[0].text) if call.done() and not call.cancelled() else {}
         gaps = [b - a for a, b in zip([t1] + stamps, stamps)]
         out.update(index_s=round(time.perf_counter() - t1, 1), files=report.get("files_indexed"),
                    chunks=report.get("chunks"), notifications=len(stamps),
                    longest_silence_s=round(max(gaps, default=0.0), 1))
         if symbol:
             g = await c.call_tool("symbol_graph", {"symbol": symbol, "relation": "callees"})
-            found = g.structured_content or {}
+            found = {} if g.is_error else json.loads(g.content[0].text)
             out["symbol"] = f"{found['symbol']['qualname']} ({found['symbol']['path']})" if found else \
                 g.content[0].text
     return out
