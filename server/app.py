@@ -505,7 +505,7 @@ def _forbid_unknown_arguments(mcp: MCPServer) -> None:
         # titles, an optional argument said once (absent from "required") rather than as anyOf [X, null]
         tool.description = inspect.cleandoc(tool.description or "")
         # every tool returns a dict of its own shape: the generated outputSchema said only "an object" (about
-        # 400 of the list's tokens); the structured content is sent all the same
+        # 400 of the list's tokens), and each answer is its JSON text (_answer)
         tool.fn_metadata.output_schema = tool.fn_metadata.output_model = None
         tool.parameters = compact_schema(tool.parameters)
 
