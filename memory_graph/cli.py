@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -37,12 +38,19 @@ CreatedBefore = typer.Option(None, "--created-before", help="Only memories store
 def main(data_dir: Optional[Path] = typer.Option(
         None, "--data-dir", "-d", envvar="MEMORY_GRAPH_HOME",
         help="Data directory (default: $MEMORY_GRAPH_HOME, else the platform's user data directory)."),
+        store: Optional[str] = typer.Option(
+            None, "--store", envvar="MEMORY_GRAPH_STORE_URI", show_envvar=False,
+            help="Keep the records on object storage (s3://BUCKET/PREFIX, gs://, az://), shared by every machine "
+                 "given the same URI; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, "
+                 "AWS_ENDPOINT_URL (default: $MEMORY_GRAPH_STORE_URI, else the data directory)."),
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress to stderr."),
         version: bool = typer.Option(False, "--version", is_eager=True, callback=lambda shown: _version(shown),
                                      help="Print the version and exit.")) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
     _state["data_dir"] = data_dir
+    if store:  # read by Config.from_env in this process and in those it starts (the hooks' daemon)
+        os.environ["MEMORY_GRAPH_STORE_URI"] = store
 
 
 def _version(shown: bool) -> None:

@@ -161,6 +161,25 @@ class Config:
     lock_notice_seconds: float = 10.0
     lock_timeout_seconds: float = 120.0
 
+    # --- the store ---
+    #: where LanceDB keeps the records: "" for the data directory's own ``lance`` folder, else a URI on object
+    #: storage (s3://BUCKET/PREFIX, gs://, az://) that several machines share; the data directory then keeps only
+    #: what is derived from it (under ``stores/``), rebuilt from the store when missing or stale.
+    store_uri: str = ""
+    #: whether the object store refuses a conditional put of an existing object, which is what keeps two
+    #: machines' commits from overwriting each other: "auto" (AWS S3, GCS and Azure do; an S3-compatible
+    #: endpoint is unknown, and refused for several writers), "yes" or "no" (store/remote.py)
+    store_conditional_writes: str = "auto"
+    #: run where conditional writes are unknown or absent, the user promising one writer at a time
+    store_single_writer: bool = False
+    #: on object storage, how stale a read may be: LanceDB then asks for each table's latest version at most
+    #: this often, where each ask is a request (the local store asks at every read, which costs a stat)
+    store_refresh_seconds: float = 1.0
+    #: on object storage, how far below the last change number seen a catch-up looks again: each writer numbers
+    #: its change from the log it read before committing, so writers at once may share a number or log one
+    #: below what a reader has read; a change is then told by (number, time). Writers that overlap are few.
+    store_change_slack: int = 100
+
     # --- code indexing ---
     #: files larger than this are skipped (counted as too_large).
     index_max_file_bytes: int = 1_000_000
@@ -428,6 +447,10 @@ class Config:
              "partition_retrain_growth > 1"),
             (self.change_log_rows >= 1 and self.sync_max_ids >= 1, "change_log_rows and sync_max_ids must be >= 1"),
             (self.sync_check_seconds >= 0, "sync_check_seconds must be >= 0"),
+            (self.store_conditional_writes in ("auto", "yes", "no"),
+             "store_conditional_writes must be auto, yes or no"),
+            (self.store_refresh_seconds >= 0 and self.store_change_slack >= 1,
+             "store_refresh_seconds must be >= 0 and store_change_slack >= 1"),
             (0 <= self.lock_notice_seconds <= self.lock_timeout_seconds,
              "lock_notice_seconds must lie in [0, lock_timeout_seconds]"),
             (0.0 <= self.min_score_relative <= 1.0, "min_score_relative must lie in [0, 1]"),

@@ -31,6 +31,7 @@ from .retrieval import LegResult, rank_stable
 from .retrieval.confidence import match_signals
 from .retrieval.when import asked_period
 from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote, vector_matrix
+from .store.remote import local_dir
 from .symbols import SymbolsMixin
 from .text import derive_title
 from .transfer import TransferMixin
@@ -58,7 +59,8 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
              MaintenanceMixin, TransferMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
-    data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir).
+    data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir); with
+    ``config.store_uri`` (s3://, gs://, az://) the records live there, and the data directory keeps the rest.
     config: every tunable (default ``Config.from_env()``). embedder: any object with ``encode``,
     ``encode_query``, ``name`` and ``dimension`` (default: the packaged all-MiniLM-L6-v2, loaded lazily).
     """
@@ -66,7 +68,9 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
     def __init__(self, data_dir: str | Path | None = None, config: Config | None = None,
                  embedder: Embedder | None = None, *, load_model_in_background: bool = False) -> None:
         self.config = config or Config.from_env()
-        self.data_dir = Path(data_dir).expanduser() if data_dir else default_data_dir()
+        c = self.config
+        self.data_dir, self.store_uri = local_dir(Path(data_dir).expanduser() if data_dir else default_data_dir(),
+                                                  c.store_uri, c.store_conditional_writes, c.store_single_writer)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.embedder = embedder or SentenceTransformerEmbedder(
             self.config.embedding_model, self.config.embedding_batch_size, self.config.embedding_cache_size,
@@ -78,7 +82,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         # a catch-up in one thread must not change a dict another thread is iterating
         self._graph_lock = threading.RLock()
         self._file_lock = FileLock(str(self.data_dir / ".write.lock"))
-        self.lance = LanceStore(self.data_dir / "lance", self.config)
+        self.lance = LanceStore(self.data_dir / "lance", self.config, uri=self.store_uri)
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms)
         self.graph = Graph()
         self.entity_index = EntityIndex()

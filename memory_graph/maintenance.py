@@ -18,6 +18,7 @@ from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
 from .records import NODE_COLUMNS, embed_text, entity_text, node_attrs, passage_rows
 from .store.lance import CHANGES, SCHEMA_VERSION, vector_matrix
+from .store.remote import shown
 from .heap import release_freed_memory, settle_heap
 from .store.vectors import VectorCache
 from .store.text_index import REV_FIELDS, TEXT_LAYOUT, rev_of
@@ -136,6 +137,8 @@ class MaintenanceMixin:
     def _load_memory_graph(self) -> None:
         # changes logged from here on are applied again by the next catch-up (applying one twice is harmless)
         self._seen_change = self.lance.last_change()
+        if self.lance.uri:
+            self._applied_changes = {(c["seq"], c["at"]) for c in self._recent_changes()}
         self._seen_passages = self.lance.versions(["passages"])["passages"]
         graph, index = Graph(), EntityIndex()
         for r in self.lance.query("entities", None, ["id", "name", "entity_type", "aliases"]).to_pylist():
@@ -210,20 +213,31 @@ class MaintenanceMixin:
         Under the write lock the sync at its start has read every change there is, so the next number is
         known without reading the log (a scan of it cost 20 ms a write, growing until compaction).
         """
-        self.lance.log_change(self._seen_change + 1, memories, entities, relations, full)
+        key = self.lance.log_change(self._seen_change + 1, memories, entities, relations, full)
         self._seen_change += 1
+        if self.lance.uri:
+            self._applied_changes.add(key)
+
+    def _recent_changes(self) -> list[dict]:
+        """On object storage, the changes numbered within ``store_change_slack`` of the last one seen, or later:
+        machines that write at once may log under one number, or one below a number already read, as each
+        numbers its change by the log it read before its commit."""
+        return self.lance.changes_since(self._seen_change - self.config.store_change_slack)
 
     def _catch_up_graph(self) -> None:
         """Apply the changes other processes logged since this one's graph was built, by id; reload the graph
         whole after a gap in the log, a ``full`` change or more than ``sync_max_ids`` ids."""
-        changes = self.lance.changes_since(self._seen_change)
+        if self.lance.uri:  # by the changes not applied yet, as numbers may repeat (_recent_changes)
+            changes = [c for c in self._recent_changes() if (c["seq"], c["at"]) not in self._applied_changes]
+        else:
+            changes = self.lance.changes_since(self._seen_change)
         if not changes:
             if self.lance.last_change() < self._seen_change:  # the log was cleared: nothing to go by
                 self._load_memory_graph()
             return
         ids = {k: set().union(*(c[k] or () for c in changes)) for k in ("memories", "entities", "relations")}
-        if changes[0]["seq"] != self._seen_change + 1 or any(c["full"] for c in changes) or \
-                sum(map(len, ids.values())) > self.config.sync_max_ids:
+        gap = changes[0]["seq"] > self._seen_change + 1 if self.lance.uri else changes[0]["seq"] != self._seen_change + 1
+        if gap or any(c["full"] for c in changes) or sum(map(len, ids.values())) > self.config.sync_max_ids:
             self._load_memory_graph()
             return
         # read before the rows: a later write of passages then shows as a newer version next time
@@ -231,7 +245,11 @@ class MaintenanceMixin:
         self._refresh_graph(ids["memories"], ids["entities"], ids["relations"],
                             passages=passages_version != self._seen_passages)
         self._seen_passages = passages_version
-        self._seen_change = changes[-1]["seq"]
+        self._seen_change = max(self._seen_change, changes[-1]["seq"])
+        if self.lance.uri:
+            self._applied_changes |= {(c["seq"], c["at"]) for c in changes}
+            floor = self._seen_change - self.config.store_change_slack
+            self._applied_changes = {k for k in self._applied_changes if k[0] >= floor}
 
     def _refresh_graph(self, memories: set[str], entities: set[str], relations: set[str],
                        passages: bool = True) -> None:
@@ -309,7 +327,8 @@ class MaintenanceMixin:
         """
         self.lance.release_pins()  # an unfinished write another process has since undone
         marker = self._change_marker()
-        if not locked and marker is not None and marker == self._marker_seen[0] and \
+        # on object storage other machines replace no marker here: LanceDB is asked each sync_check_seconds
+        if not locked and (marker is not None or self.lance.uri) and marker == self._marker_seen[0] and \
                 time.monotonic() - self._marker_seen[1] < self.config.sync_check_seconds:
             return  # no write since the last look (each replaces the marker)
         # read before the versions, so that a commit after it shows next time
@@ -568,6 +587,7 @@ class MaintenanceMixin:
         pending = self.lance.pending_intent() is not None and not self._writer_active()
         return {
             "data_dir": str(self.data_dir),
+            "store": shown(self.store_uri) if self.store_uri else str(self.data_dir / "lance"),
             "counts": counts,
             "text_index_docs": text_docs,
             "graph": {"nodes": self.graph.number_of_nodes(), "edges": self.graph.number_of_edges()},

@@ -20,6 +20,7 @@ import pyarrow as pa
 from ..config import Config
 from ..errors import MemoryGraphError, ReadOnlyError, StoreError
 from ..models import Filters
+from .remote import shown
 
 log = logging.getLogger("memory_graph")
 
@@ -174,17 +175,33 @@ def _defer_rest_client() -> None:
 class LanceStore:
     """The LanceDB database of one data directory."""
 
-    def __init__(self, path: Path, config: Config, intent_path: Path | None = None) -> None:
+    def __init__(self, path: Path, config: Config, intent_path: Path | None = None, uri: str = "") -> None:
+        """path: the local folder of the tables, or, with ``uri`` (a store on object storage), the local folder
+        that stands for it in messages."""
         _defer_rest_client()
         import lancedb
 
         self.path = path
+        self.uri = uri
         self.intent_path = intent_path or path.parent / INTENT
         self._intent: dict[str, int] | None = None  # the open transaction's tables and their versions before it
+        # on object storage, the versions the open transaction committed, by table: another machine's commit may
+        # come between two of them, and undoing the write must not undo that one (``_undoable``)
+        self._ours: dict[str, list[int]] = {}
         self._pinned: dict[str, int] = {}  # tables read at an older version (``pin``)
         self.config = config
-        # read_consistency_interval=0: every read sees other processes' committed writes.
-        self.db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
+        # read_consistency_interval=0: every read sees other processes' committed writes. On object storage each
+        # such look is a request: there reads may be store_refresh_seconds stale (a write looks first).
+        fresh = timedelta(seconds=config.store_refresh_seconds) if uri else timedelta(0)
+        try:
+            self.db = lancedb.connect(uri or str(path), read_consistency_interval=fresh)
+        except Exception as exc:
+            if not uri:
+                raise
+            raise StoreError(f"the store {shown(uri)} cannot be opened: {str(exc).split(', /')[0]}",
+                             hint="check its credentials, region and endpoint: AWS_ACCESS_KEY_ID, "
+                                  "AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL (and AWS_ALLOW_HTTP=true "
+                                  "for an http:// endpoint)") from None
         self._tables: dict = {}
         self.rows_since_optimize = 0
         # inside deferred_rebuilds(): the tables whose ANN index passed ann_max_deltas meanwhile
@@ -227,6 +244,8 @@ class LanceStore:
         table. None (ask ``versions``) when a folder is missing or changed in the last
         ``quiet_seconds``: on a file system whose times are coarse, a second commit within the same tick would
         leave the time as it was."""
+        if self.uri:  # no folder to look at: ask LanceDB
+            return None
         try:
             times = tuple(os.stat(self.path / f"{n}.lance" / "_versions").st_mtime_ns for n in names)
         except OSError:
@@ -257,7 +276,7 @@ class LanceStore:
         before = self.versions(names)
         outer = self._intent is None
         if outer:
-            self._intent = {}
+            self._intent, self._ours = {}, {}
         new = {n: v for n, v in before.items() if n not in self._intent}
         if new:
             self._intent.update(new)
@@ -265,7 +284,7 @@ class LanceStore:
         try:
             yield
         except BaseException as exc:
-            failed = self._restore(before)
+            failed = self._restore(before, self._ours)
             if outer:
                 self._intent = None
                 if failed is None:
@@ -284,20 +303,38 @@ class LanceStore:
             self._intent = None
             self._clear_intent()
 
-    def _restore(self, versions: dict[str, int]) -> Exception | None:
+    def _restore(self, versions: dict[str, int], ours: dict[str, list[int]] | None = None) -> Exception | None:
         """Bring tables back to these versions (a new version equal to the old one); the first error, if one
-        failed (then the intent stays, and the next writer tries again)."""
+        failed (then the intent stays, and the next writer tries again). On object storage, a table another
+        machine committed to since is left as it is (``_undoable``)."""
         failed = None
         for n, version in versions.items():
             tbl = self.table(n)
             try:
                 tbl.checkout_latest()
-                if tbl.version != version:
+                if tbl.version != version and self._undoable(n, version, tbl.version, (ours or {}).get(n, [])):
                     tbl.restore(version)
             except Exception as exc:
                 log.warning("could not roll back table %s to version %s: %s", n, version, exc)
                 failed = failed or exc
         return failed
+
+    def _undoable(self, name: str, before: int, latest: int, ours: list[int]) -> bool:
+        """Whether restoring ``name`` to ``before`` undoes only this write: always on the local disk (the write
+        lock keeps others out); on object storage only when every version since is one this write committed.
+        Else its rows stay, and a warning says so: restoring would drop another machine's commit."""
+        if not self.uri or ours == list(range(before + 1, latest + 1)):
+            return True
+        log.warning("not undoing the unfinished write to table %s: another writer committed to it since "
+                    "(versions %s to %s, this write's %s)", name, before + 1, latest, ours or "unknown")
+        return False
+
+    def _committed(self, name: str) -> None:
+        """Note a commit of the open transaction (on object storage: the version it made, in the intent file,
+        so that the next writer after a kill knows which versions were the killed write's)."""
+        if self.uri and self._intent is not None:
+            self._ours.setdefault(name, []).append(self.table(name).version)
+            self._write_intent(self._intent)
 
     def pin(self, versions: dict[str, int]) -> None:
         """Read these tables at these versions until ``unpin``: the state before a write that could not be
@@ -319,7 +356,7 @@ class LanceStore:
 
     def _write_intent(self, versions: dict[str, int]) -> None:
         tmp = self.intent_path.with_name(f"{self.intent_path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"pid": os.getpid(), "at": time.time(), "tables": versions}))
+        tmp.write_text(json.dumps({"pid": os.getpid(), "at": time.time(), "tables": versions, "ours": self._ours}))
         os.replace(tmp, self.intent_path)  # whole or absent: a kill cannot leave half of it
 
     def _clear_intent(self) -> None:
@@ -338,6 +375,13 @@ class LanceStore:
             raise StoreError(f"the write intent {self.intent_path} cannot be read: {exc}",
                              hint="run `memory-graph check --repair`") from exc
 
+    def _pending_ours(self) -> dict[str, list[int]]:
+        try:
+            ours = json.loads(self.intent_path.read_text()).get("ours") or {}
+            return {str(k): [int(v) for v in vs] for k, vs in ours.items()}
+        except (OSError, ValueError, TypeError, AttributeError):
+            return {}
+
     def recover(self) -> dict[str, int]:
         """Undo the write a killed process left half done (under the write lock): restore every table its
         intent names to the version before it, then log a full change so that every process reloads. The
@@ -352,7 +396,7 @@ class LanceStore:
         for n in todo:
             self.table(n).checkout_latest()
         moved = {n: v for n, v in todo.items() if self.table(n).version != v}
-        failed = self._restore(moved)
+        failed = self._restore(moved, self._pending_ours())
         if failed is not None:
             self.pin(todo)
             raise ReadOnlyError(f"an unfinished write in {self.path.parent} could not be undone: {failed}",
@@ -373,6 +417,7 @@ class LanceStore:
         if rows.num_rows == 0:
             return
         self.table(name).add(rows)
+        self._committed(name)
         self.rows_since_optimize += rows.num_rows
 
     def upsert(self, name: str, rows: list[dict], on: str = "id") -> None:
@@ -380,10 +425,12 @@ class LanceStore:
             return
         data = pa.Table.from_pylist(rows, schema=self.table(name).schema)
         (self.table(name).merge_insert(on).when_matched_update_all().when_not_matched_insert_all().execute(data))
+        self._committed(name)
         self.rows_since_optimize += len(rows)
 
     def delete(self, name: str, where: str) -> None:
         self.table(name).delete(where)
+        self._committed(name)
         self.rows_since_optimize += 1
 
     def delete_ids(self, name: str, ids: Iterable[str], column: str = "id") -> None:
@@ -398,10 +445,13 @@ class LanceStore:
         return max(seqs, default=0)
 
     def log_change(self, seq: int, memories: Iterable[str] = (), entities: Iterable[str] = (),
-                   relations: Iterable[str] = (), full: bool = False) -> None:
-        """Append change number ``seq`` (under the write lock, as the last step of a transaction)."""
-        self.add(CHANGES, [dict(seq=seq, at=time.time(), memories=sorted(set(memories)),
+                   relations: Iterable[str] = (), full: bool = False) -> tuple[int, float]:
+        """Append change number ``seq`` (under the write lock, as the last step of a transaction). Returns its
+        key, (seq, at)."""
+        at = time.time()
+        self.add(CHANGES, [dict(seq=seq, at=at, memories=sorted(set(memories)),
                                 entities=sorted(set(entities)), relations=sorted(set(relations)), full=full)])
+        return seq, at
 
     def changes_since(self, seq: int) -> list[dict]:
         """The changes numbered after ``seq``, oldest first."""
@@ -558,4 +608,7 @@ class LanceStore:
         return True
 
     def disk_bytes(self) -> int:
+        """Bytes of the tables on the local disk (0 for a store on object storage)."""
+        if self.uri:
+            return 0
         return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
