@@ -351,6 +351,11 @@ class MaintenanceMixin:
             self._catch_up_graph()
         if any(current[t] != known.get(t) for t in CODE_GRAPH_TABLES):
             self._load_code_graph(vectors=current["code_chunks"] != known.get("code_chunks"))
+        if self.lance.uri and not locked:
+            # this machine's text index is written by no other machine: bring it up to the store's records now
+            c = self.config
+            with write_lock(self._file_lock, self.data_dir, c.lock_notice_seconds, c.lock_timeout_seconds):
+                self._reconcile_text()
         self.text.reload()
         if locked:
             if not self._reconcile_text()["in_sync"]:
