@@ -78,7 +78,11 @@ def serve(http: bool = typer.Option(False, "--http", help=(
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
     import threading
 
-    # the Engine and the model load in the background while the MCP SDK is imported here
+    # the Engine and the model load in the background while the MCP SDK is imported here. Both import pydantic's
+    # models: loaded here first, so that no two threads import one package at once (a concurrent import of a
+    # package with circular imports can hand one of them a half-initialised module)
+    import pydantic.main  # noqa: F401
+
     state = ServerState(_state["data_dir"], project_dir)
     from .app import build_server
 
