@@ -124,9 +124,15 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
             if getattr(self, "_known_versions", None) is not None:
                 self._sync_with_others(locked=True)
             self._forget_reads()
+            commits = self.lance.commits
             try:
                 yield
             finally:
+                if self.lance.unlogged_since(commits):  # a code write, on object storage (unlogged_since)
+                    try:
+                        self._log_change()
+                    except Exception as exc:  # committed all the same: others see it at the next change
+                        log.warning("could not log a change for other machines: %s", exc)
                 self._forget_reads()
                 self._mark_changed()
 

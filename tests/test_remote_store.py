@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from memory_graph import Config, Engine
-from memory_graph.errors import ConfigError, StoreError
+from memory_graph.errors import ConfigError, NotFoundError, StoreError
 from memory_graph.store.remote import check_uri, check_writers, derived_dir
 
 from conftest import HashEmbedder
@@ -260,3 +260,21 @@ def test_two_terminals_share_memories_both_ways_through_the_cli_and_two_mcp_serv
     from_a, seen_by_b, from_b, seen_by_a, status = asyncio.run(go())
     assert seen_by_b["results"][0]["id"] == from_a and seen_by_a["results"][0]["id"] == from_b
     assert status["store"] == uri and status["counts"]["memories"] == 4
+
+
+def test_a_code_index_written_on_one_machine_reaches_another_that_was_open(tmp_path, uri):
+    """Code writes log a change on object storage too: a reader looks at the change log's version alone."""
+    from codebase import Indexer
+    from conftest import write_files
+
+    repo = tmp_path / "repo"
+    write_files(repo, {"billing/retry.py": "def backoff_delay(attempt):\n    return min(30, 2 ** attempt)\n"})
+    reader = _engine(tmp_path / "r", uri)
+    with pytest.raises(NotFoundError):  # no such project yet
+        reader.search_code("backoff delay", project="demo")
+    writer = _engine(tmp_path / "w", uri)
+    Indexer(writer, repo, project="demo").run()
+    time.sleep(Config().store_refresh_seconds + Config().sync_check_seconds)
+    hits = reader.search_code("backoff delay", project="demo")
+    assert hits and hits[0].record["path"] == "billing/retry.py"
+    assert reader.find_symbols("backoff_delay", project="demo")

@@ -189,6 +189,8 @@ class LanceStore:
         # come between two of them, and undoing the write must not undo that one (``_undoable``)
         self._ours: dict[str, list[int]] = {}
         self._pinned: dict[str, int] = {}  # tables read at an older version (``pin``)
+        self.commits = 0  # made by this process
+        self._logged_at = 0  # ``commits`` when this process last logged a change
         self.config = config
         # read_consistency_interval=0: every read sees other processes' committed writes. On object storage each
         # such look is a request: there reads may be store_refresh_seconds stale (a write looks first).
@@ -330,8 +332,9 @@ class LanceStore:
         return False
 
     def _committed(self, name: str) -> None:
-        """Note a commit of the open transaction (on object storage: the version it made, in the intent file,
-        so that the next writer after a kill knows which versions were the killed write's)."""
+        """Count a commit; of the open transaction on object storage, note the version it made in the intent
+        file, so that the next writer after a kill knows which versions were the killed write's."""
+        self.commits += 1
         if self.uri and self._intent is not None:
             self._ours.setdefault(name, []).append(self.table(name).version)
             self._write_intent(self._intent)
@@ -451,7 +454,13 @@ class LanceStore:
         at = time.time()
         self.add(CHANGES, [dict(seq=seq, at=at, memories=sorted(set(memories)),
                                 entities=sorted(set(entities)), relations=sorted(set(relations)), full=full)])
+        self._logged_at = self.commits
         return seq, at
+
+    def unlogged_since(self, commits: int) -> bool:
+        """On object storage, whether this process committed since ``commits`` without logging a change (a
+        code write): other machines look at the change log's version alone to know whether anything moved."""
+        return bool(self.uri) and self.commits > commits and self._logged_at <= commits
 
     def changes_since(self, seq: int) -> list[dict]:
         """The changes numbered after ``seq``, oldest first."""
