@@ -76,7 +76,7 @@ def check_writers(uri: str, setting: str, single_writer: bool) -> None:
            f"the S3-compatible server at {endpoint()} may not honour conditional writes")
     raise ConfigError(
         f"{shown(uri)}: {why}, so two machines writing at once could overwrite each other's commits",
-        hint="if the server refuses a put with If-None-Match: * on an existing object (MinIO and moto do), set "
+        hint="if the server refuses a put with If-None-Match: * on an existing object (moto does), set "
              "MEMORY_GRAPH_STORE_CONDITIONAL_WRITES=yes; if only one process writes at a time, set "
              "MEMORY_GRAPH_STORE_SINGLE_WRITER=true")
 
