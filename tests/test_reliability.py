@@ -325,7 +325,7 @@ def test_memories_and_code_keep_their_own_bm25_statistics(tmp_path):
 
 
 def test_lancedb_opens_without_its_rest_client_which_still_loads_when_asked(tmp_path):
-    """memory_graph.store.lance leaves LanceDB's REST namespace client unimported (most of lancedb's import time),
+    """memory_graph.store.lancedb_import leaves LanceDB's REST namespace client unimported (most of lancedb's import time),
     and a caller that asks the package for a name still gets it whole."""
     import subprocess
     import sys
