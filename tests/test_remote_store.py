@@ -278,3 +278,23 @@ def test_a_code_index_written_on_one_machine_reaches_another_that_was_open(tmp_p
     hits = reader.search_code("backoff delay", project="demo")
     assert hits and hits[0].record["path"] == "billing/retry.py"
     assert reader.find_symbols("backoff_delay", project="demo")
+
+
+def test_short_sessions_on_object_storage_leave_the_store_compacted(tmp_path, uri):
+    """Each session writes fewer rows than optimize_every_rows; the first write of one that finds the memories
+    in more than store_compact_fragments small fragments compacts them."""
+    def fragments(eng) -> int:
+        return eng.lance.table("memories").stats()["fragment_stats"]["num_fragments"]
+
+    cfg = dict(store_uri=uri, optimize_every_rows=10 ** 6, store_compact_fragments=8)
+    seen = []
+    for i in range(12):  # twelve short sessions of one memory each
+        eng = Engine(tmp_path / f"d{i}", config=Config.from_env(**cfg), embedder=HashEmbedder())
+        eng.store(f"session {i} decided the cache keeps {i} entries")
+        seen.append(fragments(eng))
+        eng.close()
+    # a fragment per session until the ninth finds nine (more than eight) and compacts them into one
+    assert seen == [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4]
+    reader = Engine(tmp_path / "r", config=Config.from_env(**cfg), embedder=HashEmbedder())
+    assert reader.lance.count("memories") == 12
+    assert reader.search("session 11 cache entries", mode="bm25", limit=1)

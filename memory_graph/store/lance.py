@@ -175,6 +175,7 @@ class LanceStore:
                                   "for an http:// endpoint)") from None
         self._tables: dict = {}
         self.rows_since_optimize = 0
+        self._fragments_checked = False  # (``_fragmented``)
         # inside deferred_rebuilds(): the tables whose ANN index passed ann_max_deltas meanwhile
         self._deferring = 0
         self._deferred: set[str] = set()
@@ -491,7 +492,7 @@ class LanceStore:
         """Compact fragments, prune old versions (older than ``keep_versions_seconds``, by default the
         config's), refresh (or create) the ANN index."""
         keep = self.config.keep_versions_seconds if keep_versions_seconds is None else keep_versions_seconds
-        if not force and self.rows_since_optimize < self.config.optimize_every_rows:
+        if not force and self.rows_since_optimize < self.config.optimize_every_rows and not self._fragmented():
             return
         for name in names:
             tbl = self.table(name)
@@ -508,6 +509,17 @@ class LanceStore:
             except Exception as exc:
                 raise StoreError(f"optimizing table {name} failed: {exc}") from exc
         self.rows_since_optimize = 0
+
+    def _fragmented(self) -> bool:
+        """On object storage, at this process's first upkeep: whether the memories table lies in more than
+        ``store_compact_fragments`` small fragments (``Config.store_compact_fragments``)."""
+        if not self.uri or self._fragments_checked or not self.has_table("memories"):
+            return False
+        self._fragments_checked = True
+        stats = self.table("memories").stats()
+        fragments = stats["fragment_stats"] if isinstance(stats, dict) else stats.fragment_stats
+        small = fragments["num_small_fragments"] if isinstance(fragments, dict) else fragments.num_small_fragments
+        return small > self.config.store_compact_fragments
 
     def ensure_scalar_index(self, name: str, column: str) -> bool:
         """A B-tree on a column that lookups filter by, once the table has ``ann_min_rows`` rows (below
