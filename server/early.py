@@ -50,34 +50,41 @@ def read_line(fd: int = 0, limit: int = 1 << 20) -> bytes:
 MAX_DISCOVER_PROBES = 2
 
 
-def discover_answer(line: bytes) -> bytes | None:
-    """The SDK's answer to a ``server/discover`` request (Method not found), or None for any other line."""
+def _request(line: bytes, method: str) -> tuple[object, dict] | None:
+    """(id, message) of a JSON-RPC 2.0 request for ``method`` with a valid id, or None for any other line (the
+    SDK then says what is wrong with it)."""
     try:
         msg = json.loads(line)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(msg, dict) or msg.get("method") != "server/discover" or msg.get("jsonrpc") != "2.0":
+    if not isinstance(msg, dict) or msg.get("method") != method or msg.get("jsonrpc") != "2.0":
         return None
     rid = msg.get("id")
     if isinstance(rid, bool) or not isinstance(rid, (int, str)):
         return None
-    error = {"code": -32601, "message": "Method not found", "data": "server/discover"}
-    return (json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}, separators=(",", ":")) + "\n").encode()
+    return rid, msg
+
+
+def _line(rid: object, **body) -> bytes:
+    return (json.dumps({"jsonrpc": "2.0", "id": rid, **body}, separators=(",", ":")) + "\n").encode()
+
+
+def discover_answer(line: bytes) -> bytes | None:
+    """The SDK's answer to a ``server/discover`` request (Method not found), or None for any other line."""
+    request = _request(line, "server/discover")
+    if request is None:
+        return None
+    return _line(request[0], error={"code": -32601, "message": "Method not found", "data": "server/discover"})
 
 
 def initialize_answer(line: bytes, version: str) -> tuple[bytes, object] | None:
     """The response to an ``initialize`` request (and its id), or None for any other line."""
-    try:
-        msg = json.loads(line)
-    except (ValueError, RecursionError):
+    request = _request(line, "initialize")
+    if request is None or not isinstance(request[1].get("params"), dict):
         return None
-    if not isinstance(msg, dict) or msg.get("method") != "initialize" or msg.get("jsonrpc") != "2.0":
-        return None
-    rid, params = msg.get("id"), msg.get("params")
-    if isinstance(rid, bool) or not isinstance(rid, (int, str)) or not isinstance(params, dict):
-        return None  # the SDK says what is wrong with it
+    rid, params = request[0], request[1]["params"]
     requested = params.get("protocolVersion")
     negotiated = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
     result = {"capabilities": CAPABILITIES, "instructions": INSTRUCTIONS, "protocolVersion": negotiated,
               "serverInfo": {"name": "memory-graph", "version": version}}
-    return (json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}, separators=(",", ":")) + "\n").encode(), rid
+    return _line(rid, result=result), rid
