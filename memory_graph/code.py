@@ -25,7 +25,8 @@ from .retrieval import Candidate, rank_stable
 from .retrieval.confidence import match_signals
 from .retrieval.density import current_lists, density, update_neighbours
 from .runs import describe, keep_runs_out, notes_runs, running
-from .store.lance import sql_in, sql_quote, vector_matrix
+from .store.lance import vector_matrix
+from .store.sql import sql_in, sql_quote
 from .text import (code_mentions, dotted_names, literal_phrases, names_identifier, one_name, without_error_types,
                    words)
 from .validation import check_filter, check_limit, check_name, check_query, check_text

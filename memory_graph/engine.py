@@ -23,7 +23,8 @@ from .graph import Graph
 from .heap import thaw_heap
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
-from .maintenance import MaintenanceMixin, write_lock
+from .lock import write_lock
+from .maintenance import MaintenanceMixin
 from .models import MODES, Filters, Hit, Memory, content_hash, iso, new_id
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
@@ -38,7 +39,7 @@ from .transfer import TransferMixin
 from .updates import UpdatesMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset,
                          check_optional_text, check_query, check_span, check_tags, check_text, check_type,
-                         clean_title, parse_time, strip_private)
+                         clean_title, parse_time, prepare_memory, strip_private)
 
 log = logging.getLogger("memory_graph")
 
@@ -167,43 +168,13 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
                                      entities=entities, valid_from=valid_from, valid_until=valid_until,
                                      created_at=created_at)])[0]
 
-    def _prepare(self, item: dict, now: float) -> tuple[Memory, list[str]]:
-        if not isinstance(item, dict):
-            raise ValidationError("each memory must be an object with at least 'content'")
-        unknown = set(item) - {"content", "memory_type", "title", "tags", "importance", "project", "source",
-                               "metadata", "entities", "valid_from", "valid_until", "created_at", "id"}
-        if unknown:
-            raise ValidationError(f"unknown field(s): {', '.join(sorted(unknown))}")
-        content = check_content(item.get("content"), self.config)
-        title = item.get("title") or ""
-        if not isinstance(title, str) or len(title) > self.config.max_title_chars:
-            raise ValidationError(f"title must be a string of at most {self.config.max_title_chars} characters")
-        title = clean_title(title) or derive_title(content)
-        metadata = item.get("metadata") or {}
-        if not isinstance(metadata, dict):
-            raise ValidationError("metadata must be a JSON object")
-        created = parse_time(item.get("created_at"), "created_at") or now
-        m = Memory(
-            id=item.get("id") or new_id("mem"), content=content,
-            memory_type=check_type(item.get("memory_type") or "episodic"), title=title.strip(),
-            tags=check_tags(item.get("tags"), self.config), importance=check_importance(item.get("importance", 5)),
-            project=check_optional_text(item.get("project"), "project"), source=check_optional_text(item.get("source"), "source"),
-            metadata=metadata, created_at=created, updated_at=created,
-            valid_from=parse_time(item.get("valid_from"), "valid_from"),
-            valid_until=parse_time(item.get("valid_until"), "valid_until"), content_hash=content_hash(content))
-        check_span(m.valid_from, m.valid_until)
-        ents = item.get("entities") or []
-        if isinstance(ents, str) or not all(isinstance(e, str) and e.strip() for e in ents):
-            raise ValidationError("entities must be a list of entity names or ids")
-        return m, [e.strip() for e in ents]
-
     def store_many(self, items: list[dict], _vectors=None) -> list[str]:
         """Store many memories in one write (one embedding batch, one commit per store). Returns their ids.
 
         Either every memory is stored or, on any error, none is.
         """
         now = self._now()
-        prepared = [self._prepare(item, now) for item in items]
+        prepared = [prepare_memory(item, now, self.config) for item in items]
         if not prepared:
             return []
         ids = [m.id for m, _ in prepared]

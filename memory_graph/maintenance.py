@@ -7,17 +7,17 @@ import logging
 import os
 import time
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from filelock import Timeout
 
-from .errors import BusyError, ConfigError, MemoryGraphError, ReadOnlyError, ValidationError
+from .errors import ConfigError, MemoryGraphError, ValidationError
 from .graph import Graph
 from .code import CODE_TEXT_VERSION, code_schemas
 from .linking import EntityIndex
 from .records import NODE_COLUMNS, embed_text, entity_text, node_attrs, passage_rows
 from .store.lance import CHANGES, SCHEMA_VERSION, vector_matrix
+from .lock import write_lock
 from .store.remote import shown
 from .heap import release_freed_memory, settle_heap
 from .store.vectors import VectorCache
@@ -39,34 +39,6 @@ PASSAGES_VERSION = "1"
 #: table of the BM25 documents of each kind
 TEXT_KINDS = {"memory": "memories", "code": "code_chunks"}
 BATCH = 500
-
-
-@contextmanager
-def write_lock(lock, data_dir: Path, notice_seconds: float, timeout_seconds: float) -> Iterator[None]:
-    """Hold the data directory's write lock. Past ``notice_seconds`` of waiting, say so on the log (stderr for the
-    CLI and the server); past ``timeout_seconds``, raise BusyError: a writer suspended with Ctrl-Z keeps the lock
-    until it is resumed, and a command waiting for it in silence looked hung."""
-    try:
-        try:
-            lock.acquire(timeout=notice_seconds)
-        except Timeout:  # (an OSError too, as TimeoutError is)
-            raise
-        except OSError as exc:
-            raise ReadOnlyError(f"{data_dir} cannot be written: {exc.strerror or exc}",
-                                hint="reads work; to change the data, make the directory writable or set "
-                                     "MEMORY_GRAPH_HOME (--data-dir) to a writable copy of it") from None
-    except Timeout:
-        log.warning("waiting for the write lock of %s: another process holds it", data_dir)
-        try:
-            lock.acquire(timeout=max(0.0, timeout_seconds - notice_seconds))
-        except Timeout:
-            raise BusyError(f"another process has held the write lock of {data_dir} for over {timeout_seconds:g} s",
-                            hint="let it finish, or resume or stop it (a writer suspended with Ctrl-Z holds the "
-                                 "lock); MEMORY_GRAPH_LOCK_TIMEOUT_SECONDS sets how long to wait") from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 class MaintenanceMixin:

@@ -12,7 +12,7 @@ from .graph import SYMBOL
 from .linking import norm
 from .paths import is_package_file, is_test_path
 from .runs import notes_runs
-from .store.lance import sql_in, sql_quote
+from .store.sql import sql_in, sql_quote
 from .text import IDENT_RE, WORD_RE, dotted_names
 from .symbol_names import (_ABSTRACT, _ALIAS, _DECLARATIONS, _FILE_MENTION, _FRAME, _SHORT_NAME, _TYPES,
                            _like, _member_name, _same_file, _top_level, raises_not_implemented)

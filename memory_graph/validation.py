@@ -9,8 +9,9 @@ from datetime import date, datetime, timezone
 
 from .config import Config
 from .errors import ValidationError
-from .models import MEMORY_TYPES, iso
+from .models import MEMORY_TYPES, Memory, content_hash, iso, new_id
 from .secrets import mask_secrets
+from .text import derive_title
 
 log = logging.getLogger(__name__)
 
@@ -206,3 +207,36 @@ def check_optional_text(value, name: str) -> str:
     if not isinstance(value, str) or len(value) > 2_000:
         raise ValidationError(f"{name} must be a string of at most 2,000 characters")
     return check_text(value.strip(), name)
+
+
+def prepare_memory(item: dict, now: float, config: Config) -> tuple[Memory, list[str]]:
+    """A memory to store from one item of ``store_many`` (stored at ``now`` unless it says when), and the
+    entity names it asks to link. Raises ValidationError naming what is wrong; nothing is written."""
+    if not isinstance(item, dict):
+        raise ValidationError("each memory must be an object with at least 'content'")
+    unknown = set(item) - {"content", "memory_type", "title", "tags", "importance", "project", "source",
+                           "metadata", "entities", "valid_from", "valid_until", "created_at", "id"}
+    if unknown:
+        raise ValidationError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    content = check_content(item.get("content"), config)
+    title = item.get("title") or ""
+    if not isinstance(title, str) or len(title) > config.max_title_chars:
+        raise ValidationError(f"title must be a string of at most {config.max_title_chars} characters")
+    title = clean_title(title) or derive_title(content)
+    metadata = item.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise ValidationError("metadata must be a JSON object")
+    created = parse_time(item.get("created_at"), "created_at") or now
+    m = Memory(
+        id=item.get("id") or new_id("mem"), content=content,
+        memory_type=check_type(item.get("memory_type") or "episodic"), title=title.strip(),
+        tags=check_tags(item.get("tags"), config), importance=check_importance(item.get("importance", 5)),
+        project=check_optional_text(item.get("project"), "project"), source=check_optional_text(item.get("source"), "source"),
+        metadata=metadata, created_at=created, updated_at=created,
+        valid_from=parse_time(item.get("valid_from"), "valid_from"),
+        valid_until=parse_time(item.get("valid_until"), "valid_until"), content_hash=content_hash(content))
+    check_span(m.valid_from, m.valid_until)
+    ents = item.get("entities") or []
+    if isinstance(ents, str) or not all(isinstance(e, str) and e.strip() for e in ents):
+        raise ValidationError("entities must be a list of entity names or ids")
+    return m, [e.strip() for e in ents]

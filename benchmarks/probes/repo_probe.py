@@ -66,7 +66,8 @@ def vector_recall(engine, project: str, questions: list[dict]) -> dict:
 
     from memory_graph.models import Filters
     from memory_graph.store import sql_filter
-    from memory_graph.store.lance import sql_quote, vector_matrix
+    from memory_graph.store.lance import vector_matrix
+    from memory_graph.store.sql import sql_quote
 
     rows = engine.lance.query("code_chunks", f"project = {sql_quote(project)}", ["id", "vector"])
     ids, mat = rows.column("id").to_pylist(), vector_matrix(rows)

@@ -17,8 +17,8 @@ import pyarrow as pa
 
 from ..config import Config
 from ..errors import MemoryGraphError, ReadOnlyError, StoreError
-from ..models import Filters
 from .lancedb_import import import_lancedb
+from .sql import sql_in
 from .remote import shown
 
 log = logging.getLogger("memory_graph")
@@ -75,18 +75,6 @@ COPIED = ("memories", "passages")
 LOOKUP_COLUMNS = {"mentions": ("memory_id",), "relations": ("id",), "passages": ("memory_id",)}
 
 
-def sql_quote(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + str(value).replace("'", "''") + "'"
-
-
-def sql_in(column: str, values: Iterable[str]) -> str:
-    values = list(values)
-    if not values:
-        return "false"
-    return f"{column} IN ({', '.join(sql_quote(v) for v in values)})"
-
-
 def vector_matrix(rows: pa.Table | pa.RecordBatch, column: str = "vector") -> np.ndarray:
     """A float32 (rows, dim) matrix of a fixed-size vector column, without a Python list per row."""
     col = rows.column(column)
@@ -94,42 +82,6 @@ def vector_matrix(rows: pa.Table | pa.RecordBatch, column: str = "vector") -> np
     if col.null_count:
         raise StoreError(f"{col.null_count} row(s) have no {column}", hint="re-embed them with Engine.reembed()")
     return col.flatten().to_numpy().astype(np.float32, copy=False).reshape(rows.num_rows, -1)
-
-
-def sql_filter(filters: Filters, now: float, kind: str = "memory") -> str | None:
-    """Translate Filters into a LanceDB (DataFusion) where clause; None when nothing filters."""
-    parts: list[str] = []
-    if filters.project is not None:
-        if filters.include_global and kind == "memory":
-            parts.append(f"(project = {sql_quote(filters.project)} OR project = '')")
-        else:
-            parts.append(f"project = {sql_quote(filters.project)}")
-    if kind == "memory":
-        if filters.types:
-            parts.append(sql_in("memory_type", filters.types))
-        if filters.tags:
-            parts.append(f"array_has_any(tags, [{', '.join(sql_quote(t) for t in filters.tags)}])")
-        if filters.created_after is not None:
-            parts.append(f"created_at >= {float(filters.created_after)!r}")
-        if filters.created_before is not None:
-            parts.append(f"created_at < {float(filters.created_before)!r}")
-        if not filters.include_invalid:
-            at = float(filters.as_of if filters.as_of is not None else now)
-            parts.append(f"(valid_until IS NULL OR valid_until > {at!r})")
-            if filters.as_of is not None:
-                # as of a past time, a memory with no valid_from holds from when it was stored: it was not known
-                parts.append(f"coalesce(valid_from, created_at) <= {at!r}")
-            else:
-                parts.append(f"(valid_from IS NULL OR valid_from <= {at!r})")
-    else:
-        if filters.path_prefix:
-            prefix = filters.path_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            parts.append(f"path LIKE {sql_quote(prefix + '%')} ESCAPE '\\'")
-        if filters.languages:
-            parts.append(sql_in("language", filters.languages))
-        if filters.chunk_types:
-            parts.append(sql_in("chunk_type", filters.chunk_types))
-    return " AND ".join(parts) or None
 
 
 def disk_hint(exc: BaseException, where: Path) -> str:
