@@ -24,10 +24,6 @@ REMOTE_SCHEMES = ("s3", "gs", "az")
 ENDPOINT_VARS = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT")
 
 
-def is_remote(uri: str) -> bool:
-    return urlsplit(uri).scheme in REMOTE_SCHEMES if uri else False
-
-
 def check_uri(uri: str) -> str:
     """The URI without a trailing slash. Raises ConfigError for anything but s3://, gs:// or az://BUCKET/PREFIX."""
     parts = urlsplit(uri.strip())

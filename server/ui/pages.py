@@ -48,7 +48,7 @@ def search_results(q: str, hits: list, note: str | None, explain, code_hits: lis
     if not q:
         return ('<p>Search what your agents remember, and the code they indexed. A search is a link you can keep: '
                 '<code>/?q=TEXT</code>.</p>')
-    parts = [f'<section id="memories"><h2>Memories</h2>' + (f'<p class="note">{esc(note)}</p>' if note else "")]
+    parts = ['<section id="memories"><h2>Memories</h2>' + (f'<p class="note">{esc(note)}</p>' if note else "")]
     items = []
     for h in hits:
         r = h.record or {}
@@ -160,7 +160,7 @@ def projects_page(code: list[dict], runs: list[dict], memory_projects: list[str]
     running = [(esc(r.get("project")), esc(r.get("phase", "")), esc(r.get("files_done", "")),
                 esc(r.get("files_total", ""))) for r in runs]
     mems = ", ".join(f'<a href="/timeline?project={quote(p)}">{esc(p)}</a>' for p in memory_projects) or "none"
-    return (f"<h2>Code indexes</h2>" + (table(rows, ("project", "root", "files", "chunks", "symbols", "last indexed"))
+    return ("<h2>Code indexes</h2>" + (table(rows, ("project", "root", "files", "chunks", "symbols", "last indexed"))
                                          if rows else "<p>No project is indexed (<code>memory-graph index</code>).</p>")
             + "<h2>Index runs in progress</h2>" + (table(running, ("project", "phase", "files done", "files"))
                                                     if running else "<p>none</p>")
