@@ -240,6 +240,8 @@ def test_two_terminals_share_memories_both_ways_through_the_cli_and_two_mcp_serv
                "PYTHONPATH": str(TESTS.parent)}
         return StdioServerParameters(command=sys.executable, args=["-m", "server"], env=env, cwd=str(tmp_path))
 
+    lag = Config().store_refresh_seconds + Config().sync_check_seconds
+
     async def go():
         async with Client(server("mcp1"), read_timeout_seconds=300) as a, \
                 Client(server("mcp2"), read_timeout_seconds=300) as b:
@@ -249,10 +251,11 @@ def test_two_terminals_share_memories_both_ways_through_the_cli_and_two_mcp_serv
                 return json.loads(result.content[0].text)
 
             from_a = (await call(a, "store_memory", content="The staging database is pg-staging-3", project=""))["id"]
+            await asyncio.sleep(lag)  # another machine's write is seen a look later: each sync_check_seconds
             seen_by_b = await call(b, "search_memory", query="staging database host", scope="all")
             from_b = (await call(b, "store_memory", content="Release tags are signed with the ops key",
                                  project=""))["id"]
-            await asyncio.sleep(1.5)  # past store_refresh_seconds and sync_check_seconds
+            await asyncio.sleep(lag)
             seen_by_a = await call(a, "search_memory", query="who signs release tags", scope="all")
             status = await call(a, "get_status")
             return from_a, seen_by_b, from_b, seen_by_a, status
