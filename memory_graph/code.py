@@ -10,12 +10,14 @@ import json
 import posixpath
 import re
 import time
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, Iterable
 
 import numpy as np
 import pyarrow as pa
 
+from .blas import holding_blas
 from .errors import NotFoundError, ValidationError
 from .graph import CHUNK, DEFINES, SYMBOL, Graph
 from .linking import EntityIndex, prefer_exact
@@ -477,6 +479,7 @@ class CodeMixin:
         return rows[0]["root"] if rows else None
 
     @notes_runs
+    @holding_blas
     def search_code(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,
                     path_prefix: str | None = None, languages: Iterable[str] | str | None = None,
                     chunk_types: Iterable[str] | str | None = None, use_ppr: bool = True,
@@ -515,15 +518,14 @@ class CodeMixin:
         if filters.project is not None:
             seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
         t1 = time.perf_counter()
-        jobs = {}
-        if mode in ("hybrid", "vector"):
-            jobs["vector"] = self._pool.submit(self._code_vector_leg, query, filters, c)
-        phrases = literal_phrases(query)
+        jobs, phrases = {}, literal_phrases(query)
+        if mode in ("hybrid", "vector"):  # embedded first, as in search
+            jobs["vector"] = partial(self._code_vector_leg, query, filters, c, self.embedder.encode_query(query[:4_000]))
         if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = self._pool.submit(self._code_bm25_leg, query, filters, now, c, phrases)
+            jobs["bm25"] = partial(self._code_bm25_leg, query, filters, now, c, phrases)
         if mode in ("hybrid", "graph"):
-            jobs["graph"] = self._pool.submit(self._code_graph_leg, seeds, filters, c, name_only)
-        legs = self._collect(jobs)
+            jobs["graph"] = partial(self._code_graph_leg, seeds, filters, c, name_only)
+        legs = self._collect(jobs, pooled=() if self.chunk_vectors is not None else ("vector",))
         if timings is not None:
             timings["link"], timings["legs"] = t1 - t0, time.perf_counter() - t0
         signals = match_signals(legs, None)

@@ -33,8 +33,10 @@ def code_node_filter(filters: Filters):
 class CodeLegsMixin:
     """Vector, graph and PPR reads of code chunks for ``CodeMixin.search_code``."""
 
-    def _code_vector_leg(self, query: str, filters: Filters, c: int) -> LegResult:
-        vec = self.embedder.encode_query(query[:4_000])
+    def _code_vector_leg(self, query: str, filters: Filters, c: int, vec: np.ndarray | None = None) -> LegResult:
+        """The ``c`` chunks nearest to the query (``vec``: its embedding, when the caller has it)."""
+        if vec is None:
+            vec = self.embedder.encode_query(query[:4_000])
         ids, sims = self._nearest_chunks(vec, filters, c)
         with self._graph_lock:
             densities = {i: self.chunk_density[i] for i in ids if i in self.chunk_density}

@@ -61,8 +61,12 @@ class Config:
     max_query_terms: int = 64
     max_limit: int = 1_000
     max_graph_depth: int = 3
-    #: seconds a search's legs may take together; a leg still running then is left out of the fusion.
+    #: seconds a search waits for a leg that reads LanceDB (the vector leg past the in-process copy); a leg still
+    #: running then is left out of the fusion. The legs in process run on the caller's thread (Engine._collect).
     search_timeout_seconds: float = 10.0
+    #: BLAS threads while a search runs (0: as the process has them). One: OpenBLAS splits a search's small
+    #: products over its threads, whose spinning then takes the model's core (memory_graph/blas.py).
+    search_blas_threads: int = 1
 
     # --- passages: the parts of a long memory past the model's input (256 word pieces for MiniLM) ---
     #: extra vectors per memory at most (0: a memory is one vector of its beginning, as before); text past
@@ -452,6 +456,7 @@ class Config:
              "partition_retrain_growth > 1"),
             (self.change_log_rows >= 1 and self.sync_max_ids >= 1, "change_log_rows and sync_max_ids must be >= 1"),
             (self.sync_check_seconds >= 0, "sync_check_seconds must be >= 0"),
+            (self.search_blas_threads >= 0, "search_blas_threads must be >= 0"),
             (self.store_conditional_writes in ("auto", "yes", "no"),
              "store_conditional_writes must be auto, yes or no"),
             (self.store_refresh_seconds >= 0 and self.store_change_slack >= 1 and self.store_compact_fragments >= 1,

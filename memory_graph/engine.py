@@ -8,8 +8,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from filelock import FileLock
 
@@ -20,6 +21,7 @@ from .embedding import LRU, Embedder, SentenceTransformerEmbedder
 from .entities import EntitiesMixin
 from .errors import NotFoundError, ReadOnlyError, ValidationError
 from .graph import Graph
+from .blas import holding_blas
 from .heap import thaw_heap
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases
@@ -465,6 +467,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
             created_after=after, created_before=before,
             as_of=parse_time(as_of, "as_of"), include_invalid=bool(include_invalid))
 
+    @holding_blas
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,
                include_global: bool = True, types=None, tags=None, created_after=None, created_before=None,
                as_of=None, include_invalid: bool = False, min_score: float | None = None,
@@ -545,33 +548,49 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
             timings["link"] = time.perf_counter() - t
         jobs = {}
         if mode in ("hybrid", "vector"):
-            jobs["vector"] = self._pool.submit(_timed, self._vector_leg, timings, "vector", query, filters, now, c,
-                                               timings)
+            # embedded before the legs run: beside them the model's threads shared the cores with theirs, and the
+            # embedding took 1 to 4 ms longer than alone (python -m benchmarks.latency)
+            vec = self._embed_query(query, timings)
+            jobs["vector"] = partial(_timed, self._vector_leg, timings, "vector", query, filters, now, c, timings, vec)
         if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = self._pool.submit(_timed, self._bm25_leg, timings, "bm25", query, filters, now, c)
+            jobs["bm25"] = partial(_timed, self._bm25_leg, timings, "bm25", query, filters, now, c)
         if mode in ("hybrid", "graph"):
-            jobs["graph"] = self._pool.submit(_timed, self._graph_leg, timings, "graph", seeds, filters, now, c)
-        legs = self._collect(jobs)
+            jobs["graph"] = partial(_timed, self._graph_leg, timings, "graph", seeds, filters, now, c)
+        legs = self._collect(jobs, pooled=() if self.memory_vectors is not None else ("vector",))
         legs["_entities"] = LegResult(paths={e: [] for e in seeds})
         return legs
 
-    def _collect(self, jobs: dict) -> dict[str, LegResult]:
-        """Each leg's result. A leg that fails, or that is still running when the search's time budget
-        (``search_timeout_seconds``) is spent, is logged and left out; it never fails the search."""
-        legs: dict[str, LegResult] = {}
+    def _collect(self, jobs: dict[str, Callable[[], Any]], pooled: Iterable[str] = ()) -> dict[str, LegResult]:
+        """Each leg's result. A leg that fails is logged and left out; it never fails the search.
+
+        The legs named in ``pooled`` (those that wait on LanceDB) run in the pool, beside the others, and are
+        left out too when still running once the search's time budget (``search_timeout_seconds``) is spent. The
+        others run one after another on this thread: they hold the GIL for most of their work, and beside a
+        busy thread a leg that lets it go waits up to the interpreter's switch interval (5 ms) each time to take
+        it back (Tantivy's search went from 0.5 to 100 ms a query beside a Python loop).
+        """
+        futures = {name: self._pool.submit(jobs[name]) for name in pooled if name in jobs}
+        done: dict[str, Any] = {}
+        for name, job in jobs.items():
+            if name not in futures:
+                try:
+                    done[name] = job()
+                except Exception:
+                    log.exception("the %s leg failed; searching without it", name)
+                    done[name] = LegResult()
         deadline = time.monotonic() + self.config.search_timeout_seconds
-        for name, fut in jobs.items():
+        for name, fut in futures.items():
             try:
-                res = fut.result(timeout=max(0.0, deadline - time.monotonic()))
+                done[name] = fut.result(timeout=max(0.0, deadline - time.monotonic()))
             except FutureTimeout:
                 log.warning("the %s leg ran past the search time budget; searching without it", name)
                 fut.cancel()
-                res = LegResult()
+                done[name] = LegResult()
             except Exception:
                 log.exception("the %s leg failed; searching without it", name)
-                res = LegResult()
-            legs[name] = res if isinstance(res, LegResult) else LegResult(list(res[0]), list(res[1]))
-        return legs
+                done[name] = LegResult()
+        return {name: res if isinstance(res, LegResult) else LegResult(list(res[0]), list(res[1]))
+                for name, res in ((n, done[n]) for n in jobs)}
 
     def _node_label(self, node: str) -> str:
         if node in self.entity_index.names:

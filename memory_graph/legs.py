@@ -23,11 +23,10 @@ class MemoryLegsMixin:
     """Vector leg (memories and passages), graph leg, PPR's local edges and the candidates' descriptions."""
 
     def _vector_leg(self, query: str, filters: Filters, now: float, c: int,
-                    timings: dict[str, float] | None = None) -> LegResult:
-        t = time.perf_counter()
-        vec = self.embedder.encode_query(query[:4_000])
-        if timings is not None:
-            timings["embed"] = time.perf_counter() - t
+                    timings: dict[str, float] | None = None, vec: np.ndarray | None = None) -> LegResult:
+        """The ``c`` memories nearest to the query (``vec``: its embedding, when the caller has it)."""
+        if vec is None:
+            vec = self._embed_query(query, timings)
         where = sql_filter(filters, now)
         ids, sims = self._nearest_memories(vec, filters, where, now, c)
         if self.config.max_passages <= 0 or not self._passages_exist():
@@ -46,6 +45,13 @@ class MemoryLegsMixin:
                                 self.config.passage_gain)
         ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
         return LegResult([m for m, _ in ranked], [v for _, v in ranked])
+
+    def _embed_query(self, query: str, timings: dict[str, float] | None = None) -> np.ndarray:
+        t = time.perf_counter()
+        vec = self.embedder.encode_query(query[:4_000])
+        if timings is not None:
+            timings["embed"] = time.perf_counter() - t
+        return vec
 
     def _bm25_leg(self, query: str, filters: Filters, now: float, c: int) -> LegResult:
         ids, scores = self.text.search(query, filters, now, c, "memory", self.config.bm25_title_boost,

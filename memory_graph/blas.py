@@ -1,0 +1,60 @@
+"""BLAS held to a few threads while a search runs.
+
+numpy's OpenBLAS spreads even a 50 x 384 product (MMR's similarities, PageRank's solve) over its threads, and a
+woken worker then spins for a while: about 3 ms of a core per memory search on 2 cores, taken from the model
+embedding the query beside it (``python -m benchmarks.latency`` reports the CPU per search).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
+
+_T = TypeVar("_T")
+
+_lock = threading.Lock()
+_active = 0
+_limiter = None
+_controller = None
+
+
+@contextmanager
+def blas_threads(n: int) -> Iterator[None]:
+    """Hold the process's BLAS libraries to ``n`` threads while the block runs (0: leave them alone).
+
+    The limit is the process's: concurrent and nested blocks share it, and the last one out restores what was
+    there before.
+    """
+    global _active, _limiter, _controller
+    if n <= 0:
+        yield
+        return
+    with _lock:
+        if _active == 0:
+            if _controller is None:
+                from threadpoolctl import ThreadpoolController
+
+                _controller = ThreadpoolController()
+            _limiter = _controller.limit(limits=n, user_api="blas")
+        _active += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _active -= 1
+            if _active == 0:
+                _limiter.restore_original_limits()
+                _limiter = None
+
+
+def holding_blas(method: Callable[..., _T]) -> Callable[..., _T]:
+    """A search method of a component with a ``config``, run under ``blas_threads(config.search_blas_threads)``."""
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with blas_threads(self.config.search_blas_threads):
+            return method(self, *args, **kwargs)
+
+    return run

@@ -1,0 +1,149 @@
+"""What the search's fast paths must keep: the graph leg's second hop equals a walk of one reach per step, BLAS is
+held to one thread during a search and given back after, and legs run in process or pooled answer the same."""
+
+import math
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from threadpoolctl import threadpool_info
+
+from memory_graph import Config, Engine
+from memory_graph.blas import blas_threads
+from memory_graph.graph import Graph, MemoryNode
+from memory_graph.retrieval import graph_leg
+from memory_graph.retrieval.graph_leg import GraphHit
+
+NOTE = MemoryNode("note", (), "", 0.0, None, None, "", "")
+OTHER = MemoryNode("other", (), "", 0.0, None, None, "", "")
+
+
+def walk(graph, seeds, accept, limit, hub_degree, max_fanout):
+    """The graph leg as first written: a GraphHit per step, every target sorted."""
+    hits, bridges = {}, {}
+
+    def reach(node, hop, seed, strength, path, *tail):
+        pool = hits if accept(graph.attrs(node)) else bridges
+        h = pool.get(node)
+        if h is None or hop < h.hop:
+            pool[node] = h = GraphHit(node, hop, path=[*path, *tail])
+        if hop == h.hop:
+            h.seeds[seed] = seeds[seed]
+            h.strength += strength
+
+    def strongest(node):
+        nbrs = list(graph.neighbors(node))
+        return sorted(nbrs, key=lambda x: -x[2])[:max_fanout] if len(nbrs) > max_fanout else nbrs
+
+    related = {}
+    for seed in graph.specific(seeds, hub_degree):
+        damp = 1.0 / math.sqrt(max(1, graph.degree(seed)))
+        for v, _t, w, _d in strongest(seed):
+            if graph.kind(v) == "memory":
+                reach(v, 1, seed, seeds[seed] * w * damp, [seed], v)
+            elif graph.kind(v) == graph.bridge and v not in seeds:
+                related.setdefault(v, (seed, seeds[seed] * w * damp, [seed, v]))
+    if len(hits) < limit:
+        first = sorted([*hits.values(), *bridges.values()], key=lambda h: -h.strength)[:max_fanout]
+        for h in first:
+            seed = next(iter(h.seeds))
+            for e, _t, w, _d in strongest(h.id):
+                if graph.kind(e) == "memory" and e not in seeds:
+                    reach(e, 2, seed, h.strength * w, h.path, e)
+                elif graph.kind(e) == graph.bridge and e not in seeds and graph.degree(e) <= hub_degree:
+                    damp = 1.0 / math.sqrt(max(1, graph.degree(e)))
+                    for m2, _t2, w2, _d2 in strongest(e):
+                        if m2 != h.id and graph.kind(m2) == "memory":
+                            reach(m2, 2, seed, h.strength * w * w2 * damp, h.path, e, m2)
+        for e, (seed, strength, path) in related.items():
+            if graph.degree(e) <= hub_degree:
+                damp = 1.0 / math.sqrt(max(1, graph.degree(e)))
+                for m2, _t, w, _d in strongest(e):
+                    if graph.kind(m2) == "memory":
+                        reach(m2, 2, seed, strength * w * damp, path, m2)
+    return sorted(hits.values(), key=lambda h: (h.hop, -h.score, -len(h.seeds), -h.strength, h.id))[:limit]
+
+
+@settings(max_examples=150, deadline=None)
+@given(mentions=st.lists(st.tuples(st.integers(0, 14), st.integers(0, 7), st.sampled_from([0.5, 1.0, 2.0])),
+                         min_size=10, max_size=80),
+       relations=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=6),
+       seeds=st.dictionaries(st.integers(0, 7), st.sampled_from([0.6, 1.0]), min_size=1, max_size=2),
+       limit=st.integers(1, 15), hub=st.integers(3, 20), fanout=st.integers(3, 30))
+def test_the_second_hop_finds_what_a_walk_of_one_reach_per_step_finds(mentions, relations, seeds, limit, hub,
+                                                                         fanout):
+    g = Graph()
+    for e in range(8):
+        g.add_entity(f"e{e}", f"e{e}", "name")
+    for m in range(15):
+        g.add_memory(f"m{m}", OTHER if m % 7 == 3 else NOTE)
+    for m, e, w in mentions:
+        g.add_mention(f"m{m}", f"e{e}", w)
+    for n, (a, b) in enumerate(relations):
+        if a != b:
+            g.add_relation(f"r{n}", f"e{a}", f"e{b}", "uses")
+    seeds = {f"e{e}": w for e, w in seeds.items()}
+    accept = lambda a: a.get("memory_type") != "other"  # noqa: E731 - the filters' predicate
+    fast = graph_leg(g, seeds, accept, limit, hub, fanout)
+    slow = walk(g, seeds, accept, limit, hub, fanout)
+    assert [(h.id, h.hop, list(h.seeds.items()), h.strength, h.path) for h in fast] == \
+           [(h.id, h.hop, list(h.seeds.items()), h.strength, h.path) for h in slow]
+
+
+def _blas_threads() -> list[int]:
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_blas_is_held_to_the_limit_inside_and_given_back_by_the_last_block_out():
+    before = _blas_threads()
+    if not before or max(before) < 2:
+        pytest.skip("this numpy's BLAS runs one thread already")
+    with blas_threads(1):
+        assert set(_blas_threads()) == {1}
+        with blas_threads(1):
+            pass
+        assert set(_blas_threads()) == {1}  # the inner block leaves the outer one's limit
+    assert _blas_threads() == before
+    with blas_threads(0):
+        assert _blas_threads() == before
+
+
+def test_a_search_runs_with_blas_held_and_an_in_process_leg_matches_a_pooled_one(tmp_path, embedder):
+    before = _blas_threads()
+    if not before or max(before) < 2:
+        pytest.skip("this numpy's BLAS runs one thread already")
+    eng = Engine(tmp_path / "d", embedder=embedder)
+    for text in ("Orion is the billing-api rewrite", "billing-api times out on a cold cache",
+                 "the deploy pipeline runs nightly"):
+        eng.store(text)
+    seen = []
+    leg = eng._bm25_leg
+
+    def bm25(*args):
+        seen.append((threading.current_thread().name, _blas_threads()))
+        return leg(*args)
+
+    eng._bm25_leg = bm25
+    ids = [h.id for h in eng.search("Orion billing timeouts", limit=3)]
+    assert seen and set(seen[-1][1]) == {1} and _blas_threads() == before
+    assert seen[-1][0] == threading.current_thread().name  # in process: on the caller's thread
+    held, eng.memory_vectors = eng.memory_vectors, None  # the vector leg reads LanceDB: pooled
+    try:
+        assert [h.id for h in eng.search("Orion billing timeouts", limit=3)] == ids
+    finally:
+        eng.memory_vectors = held
+    eng.close()
+
+
+def test_a_leg_that_fails_is_left_out_and_the_search_goes_on(tmp_path, embedder):
+    eng = Engine(tmp_path / "d", config=Config(), embedder=embedder)
+    mid = eng.store("Orion is the billing-api rewrite")
+
+    def broken(*_args):
+        raise RuntimeError("the index is gone")
+
+    eng._bm25_leg = broken
+    hits = eng.search("Orion rewrite", limit=3)
+    assert [h.id for h in hits] == [mid] and hits[0].explanation.ranks["bm25"] is None
+    eng.close()
