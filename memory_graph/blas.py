@@ -18,6 +18,12 @@ _lock = threading.Lock()
 _active = 0
 _limiter = None
 _controller = None
+_held_to = 0  # the limit while a block runs
+
+
+def one_thread() -> bool:
+    """Whether BLAS is held to one thread now (a search is running), so a product is one core's work."""
+    return _active > 0 and _held_to == 1
 
 
 @contextmanager
@@ -27,7 +33,7 @@ def blas_threads(n: int) -> Iterator[None]:
     The limit is the process's: concurrent and nested blocks share it, and the last one out restores what was
     there before.
     """
-    global _active, _limiter, _controller
+    global _active, _limiter, _controller, _held_to
     if n <= 0:
         yield
         return
@@ -38,6 +44,7 @@ def blas_threads(n: int) -> Iterator[None]:
 
                 _controller = ThreadpoolController()
             _limiter = _controller.limit(limits=n, user_api="blas")
+            _held_to = n
         _active += 1
     try:
         yield

@@ -86,7 +86,8 @@ class CodeLegsMixin:
             c = max(c, self.config.code_name_definitions)
         with self._graph_lock:
             found = graph_leg(self.code_graph, seeds, code_node_filter(filters), c + 1, self.config.graph_hub_degree,
-                              self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK)
+                              self.config.graph_max_fanout, self.config.graph_max_hops, target=CHUNK,
+                              second_hop_pool=self.config.graph_second_hop_pool)
         res = graph_result(found[:c], self.config.graph_specific_hits, self.config.graph_max_boost)
         res.complete = len(found) <= c
         if name_only:

@@ -151,7 +151,8 @@ class MemoryLegsMixin:
             return LegResult()
         with self._graph_lock:
             found = graph_leg(self.graph, seeds, node_filter(filters, now), c, self.config.graph_hub_degree,
-                              self.config.graph_max_fanout, self.config.graph_max_hops, target=target)
+                              self.config.graph_max_fanout, self.config.graph_max_hops, target=target,
+                              second_hop_pool=self.config.graph_second_hop_pool)
         return graph_result(found, self.config.graph_specific_hits, self.config.graph_max_boost)
 
     def _local_graph(self, candidates: list[str], query_nodes: list[str]) -> tuple[list[str], np.ndarray]:
@@ -159,36 +160,36 @@ class MemoryLegsMixin:
             return self.graph.local_matrix(candidates, query_nodes, self.config.graph_hub_degree)
 
     def _describe(self, ids: list[str]) -> dict[str, Candidate]:
-        """The late stages' view of each memory still in the store: from the graph's node and the in-process
-        copy of the vectors when they hold it, else from the cache or LanceDB."""
+        """The late stages' view of each memory still in the store: kept between writes, else from the graph's
+        node and the in-process copy of the vectors when they hold it, else from LanceDB."""
         out: dict[str, Candidate] = {}
+        fresh: dict[str, Candidate] = {}
         missing = []
+        generation = self._generation
         with self._graph_lock:
             held = self.memory_vectors
             for i in ids:
+                hit = self._described.get(i)
+                if hit is not None:
+                    out[i] = hit
+                    continue
                 vector = held.get(i) if held is not None else None
                 if vector is not None and i in self.graph:
-                    out[i] = candidate(self.graph.attrs(i), vector, self.config)
-                    continue
-                hit = self._described.get(i)
-                if hit is None:
-                    missing.append(i)
+                    fresh[i] = candidate(self.graph.attrs(i), vector, self.config)
                 else:
-                    out[i] = hit
-        if not missing:
-            return self._with_subjects(out)
-        generation = self._generation
-        cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "importance", "vector"]
-        read = {}
-        rows = self.lance.by_ids("memories", missing, cols)
-        vectors = vector_matrix(rows) if rows.num_rows else []
-        for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
-            read[r["id"]] = candidate(r, vector, self.config)
+                    missing.append(i)
+        if missing:
+            cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "importance", "vector"]
+            rows = self.lance.by_ids("memories", missing, cols)
+            vectors = vector_matrix(rows) if rows.num_rows else []
+            for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
+                fresh[r["id"]] = candidate(r, vector, self.config)
+        fresh = self._with_subjects(fresh)
         if generation == self._generation:  # no write began or ended while reading
-            for i, cand in read.items():
+            for i, cand in fresh.items():
                 self._described.put(i, cand)
-        out.update(read)
-        return self._with_subjects(out)
+        out.update(fresh)
+        return out
 
     def _says_change(self, ids: list[str]) -> dict[str, bool]:
         """Whether each memory's text says that something changed (``updates.says_change``): as its graph node

@@ -28,7 +28,8 @@ class GraphHit:
 
 
 def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict], bool], limit: int,
-              hub_degree: int, max_fanout: int, max_hops: int = 2, target: str = "memory") -> list[GraphHit]:
+              hub_degree: int, max_fanout: int, max_hops: int = 2, target: str = "memory",
+              second_hop_pool: int = 0) -> list[GraphHit]:
     """Rank target nodes (memories or chunks) reachable from seed entities.
 
     Hop 1: targets linked to a seed. Hop 2: targets sharing a non-hub entity with a hop-1 target, linked to
@@ -39,6 +40,8 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
     through an exact match at the same hop.
     Targets failing ``accept`` (the pushed-down filters) still bridge to others but are never returned.
     Seeds with more than ``hub_degree`` edges are not expanded: they reach only the targets that define them.
+    The second hop walks from the strongest first-hop records down, and stops taking more of them once it holds
+    ``second_hop_pool`` targets for each place left in ``limit`` (0: it walks from all of them).
     """
     hits: dict[str, GraphHit] = {}
     bridges: dict[str, GraphHit] = {}
@@ -113,7 +116,10 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
     if max_hops >= 2 and len(hits) < limit:
         second = _SecondHop(hits, bridges, seeds, accepted, accept, graph)
         first = sorted([*hits.values(), *bridges.values()], key=lambda h: -h.strength)[:max_fanout]
+        full = second_hop_pool * (limit - len(hits)) if second_hop_pool > 0 else math.inf
         for h in first:
+            if len(second.strength) >= full:
+                break
             seed = next(iter(h.seeds))
             for e, w in strongest(h.id):
                 k = kind(e)
@@ -123,7 +129,7 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
                     damp = 1.0 / math.sqrt(max(1, degree(e)))
                     second.through(targets(e), h.id, seed, h.strength * w, damp, [*h.path, e])
         for e, (seed, strength, path) in related.items():
-            if degree(e) <= hub_degree:
+            if len(second.strength) < full and degree(e) <= hub_degree:
                 second.through(targets(e), None, seed, strength, 1.0 / math.sqrt(max(1, degree(e))), path)
         second.add_to(hits, limit)
     # the first `limit` of a thousand targets or more (SciFact's second hop): not a sort of all of them

@@ -18,7 +18,13 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..blas import one_thread
+
 _SLICE = 2_048  # rows a search or a conversion handles at a time
+
+
+def _einsum_rows(rows: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,j->i", rows, q)
 
 
 class VectorCache:
@@ -156,17 +162,18 @@ class VectorCache:
         q = np.asarray(query, dtype=np.float32)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
         rows = self._probed_rows(q, k) if self._centroids is not None and 4 * k < n else None
-        # einsum, not the @ operator: OpenBLAS spreads a product this size over its threads, which then spin
-        # and starve the model's threads embedding the next query (embedding + search took 16-50 ms against
-        # 7 ms this way, at 10,000 rows; einsum computes it in one thread)
+        # einsum unless BLAS is held to one thread (in a search): OpenBLAS spreads a product this size over its
+        # threads, which then spin and starve the model's threads embedding the next query (embedding + search
+        # took 16-50 ms against 7 ms with einsum, at 10,000 rows); on one thread, BLAS is 2.5 times einsum's speed
         # a slice at a time: one large temporary a search would stay in its thread's heap
         scaled = q if self._step is None else q * self._step
+        product = np.matmul if one_thread() else _einsum_rows
         if rows is None:
             rows = np.arange(n)
             parts = (self._matrix[s:min(s + _SLICE, n)] for s in range(0, n, _SLICE))
         else:
             parts = (self._matrix[rows[s:s + _SLICE]] for s in range(0, len(rows), _SLICE))
-        sims = np.concatenate([np.einsum("ij,j->i", p.astype(np.float32, copy=False), scaled) for p in parts])
+        sims = np.concatenate([product(p.astype(np.float32, copy=False), scaled) for p in parts])
         k = min(k, len(rows))
         top = np.argpartition(-sims, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
         order = sorted(top.tolist(), key=lambda r: (-float(sims[r]), self._ids[rows[r]]))
