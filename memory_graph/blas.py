@@ -31,7 +31,7 @@ def blas_threads(n: int) -> Iterator[None]:
     """Hold the process's BLAS libraries to ``n`` threads while the block runs (0: leave them alone).
 
     The limit is the process's: concurrent and nested blocks share it, and the last one out restores what was
-    there before.
+    there before. It holds the BLAS libraries loaded when the first block ran (numpy's, which the searches use).
     """
     global _active, _limiter, _controller, _held_to
     if n <= 0:

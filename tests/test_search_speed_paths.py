@@ -1,9 +1,11 @@
-"""What the search's fast paths must keep: the graph leg's second hop equals a walk of one reach per step, BLAS is
-held to one thread during a search and given back after, and legs run in process or pooled answer the same."""
+"""What the search's fast paths must keep: the graph leg's second hop equals a walk of one reach per step, the
+update pairs equal a loop over every pair, BLAS is held to one thread during a search and given back after, and
+legs run in process or pooled answer the same."""
 
 import math
 import threading
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,8 +14,9 @@ from threadpoolctl import threadpool_info
 from memory_graph import Config, Engine
 from memory_graph.blas import blas_threads
 from memory_graph.graph import Graph, MemoryNode
-from memory_graph.retrieval import graph_leg
+from memory_graph.retrieval import Candidate, graph_leg
 from memory_graph.retrieval.graph_leg import GraphHit
+from memory_graph.retrieval.updates import update_pairs
 
 NOTE = MemoryNode("note", (), "", 0.0, None, None, "", "")
 OTHER = MemoryNode("other", (), "", 0.0, None, None, "", "")
@@ -92,7 +95,9 @@ def test_the_second_hop_finds_what_a_walk_of_one_reach_per_step_finds(mentions, 
 
 
 def _blas_threads() -> list[int]:
-    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    """numpy's BLAS threads, which the search's products use (scipy or PyTorch may load their own later)."""
+    return [lib["num_threads"] for lib in threadpool_info()
+            if lib["user_api"] == "blas" and "numpy" in lib["filepath"]]
 
 
 def test_blas_is_held_to_the_limit_inside_and_given_back_by_the_last_block_out():
@@ -147,3 +152,30 @@ def test_a_leg_that_fails_is_left_out_and_the_search_goes_on(tmp_path, embedder)
     hits = eng.search("Orion rewrite", limit=3)
     assert [h.id for h in hits] == [mid] and hits[0].explanation.ranks["bm25"] is None
     eng.close()
+
+
+def pairs_by_loop(info, marked):
+    """update_pairs as first written: a Python loop over every pair."""
+    ids = sorted((d for d, c in info.items() if c.subjects and c.vector is not None),
+                 key=lambda d: (info[d].created_at, d))
+    if len(ids) < 2:
+        return []
+    mat = np.stack([np.asarray(info[d].vector, dtype=np.float32) for d in ids])
+    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+    cos = mat @ mat.T
+    return [(old, ids[j], float(cos[i, j])) for i, old in enumerate(ids) if info[old].evergreen
+            for j in range(i + 1, len(ids))
+            if cos[i, j] >= marked and info[ids[j]].created_at > info[old].created_at
+            and info[old].subjects & info[ids[j]].subjects]
+
+
+@settings(max_examples=80, deadline=None)
+@given(pool=st.lists(st.tuples(st.integers(0, 4), st.booleans(), st.integers(0, 3),
+                               st.frozensets(st.sampled_from("abcd"), max_size=2)), max_size=30),
+       seed=st.integers(0, 10_000))
+def test_update_pairs_are_those_a_loop_over_every_pair_finds(pool, seed):
+    rng = np.random.default_rng(seed)
+    topics = rng.normal(size=(4, 8))
+    info = {f"m{i}": Candidate(created_at=float(t), evergreen=ev, vector=topics[k] + 0.3 * rng.normal(size=8),
+                               words=set(), subjects=subj) for i, (t, ev, k, subj) in enumerate(pool)}
+    assert update_pairs(info, 0.6) == pairs_by_loop(info, 0.6)

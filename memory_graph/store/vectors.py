@@ -172,7 +172,7 @@ class VectorCache:
             rows = np.arange(n)
             parts = (self._matrix[s:min(s + _SLICE, n)] for s in range(0, n, _SLICE))
         else:
-            parts = (self._matrix[rows[s:s + _SLICE]] for s in range(0, len(rows), _SLICE))
+            parts = (np.take(self._matrix, rows[s:s + _SLICE], axis=0) for s in range(0, len(rows), _SLICE))
         sims = np.concatenate([product(p.astype(np.float32, copy=False), scaled) for p in parts])
         k = min(k, len(rows))
         top = np.argpartition(-sims, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
