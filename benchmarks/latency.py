@@ -4,10 +4,10 @@ Each store is built from real text: entity-rich developer notes (devnotes, padde
 10,000 and 100,000), long abstracts with passages (SciFact, 1,000 and all 5,183) and code chunks of the
 repositories fetched with ``python -m benchmarks.repos fetch`` (one repository, then all of them in one store,
 each question searching its own repository's project). Every system searches the same documents with the same
-vectors, with BLAS on one thread. Each question is asked of every system in turn, limit 10, with the query's
-embedding included: memory-graph embeds it itself (its model keeps no query cache here); each peer's time is its
-search with the vector plus the time the same model took to embed that question once. Five questions warm every
-system up first.
+vectors, with BLAS and OpenMP on one thread. Each question is asked of every system in turn, limit 10, each
+question starting with the next system, with the query's embedding included: memory-graph embeds it itself (its
+model keeps no query cache here); each peer's time is its search with the vector plus the time the same model
+took to embed that question once. Five questions warm every system up first.
 
 Reported per store: p50 and p95 milliseconds of each system, memory-graph's p50 over each peer's (a ratio
 below 1 is faster), CPU milliseconds per search, and the median of each stage memory-graph reports
@@ -140,22 +140,29 @@ def measure(name: str, args, embedder, work: Path) -> dict | None:
     times: dict[str, list[float]] = {"memory-graph": [], **{p: [] for p in peers}}
     cpu: dict[str, float] = dict.fromkeys(times, 0.0)
     stages: dict[str, list[float]] = {}
+    systems = list(times)
     for qi, q in enumerate(ds.queries):
-        timings: dict[str, float] = {}
-        c0, t0 = time.process_time(), time.perf_counter()
-        ask(q, timings)
-        times["memory-graph"].append(1000 * (time.perf_counter() - t0))
-        cpu["memory-graph"] += time.process_time() - c0
-        for k, v in timings.items():
-            stages.setdefault(k, []).append(1000 * v)
         c0, t0 = time.process_time(), time.perf_counter()
         embedder.encode_query(q.text)  # the peers' share of the query's embedding, paid once for all of them
         embed_ms, embed_cpu = 1000 * (time.perf_counter() - t0), time.process_time() - c0
-        for p, run in peers.items():
+        # each question starts with the next system: none always runs right after the same other one, whose
+        # threads may still hold a core (memory-graph came after txtai and bm25s every time before)
+        for system in systems[qi % len(systems):] + systems[:qi % len(systems)]:
+            timings: dict[str, float] = {}
             c0, t0 = time.process_time(), time.perf_counter()
-            run(qi, 10)
-            times[p].append(embed_ms + 1000 * (time.perf_counter() - t0))
-            cpu[p] += embed_cpu + time.process_time() - c0
+            if system == "memory-graph":
+                ask(q, timings)
+            else:
+                peers[system](qi, 10)
+            spent = 1000 * (time.perf_counter() - t0)
+            if system == "memory-graph":
+                times[system].append(spent)
+                cpu[system] += time.process_time() - c0
+                for k, v in timings.items():
+                    stages.setdefault(k, []).append(1000 * v)
+            else:
+                times[system].append(embed_ms + spent)
+                cpu[system] += embed_cpu + time.process_time() - c0
     eng.close()
     n = len(ds.queries)
     p50 = {s: statistics.median(v) for s, v in times.items()}
@@ -220,10 +227,10 @@ def main(argv=None) -> int:
     embedder = engine_embedder("", cache_size=0, query_cache_size=0)
     out = {}
     for name in args.stores:
-        # BLAS on one thread for every system: OpenBLAS's idle workers spin on after a product and took a core
-        # from whichever system ran next (LanceDB's hybrid search on SciFact: 24.7 ms at p50 beside them, 15.0
-        # without); memory-graph holds it so during its own searches anyway (Config.search_blas_threads)
-        with tempfile.TemporaryDirectory(prefix="mg-latency-") as work, threadpool_limits(1, user_api="blas"):
+        # BLAS and OpenMP on one thread for every system: their idle workers spin on after a product and took a
+        # core from whichever system ran next (LanceDB's hybrid search on SciFact: 24.7 ms at p50 beside them,
+        # 15.0 without); memory-graph holds BLAS so during its own searches anyway (Config.search_blas_threads)
+        with tempfile.TemporaryDirectory(prefix="mg-latency-") as work, threadpool_limits(1):
             res = measure(name, args, embedder, Path(work))
         if res is None:
             print(f"{name}: not fetched (python -m benchmarks.repos fetch)", file=sys.stderr)

@@ -488,7 +488,7 @@ class CodeMixin:
         list carries the search's confidence, and a note when nothing matches well.
 
         timings: a dict that receives the seconds of each stage (legs, from the first step, link: the query's
-        names and files; fusion, describe, ppr_edges, ppr, mmr).
+        names and files; embed, fusion, describe, ppr_edges, ppr, mmr).
         """
         query = check_query(query, self.config)
         check_limit(limit, self.config)
@@ -520,7 +520,7 @@ class CodeMixin:
         t1 = time.perf_counter()
         jobs, phrases = {}, literal_phrases(query)
         if mode in ("hybrid", "vector"):  # embedded first, as in search
-            jobs["vector"] = partial(self._code_vector_leg, query, filters, c, self.embedder.encode_query(query[:4_000]))
+            jobs["vector"] = partial(self._code_vector_leg, query, filters, c, self._embed_query(query, timings))
         if mode in ("hybrid", "bm25"):
             jobs["bm25"] = partial(self._code_bm25_leg, query, filters, now, c, phrases)
         if mode in ("hybrid", "graph"):

@@ -23,8 +23,12 @@ class GraphHit:
 
     @property
     def score(self) -> float:
-        """The leg's score: 1 / hops for its best-matched seed, times that match's weight, plus 0.1 a seed."""
-        return max(self.seeds.values(), default=1.0) / self.hop + 0.1 * len(self.seeds)
+        return _score(self.seeds, self.hop)
+
+
+def _score(seeds: dict[str, float], hop: int) -> float:
+    """The leg's score: 1 / hops for its best-matched seed, times that match's weight, plus 0.1 a seed."""
+    return max(seeds.values(), default=1.0) / hop + 0.1 * len(seeds)
 
 
 def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict], bool], limit: int,
@@ -124,7 +128,7 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
             for e, w in strongest(h.id):
                 k = kind(e)
                 if k == target and e not in seeds:
-                    second.reach(e, seed, h.strength * w, h.path, e)
+                    second.through([(e, w)], None, seed, h.strength, 1.0, h.path)
                 elif k == graph.bridge and e not in seeds and degree(e) <= hub_degree:
                     damp = 1.0 / math.sqrt(max(1, degree(e)))
                     second.through(targets(e), h.id, seed, h.strength * w, damp, [*h.path, e])
@@ -147,22 +151,6 @@ class _SecondHop:
         self.strength: dict[str, float] = {}
         self.by: dict[str, dict[str, float]] = {}
         self.path: dict[str, list[str]] = {}
-
-    def reach(self, node: str, seed: str, strength: float, path: list[str], *tail: str) -> None:
-        if node in self.near:
-            return
-        ok = self.accepted.get(node)
-        if ok is None:
-            ok = self.accepted[node] = self.accept(self.graph.attrs(node))
-        if not ok:  # what fails the filters bridges nothing past the second hop
-            return
-        if node in self.strength:
-            self.strength[node] += strength
-            self.by[node].setdefault(seed, self.seeds[seed])
-        else:
-            self.strength[node] = strength
-            self.by[node] = {seed: self.seeds[seed]}
-            self.path[node] = [*path, *tail]
 
     def through(self, targets: list[tuple[str, float]], source: str | None, seed: str, base: float, damp: float,
                 path: list[str]) -> None:
@@ -190,8 +178,8 @@ class _SecondHop:
         """Add the targets that can still be among the first ``limit``: every hop-1 hit ranks before them."""
         room = limit - sum(1 for h in hits.values() if h.hop == 1)
         by = self.by
-        best = heapq.nsmallest(room, self.strength.items(), key=lambda kv: (
-            -(max(by[kv[0]].values()) / 2 + 0.1 * len(by[kv[0]])), -len(by[kv[0]]), -kv[1], kv[0]))
+        best = heapq.nsmallest(room, self.strength.items(),
+                               key=lambda kv: (-_score(by[kv[0]], 2), -len(by[kv[0]]), -kv[1], kv[0]))
         for node, strength in best:
             hits[node] = GraphHit(node, 2, by[node], strength, self.path[node])
 
