@@ -8,11 +8,13 @@ embedding the query beside it (``python -m benchmarks.latency`` reports the CPU 
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator, TypeVar
 
 _T = TypeVar("_T")
+log = logging.getLogger("memory_graph")
 
 _lock = threading.Lock()
 _active = 0
@@ -39,21 +41,25 @@ def blas_threads(n: int) -> Iterator[None]:
         return
     with _lock:
         if _active == 0:
-            if _controller is None:
-                from threadpoolctl import ThreadpoolController
+            try:
+                if _controller is None:
+                    from threadpoolctl import ThreadpoolController
 
-                _controller = ThreadpoolController()
-            _limiter = _controller.limit(limits=n, user_api="blas")
-            _held_to = n
+                    _controller = ThreadpoolController()
+                _limiter = _controller.limit(limits=n, user_api="blas")
+                _held_to = n
+            except Exception as exc:  # a search must not fail for want of a speed-up
+                log.warning("could not hold BLAS to %d thread(s): %s", n, exc)
+                _limiter, _held_to = None, 0
         _active += 1
     try:
         yield
     finally:
         with _lock:
             _active -= 1
-            if _active == 0:
+            if _active == 0 and _limiter is not None:
                 _limiter.restore_original_limits()
-                _limiter = None
+                _limiter, _held_to = None, 0
 
 
 def holding_blas(method: Callable[..., _T]) -> Callable[..., _T]:

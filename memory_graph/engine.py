@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from filelock import FileLock
 
+from .blas import holding_blas
 from .code import CodeMixin
 from .code_legs import CodeLegsMixin
 from .config import Config, default_data_dir
@@ -21,7 +22,6 @@ from .embedding import LRU, Embedder, SentenceTransformerEmbedder
 from .entities import EntitiesMixin
 from .errors import NotFoundError, ReadOnlyError, ValidationError
 from .graph import Graph
-from .blas import holding_blas
 from .heap import thaw_heap
 from .legs import MemoryLegsMixin
 from .linking import EntityIndex, expand_aliases

@@ -179,3 +179,18 @@ def test_update_pairs_are_those_a_loop_over_every_pair_finds(pool, seed):
     info = {f"m{i}": Candidate(created_at=float(t), evergreen=ev, vector=topics[k] + 0.3 * rng.normal(size=8),
                                words=set(), subjects=subj) for i, (t, ev, k, subj) in enumerate(pool)}
     assert update_pairs(info, 0.6) == pairs_by_loop(info, 0.6)
+
+
+def test_a_search_goes_on_when_blas_cannot_be_held(tmp_path, embedder, monkeypatch, caplog):
+    import memory_graph.blas as blas
+
+    class Broken:
+        def limit(self, **_kwargs):
+            raise OSError("no BLAS library found")
+
+    monkeypatch.setattr(blas, "_controller", Broken())
+    eng = Engine(tmp_path / "d", embedder=embedder)
+    mid = eng.store("Orion is the billing-api rewrite")
+    assert [h.id for h in eng.search("Orion rewrite", limit=3)] == [mid]
+    assert "could not hold BLAS" in caplog.text and not blas.one_thread()
+    eng.close()
