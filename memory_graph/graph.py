@@ -242,10 +242,10 @@ class Graph:
     def degree(self, node: str) -> int:
         """Distinct neighbours in each direction, summed: O(1) for a node without relations, where networkx
         counts a multigraph's edges one by one."""
-        if node not in self:
-            return 0
-        succ, pred = (self.g.succ[node], self.g.pred[node]) if node in self.g else ({}, {})
-        return _union_size(succ, self._mentions.get(node)) + _union_size(pred, self._mentioned_by.get(node))
+        if node not in self.g:  # no relations: its mentions alone (what the union below comes to)
+            return len(self._mentions.get(node, ())) + len(self._mentioned_by.get(node, ())) if node in self else 0
+        return _union_size(self.g.succ[node], self._mentions.get(node)) + \
+            _union_size(self.g.pred[node], self._mentioned_by.get(node))
 
     def neighbors(self, node: str, direction: str = "both",
                   types: Iterable[str] | None = None) -> Iterator[tuple[str, str, float, str]]:
@@ -384,7 +384,8 @@ class Graph:
         the candidates' incidence matrix, not a loop over pairs.
         """
         cands = [c for c in dict.fromkeys(candidates) if c in self]
-        nodes = cands + [q for q in dict.fromkeys(query_nodes) if q in self and q not in set(cands)]
+        held = set(cands)
+        nodes = cands + [q for q in dict.fromkeys(query_nodes) if q in self and q not in held]
         at = {x: i for i, x in enumerate(nodes)}
         nc, n = len(cands), len(nodes)
         w = np.zeros((n, n))
@@ -406,9 +407,10 @@ class Graph:
         shared = [(links, d) for (_, links), d in zip(shared, degrees) if d <= hub_degree * 20]
         if shared:
             b = np.zeros((nc, len(shared)))
-            for col, (links, _) in enumerate(shared):
-                for i, weight in links:
-                    b[i, col] += weight
+            # a thousand links on entity-rich text: summed by numpy in their order, not written one by one
+            rows = [i for links, _ in shared for i, _ in links]
+            cols = [col for col, (links, _) in enumerate(shared) for _ in links]
+            np.add.at(b, (rows, cols), [weight for links, _ in shared for _, weight in links])
             folded = (b / np.asarray([max(1, d) for _, d in shared], dtype=float)) @ b.T
             np.fill_diagonal(folded, 0.0)
             w[:nc, :nc] += folded

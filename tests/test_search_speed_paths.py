@@ -194,3 +194,22 @@ def test_a_search_goes_on_when_blas_cannot_be_held(tmp_path, embedder, monkeypat
     assert [h.id for h in eng.search("Orion rewrite", limit=3)] == [mid]
     assert "could not hold BLAS" in caplog.text and not blas.one_thread()
     eng.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(mentions=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 5)), max_size=40),
+       relations=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=6))
+def test_a_nodes_degree_counts_its_distinct_neighbours_each_way(mentions, relations):
+    g = Graph()
+    for e in range(6):
+        g.add_entity(f"e{e}", f"e{e}", "name")
+    for m in range(10):
+        g.add_memory(f"m{m}", NOTE)
+    for m, e in mentions:
+        g.add_mention(f"m{m}", f"e{e}")
+    for n, (a, b) in enumerate(relations):
+        g.add_relation(f"r{n}", f"e{a}", f"e{b}", "uses")
+    for node in [*(f"e{e}" for e in range(6)), *(f"m{m}" for m in range(10)), "nowhere"]:
+        out = {v for v, _t, _w, d in g.neighbors(node) if d == "out"}
+        into = {v for v, _t, _w, d in g.neighbors(node) if d == "in"}
+        assert g.degree(node) == len(out) + len(into)
