@@ -31,7 +31,7 @@ from .store.lance import vector_matrix
 from .store.sql import sql_in, sql_quote
 from .text import (code_mentions, dotted_names, literal_phrases, names_identifier, one_name, without_error_types,
                    words)
-from .validation import check_filter, check_limit, check_name, check_query, check_text
+from .validation import check_filter, check_limit, check_name, check_names, check_query
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
 #: what a chunk's node holds: code search's filters and each candidate's description, read without LanceDB
@@ -497,7 +497,7 @@ class CodeMixin:
         path_prefix, project = self.path_scope(check_filter(path_prefix, "path_prefix"),
                                                check_filter(project, "project"))
         filters = Filters(project=project, include_global=False, path_prefix=path_prefix,
-                          languages=_tuple(languages, "languages"), chunk_types=_tuple(chunk_types, "chunk_types"))
+                          languages=check_names(languages, "languages"), chunk_types=check_names(chunk_types, "chunk_types"))
         with self._lock:
             self._sync_with_others(locked=False)
         now, t0 = time.time(), time.perf_counter()
@@ -590,12 +590,3 @@ class CodeMixin:
             raise NotFoundError("code chunk", missing)
         return [rows[i] for i in ids]
 
-
-def _tuple(values, name: str) -> tuple[str, ...]:
-    if values is None:
-        return ()
-    if isinstance(values, str):
-        values = [values]
-    if not all(isinstance(v, str) and v for v in values):
-        raise ValidationError(f"{name} must be a list of non-empty strings")
-    return tuple(check_text(v, name) for v in values)

@@ -272,7 +272,7 @@ class Graph:
 
     def linked(self, node: str) -> list[tuple[str, float]]:
         """(neighbour, weight) of each edge at a node, in ``neighbors``' order: without its generator and edge
-        types, for the graph leg, which reads thousands of them per search on entity-rich text."""
+        types, for the graph leg and PPR's subgraph, which read thousands of them per search on entity-rich text."""
         out = [(v, self._mentioned_by[v][node]) for v in self._mentions.get(node, ())]
         in_g = node in self.g
         if in_g:
@@ -281,18 +281,6 @@ class Graph:
         if by:
             out += by.items()
         if in_g:
-            out += [(u, d["weight"]) for u, _, d in self.g.in_edges(node, data=True)]
-        return out
-
-    def _links(self, node: str) -> list[tuple[str, float]]:
-        """(neighbour, weight) of each edge at a node, both directions: ``neighbors`` without its generator and
-        edge types, for PPR's subgraph, which reads a thousand of them per search."""
-        out = [(v, self._mentioned_by[v][node]) for v in self._mentions.get(node, ())]
-        by = self._mentioned_by.get(node)
-        if by:
-            out += by.items()
-        if node in self.g:
-            out += [(v, d["weight"]) for _, v, d in self.g.out_edges(node, data=True)]
             out += [(u, d["weight"]) for u, _, d in self.g.in_edges(node, data=True)]
         return out
 
@@ -391,7 +379,7 @@ class Graph:
         w = np.zeros((n, n))
         linked: dict[str, list[tuple[int, float]]] = {}  # another node -> (candidate, weight) of each link to it
         for i, c in enumerate(cands):
-            for v, weight in self._links(c):
+            for v, weight in self.linked(c):
                 j = at.get(v)
                 if j is None:
                     linked.setdefault(v, []).append((i, weight))

@@ -178,6 +178,17 @@ def check_name(value, name: str, max_len: int = 200) -> str:
         raise ValidationError(f"{name} is longer than {max_len} characters")
     return value
 
+def check_names(values, name: str) -> tuple[str, ...]:
+    """A filter of one string or several: a tuple of them, each checked as text (empty when None)."""
+    if values is None:
+        return ()
+    if isinstance(values, str):
+        values = [values]
+    if not all(isinstance(v, str) and v for v in values):
+        raise ValidationError(f"{name} must be a list of non-empty strings")
+    return tuple(check_text(v, name) for v in values)
+
+
 
 def check_filter(value, name: str) -> str | None:
     """An optional filter string: None when empty, else valid text of at most 1,000 characters."""

@@ -175,10 +175,10 @@ class _SecondHop:
                 self.path[m2] = [*path, m2]
 
     def add_to(self, hits: dict[str, GraphHit], limit: int) -> None:
-        """Add the targets that can still be among the first ``limit``: every hop-1 hit ranks before them."""
-        room = limit - sum(1 for h in hits.values() if h.hop == 1)
+        """Add the targets that can still be among the first ``limit``: every hit (all of the first hop) ranks
+        before them."""
         by = self.by
-        best = heapq.nsmallest(room, self.strength.items(),
+        best = heapq.nsmallest(limit - len(hits), self.strength.items(),
                                key=lambda kv: (-_score(by[kv[0]], 2), -len(by[kv[0]]), -kv[1], kv[0]))
         for node, strength in best:
             hits[node] = GraphHit(node, 2, by[node], strength, self.path[node])
