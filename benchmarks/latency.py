@@ -227,9 +227,9 @@ def main(argv=None) -> int:
     embedder = engine_embedder("", cache_size=0, query_cache_size=0)
     out = {}
     for name in args.stores:
-        # BLAS and OpenMP on one thread for every system: their idle workers spin on after a product and took a
-        # core from whichever system ran next (LanceDB's hybrid search on SciFact: 24.7 ms at p50 beside them,
-        # 15.0 without); memory-graph holds BLAS so during its own searches anyway (Config.search_blas_threads)
+        # BLAS and OpenMP on one thread for every system: their idle workers spin on after a product and take a
+        # core from whichever system runs next; memory-graph holds BLAS so during its own searches anyway
+        # (Config.search_blas_threads)
         with tempfile.TemporaryDirectory(prefix="mg-latency-") as work, threadpool_limits(1):
             res = measure(name, args, embedder, Path(work))
         if res is None:

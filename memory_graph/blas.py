@@ -1,8 +1,8 @@
 """BLAS held to a few threads while a search runs.
 
 numpy's OpenBLAS spreads even a 50 x 384 product (MMR's similarities, PageRank's solve) over its threads, and a
-woken worker then spins for a while: about 3 ms of a core per memory search on 2 cores, taken from the model
-embedding the query beside it (``python -m benchmarks.latency`` reports the CPU per search).
+woken worker then spins for a while, on a small machine taking the core the model needs
+(``python -m benchmarks.latency`` reports the CPU per search).
 """
 
 from __future__ import annotations

@@ -303,7 +303,8 @@ class Config:
     graph_max_fanout: int = 500
     #: the second hop stops walking from more first-hop records once it holds this many targets for each place
     #: left in the leg's list (0: it walks from every one). Where the first hop nearly fills the list (entity-rich
-    #: text: SciFact) the walk from all of them took up to 9,500 steps, 14 ms at p75, to fill a few last places.
+    #: text: SciFact) the walk from all of them took thousands of steps to fill a few last places, and every data
+    #: set ranks the same with the bound (python -m benchmarks.sweep --variant 'x={"graph_second_hop_pool": 0}').
     graph_second_hop_pool: int = 10
     #: the graph leg's weight is scaled by min(graph_max_boost, graph_specific_hits / records at the first hop):
     #: an entity only one memory names ("Orion") lifts what it reaches, one named by hundreds counts for little

@@ -548,8 +548,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
             timings["link"] = time.perf_counter() - t
         jobs = {}
         if mode in ("hybrid", "vector"):
-            # embedded before the legs run: beside them the model's threads shared the cores with theirs, and the
-            # embedding took 1 to 4 ms longer than alone (python -m benchmarks.latency)
+            # embedded before the legs run: beside them the model's threads would share the cores with theirs
             vec = self._embed_query(query, timings)
             jobs["vector"] = partial(_timed, self._vector_leg, timings, "vector", query, filters, now, c, timings, vec)
         if mode in ("hybrid", "bm25"):
@@ -566,8 +565,8 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         The legs named in ``pooled`` (those that wait on LanceDB) run in the pool, beside the others, and are
         left out too when still running once the search's time budget (``search_timeout_seconds``) is spent. The
         others run one after another on this thread: they hold the GIL for most of their work, and beside a
-        busy thread a leg that lets it go waits up to the interpreter's switch interval (5 ms) each time to take
-        it back (Tantivy's search went from 0.5 to 100 ms a query beside a Python loop).
+        busy thread a leg that lets it go (Tantivy's search) waits up to the interpreter's switch interval (5 ms)
+        each time to take it back.
         """
         futures = {name: self._pool.submit(jobs[name]) for name in pooled if name in jobs}
         done: dict[str, Any] = {}

@@ -252,8 +252,8 @@ class OnnxBert:
         # ORT's arena keeps the peak of every batch for good, and a batch of long texts has a high one
         options.enable_cpu_mem_arena = False
         # Workers spin between the operators of a run (woken from sleep, each of a short query's hundred or so
-        # operators waited for them: 3.9 -> 3.4 ms a query on 2 cores) and stop when the run ends: left spinning,
-        # idle workers would take the core from LanceDB and Tantivy (8 -> 19 ms of CPU a query)
+        # operators waits for them) and stop when the run ends: left spinning, idle workers would take the core
+        # from LanceDB and Tantivy
         options.add_session_config_entry("session.intra_op.allow_spinning", "1")
         options.add_session_config_entry("session.force_spinning_stop", "1")
         kept = graph_cache_path(root)

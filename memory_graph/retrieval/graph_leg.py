@@ -141,9 +141,9 @@ def graph_leg(graph: Graph, seeds: Mapping[str, float], accept: Callable[[dict],
 
 
 class _SecondHop:
-    """The second hop's targets, summed in plain dicts: a walk through entity-rich text takes thousands of steps
-    (9,500 for some SciFact claims), most of them to a record already reached or filtered out, and a GraphHit per
-    step cost 2.5 us of each. Hits, paths and sums are those of one ``reach`` per step, in the same order."""
+    """The second hop's targets, summed in plain dicts: a walk through entity-rich text takes thousands of steps,
+    most of them to a record already reached or filtered out, where a GraphHit per step cost most of the walk.
+    Hits, paths and sums are those of one ``reach`` per step, in the same order."""
 
     def __init__(self, hits: dict, bridges: dict, seeds: Mapping[str, float], accepted: dict, accept, graph):
         self.near = hits.keys() | bridges.keys()  # reached at the first hop: a second never replaces it

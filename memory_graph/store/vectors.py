@@ -164,7 +164,7 @@ class VectorCache:
         rows = self._probed_rows(q, k) if self._centroids is not None and 4 * k < n else None
         # einsum unless BLAS is held to one thread (in a search): OpenBLAS spreads a product this size over its
         # threads, which then spin and starve the model's threads embedding the next query (embedding + search
-        # took 16-50 ms against 7 ms with einsum, at 10,000 rows); on one thread, BLAS is 2.5 times einsum's speed
+        # took 16-50 ms against 7 ms with einsum, at 10,000 rows); on one thread, BLAS is the faster
         # a slice at a time: one large temporary a search would stay in its thread's heap
         scaled = q if self._step is None else q * self._step
         product = np.matmul if one_thread() else _einsum_rows
