@@ -482,11 +482,12 @@ class CodeMixin:
     @holding_blas
     def search_code(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,
                     path_prefix: str | None = None, languages: Iterable[str] | str | None = None,
-                    chunk_types: Iterable[str] | str | None = None, use_ppr: bool = True,
+                    chunk_types: Iterable[str] | str | None = None, use_ppr: bool | None = None,
                     use_mmr: bool = True, timings: dict[str, float] | None = None) -> Hits:
         """Search code chunks through the full pipeline (no decay). Every hit carries path, lines and why; the
         list carries the search's confidence, and a note when nothing matches well.
 
+        use_ppr: damp with PageRank from the symbols the question names (default ``Config.code_ppr``).
         timings: a dict that receives the seconds of each stage (legs, from the first step, link: the query's
         names and files; embed, fusion, describe, ppr_edges, ppr, mmr).
         """
@@ -541,8 +542,11 @@ class CodeMixin:
             weights = self.config.code_repository_weights
         else:
             weights = self.config.code_weights
-        with self._graph_lock:  # as in search: hubs do not personalise PPR
-            q_ents = {s: seeds[s] for s in self.code_graph.specific(seeds, self.config.graph_hub_degree)}
+        use_ppr = self.config.code_ppr if use_ppr is None else use_ppr
+        q_ents = {}
+        if use_ppr:
+            with self._graph_lock:  # as in search: hubs do not personalise PPR
+                q_ents = {s: seeds[s] for s in self.code_graph.specific(seeds, self.config.graph_hub_degree)}
         test_prior = 1.0 if asks_for_tests(query) else self.config.code_test_factor
         prose_prior = 1.0 if asks_for_docs(query) else self.config.code_prose_factor
 

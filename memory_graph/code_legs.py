@@ -103,9 +103,10 @@ class CodeLegsMixin:
         of the vectors when they hold it, else from LanceDB."""
         out, missing = {}, []
         with self._graph_lock:
-            held, graph = self.chunk_vectors, self.code_graph
+            graph = self.code_graph
+            vectors = self.chunk_vectors.get_many(ids) if self.chunk_vectors is not None else {}
             for i in ids:
-                vector = held.get(i) if held is not None else None
+                vector = vectors.get(i)
                 if vector is not None and i in graph:
                     out[i] = chunk_candidate(graph.attrs(i), vector)
                 else:

@@ -329,6 +329,10 @@ class Config:
     ppr_direct_max_nodes: int = 100
     ppr_max_iter: int = 50
     ppr_tol: float = 1e-8
+    #: code search runs no PPR unless asked (search_code(use_ppr=True)): it changed no result on CoSQA or the six
+    #: repositories (python -m benchmarks.sweep --dataset D --variant 'ppr={"code_ppr": true}'), since the
+    #: graph leg already seeds from the symbols a question names, and its subgraph cost most of a millisecond
+    code_ppr: bool = False
 
     # --- temporal decay ---
     half_life_days: float = 30.0

@@ -167,13 +167,14 @@ class MemoryLegsMixin:
         missing = []
         generation = self._generation
         with self._graph_lock:
-            held = self.memory_vectors
             for i in ids:
                 hit = self._described.get(i)
                 if hit is not None:
                     out[i] = hit
-                    continue
-                vector = held.get(i) if held is not None else None
+            unseen = [i for i in ids if i not in out]
+            vectors = self.memory_vectors.get_many(unseen) if self.memory_vectors is not None else {}
+            for i in unseen:
+                vector = vectors.get(i)
                 if vector is not None and i in self.graph:
                     fresh[i] = candidate(self.graph.attrs(i), vector, self.config)
                 else:

@@ -295,3 +295,32 @@ def test_a_search_scoped_to_a_small_project_reads_its_rows_of_the_copy_not_lance
             lance_only.close()
     finally:
         eng.close()
+
+
+@settings(max_examples=80, deadline=None)
+@given(ops=OPS, query=VEC, probes=st.integers(1, 3))
+def test_the_probed_rows_are_those_of_the_probed_partitions_when_searches_come_between_writes(ops, query, probes):
+    """A search reads its partitions' rows from an index of rows by partition, kept from the last search: after
+    every write it holds exactly the rows whose partition is probed, as a scan of every row's would find."""
+    cache = VectorCache(DIM, partition_min_rows=3, partition_rows=2, probes=probes, retrain_growth=2.0)
+    q = np.array(query, dtype=np.float32) / np.linalg.norm(query)
+    for op in ops:
+        apply(cache, [op])
+        n = len(cache)
+        if not cache.partitions:
+            continue
+        got = cache._probed_rows(q, 1)
+        order = np.argsort(-(cache._centroids @ q), kind="stable")
+        m = max(min(probes, len(order)), int(np.searchsorted(np.cumsum(cache._sizes[order]), 4)) + 1)
+        want = np.flatnonzero(np.isin(cache._part[:n], order[:m]))
+        assert got.tolist() == want.tolist()
+
+
+def test_get_many_reads_the_held_vectors_in_one_gather_as_get_reads_each():
+    rng = np.random.default_rng(3)
+    for cache in (VectorCache(DIM), VectorCache(DIM, partition_min_rows=3, partition_rows=2)):  # float32, int8
+        cache.put([f"m{i}" for i in range(6)], rng.standard_normal((6, DIM)))
+        got = cache.get_many(["m4", "unknown", "m1"])
+        assert list(got) == ["m4", "m1"] and all(v.dtype == np.float32 for v in got.values())
+        assert all(np.array_equal(got[i], cache.get(i)) for i in got)
+        assert cache.get_many(["unknown"]) == {}

@@ -20,7 +20,10 @@ import numpy as np
 
 from ..blas import one_thread
 
-_SLICE = 2_048  # rows a search or a conversion handles at a time
+_SLICE = 2_048  # rows a conversion handles at a time
+# rows a search converts and multiplies at a time: 1,024 int8 rows as float32 (1.5 MB) stay in the cache between
+# the conversion and the product, which 2,048 do not
+_SEARCH_SLICE = 1_024
 
 
 def _einsum_rows(rows: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -50,6 +53,9 @@ class VectorCache:
         self._centroids: np.ndarray | None = None  # (partitions, dim) unit vectors, or None: exact search
         self._part = np.zeros(0, dtype=np.int32)  # each row's partition, beside _matrix
         self._sizes = np.zeros(0, dtype=np.int64)  # rows in each partition
+        # rows grouped by partition (each group in row order), and where each group starts; built by the first
+        # search after _part changes, so that a search reads its partitions' rows without scanning every row's
+        self._grouped: tuple[np.ndarray, np.ndarray] | None = None
         self._trained_rows = 0
         self._step: np.ndarray | None = None  # int8 rows: value = int8 x step, per dimension; None: float32
 
@@ -81,6 +87,7 @@ class VectorCache:
             self.reserve(max(need, 2 * len(self._matrix), 64))
         if self._centroids is not None:  # rows replaced leave their partitions
             np.subtract.at(self._sizes, self._part[[self._row[i] for i in ids if i in self._row]], 1)
+            self._grouped = None
         for i in fresh:
             self._row[i] = len(self._ids)
             self._ids.append(i)
@@ -116,6 +123,7 @@ class VectorCache:
             last = len(self._ids) - 1
             if self._centroids is not None:
                 self._sizes[self._part[row]] -= 1
+                self._grouped = None
             if row != last:
                 moved = self._ids[last]
                 self._matrix[row] = self._matrix[last]
@@ -139,6 +147,14 @@ class VectorCache:
     def get(self, item: str) -> np.ndarray | None:
         row = self._row.get(item)
         return None if row is None else self._decode(self._matrix[row:row + 1])[0].copy()
+
+    def get_many(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
+        """The vectors of the ids held (others left out), read and decoded in one gather."""
+        held = [i for i in ids if i in self._row]
+        if not held:
+            return {}
+        rows = self._decode(np.take(self._matrix, [self._row[i] for i in held], axis=0))
+        return dict(zip(held, rows.astype(np.float32, copy=False)))
 
     def similarities(self, ids: Iterable[str], query: np.ndarray) -> dict[str, float]:
         """Cosine of each held id's vector to ``query``, in one product (ids not held are left out)."""
@@ -170,9 +186,10 @@ class VectorCache:
         product = np.matmul if one_thread() else _einsum_rows
         if rows is None:
             rows = np.arange(n)
-            parts = (self._matrix[s:min(s + _SLICE, n)] for s in range(0, n, _SLICE))
+            parts = (self._matrix[s:min(s + _SEARCH_SLICE, n)] for s in range(0, n, _SEARCH_SLICE))
         else:
-            parts = (np.take(self._matrix, rows[s:s + _SLICE], axis=0) for s in range(0, len(rows), _SLICE))
+            parts = (np.take(self._matrix, rows[s:s + _SEARCH_SLICE], axis=0)
+                     for s in range(0, len(rows), _SEARCH_SLICE))
         sims = np.concatenate([product(p.astype(np.float32, copy=False), scaled) for p in parts])
         k = min(k, len(rows))
         top = np.argpartition(-sims, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
@@ -185,9 +202,11 @@ class VectorCache:
         order = np.argsort(-(self._centroids @ q), kind="stable")
         held = np.cumsum(self._sizes[order])
         m = max(min(self.probes, len(order)), int(np.searchsorted(held, 4 * k)) + 1)
-        probed = np.zeros(len(order), dtype=bool)
-        probed[order[:m]] = True
-        return np.flatnonzero(probed[self._part[:len(self._ids)]])
+        if self._grouped is None:
+            by_part = np.argsort(self._part[:len(self._ids)], kind="stable")
+            self._grouped = by_part, np.concatenate([[0], np.cumsum(self._sizes)])
+        by_part, starts = self._grouped
+        return np.sort(np.concatenate([by_part[starts[p]:starts[p + 1]] for p in order[:m].tolist()]))
 
     def refresh_partitions(self) -> bool:
         """Train the partitions anew, or drop them, where the row count calls for it; whether it did either."""
@@ -215,6 +234,7 @@ class VectorCache:
             part = nearest_centroid(self._decode(self._matrix[rows[s:s + _SLICE]]), self._centroids)
             self._part[rows[s:s + _SLICE]] = part
             np.add.at(self._sizes, part, 1)
+        self._grouped = None
 
     # ---- int8 rows -----------------------------------------------------
     def _encode(self, vectors: np.ndarray) -> np.ndarray:
