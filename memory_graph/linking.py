@@ -380,12 +380,15 @@ class EntityIndex:
     def _closest(self, key: str, cutoff: float) -> list[tuple[float, str]]:
         options = [k for k in self._by_prefix.get(key[:2], ()) if abs(len(k) - len(key)) <= 2]
         out = []
-        matcher = difflib.SequenceMatcher(None, key, "")
+        # quick_ratio bounds ratio from above at a fraction of its cost (as difflib.get_close_matches); it is
+        # symmetric, so the key is its second sequence, whose character counts difflib builds once, not per name
+        bound, matcher = difflib.SequenceMatcher(None, "", key), difflib.SequenceMatcher(None, key, "")
         for k in options:
-            matcher.set_seq2(k)
-            # quick_ratio bounds ratio from above at a fraction of its cost (as difflib.get_close_matches)
-            if matcher.quick_ratio() >= cutoff and (ratio := matcher.ratio()) >= cutoff:
-                out.append((ratio, k))
+            bound.set_seq1(k)
+            if bound.quick_ratio() >= cutoff:
+                matcher.set_seq2(k)
+                if (ratio := matcher.ratio()) >= cutoff:
+                    out.append((ratio, k))
         return sorted(out, reverse=True)[:3]
 
 

@@ -211,3 +211,21 @@ def test_query_terms_drop_operators_and_fields():
         "title", "foo", "bar", "baz", "qux", "2"]
     assert query_terms("AND OR NOT", 64) == ["and", "or", "not"]
     assert query_terms("What does the Orion team do?", 64) == ["orion", "team"]
+
+
+NAME = st.text(alphabet="abc", min_size=2, max_size=9)  # few letters: many names share a key's first two
+
+
+@given(names=st.lists(NAME, min_size=1, max_size=25, unique=True), key=NAME,
+       cutoff=st.sampled_from([0.5, 0.75, 0.88]))
+def test_fuzzy_names_are_those_whose_ratio_to_the_key_reaches_the_cutoff(names, key, cutoff):
+    """The three best names sharing the key's first two characters, within two of its length, whose difflib
+    ratio (key first) reaches the cutoff: as a plain loop computes it, whichever way the bound is taken."""
+    import difflib
+
+    index = EntityIndex()
+    for i, name in enumerate(names):
+        index.add(f"e{i}", name, "concept")
+    want = sorted(((r, k) for k in index.by_norm if k[:2] == key[:2] and abs(len(k) - len(key)) <= 2
+                   and (r := difflib.SequenceMatcher(None, key, k).ratio()) >= cutoff), reverse=True)[:3]
+    assert index._closest(key, cutoff) == want
