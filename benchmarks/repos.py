@@ -50,7 +50,7 @@ def qualname(title: str) -> str:
 
 def answers(title: str, path: str, names: list[str]) -> bool:
     """Whether a chunk (its breadcrumb and path) is one of the definitions ``names`` outside the tests."""
-    from memory_graph.code import is_test_path
+    from memory_graph.paths import is_test_path
 
     q = qualname(title)
     return not is_test_path(path) and any(q == n or q.endswith("." + n) for n in names)

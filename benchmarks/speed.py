@@ -155,7 +155,7 @@ def vector_recall(eng, embedder, queries: list[str], k: int = 10) -> float:
     found = []
     for q in queries:
         vec = embedder.encode_query(q)
-        got = set(eng._nearest_memories(vec, Filters(include_invalid=True), None, time.time(), k)[0])
+        got = set(eng.memory_search.nearest_memories(vec, Filters(include_invalid=True), None, time.time(), k)[0])
         exact = table.search(vec).metric("cosine").bypass_vector_index().limit(k).select(["id", "_distance"]).to_arrow()
         truth = set(exact.column("id").to_pylist())
         found.append(len(got & truth) / max(1, len(truth)))

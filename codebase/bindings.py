@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-from . import dart, graphql, hcl, lua, protobuf, scala, swift, zig
 from .chunks import ParsedFile, Symbol, last_row
-from .clang import C_BINDINGS, binding_name, pure_virtual_name
-from .languages import LangSpec
+from .languages.clang import C_BINDINGS, binding_name, pure_virtual_name
+from .languages import LangSpec, dart, graphql, hcl, lua, protobuf, scala, swift, zig
 from .refs import is_required, last_ident
 
 #: kinds of scope whose bindings are members (attributes), not module variables

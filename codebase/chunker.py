@@ -14,13 +14,14 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from . import dart, elixir, graphql, hcl, lua, protobuf, reparse, scala, solidity, sql, swift, zig
+from . import reparse
 from .bindings import MEMBER_OF, assigned_function, function_value, binding_kind, in_lambda, in_loop, make_variable
 from .chunks import (Chunk, ParsedFile, Symbol, doc_start, estimate_tokens, last_row, line_chunks, markdown_chunks,
                      meaningful, owned_lines, window)
-from .clang import SPECIFIERS, anonymous_type_name, for_parser, function_name, macro_calls
+from .languages.clang import SPECIFIERS, anonymous_type_name, for_parser, function_name, macro_calls
 from .labels import NAME_OF, breadcrumb, signature
-from .languages import DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, is_classy, keyword
+from .languages import (DECLARED_TYPES, GRAMMARS, IMPLICIT_THIS, NAME_TYPES, SPECS, LangSpec, dart, elixir, graphql,
+                        hcl, is_classy, keyword, lua, protobuf, scala, solidity, sql, swift, zig)
 from .refs import (EXPRESSION, REQUIRE_LANGUAGES, SELF_RECEIVERS, Ref, callee, heritage, imports_of, last_ident,
                    receiver_call, receiver_key, record_require, required_module, ruby_directive, rust_mod_declaration)
 from .typed import (AWAITED, DECLARED_NODES, HOLDS, LOCAL_TYPE_NODES, RETURNED, aliased, declared_type, declared_types,

@@ -26,12 +26,12 @@ from memory_graph.runs import RunLock
 from memory_graph.secrets import find_secret
 
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
-from .components import COMPONENT_LANGUAGES, component_source, markup_refs, restore_markup
+from .languages.components import COMPONENT_LANGUAGES, component_source, markup_refs, restore_markup
 from .methods import method_edges
-from .notebooks import notebook_source
+from .languages.notebooks import notebook_source
 from .resolve import resolve_edges
 from .scanner import SourceFile, check_root, not_a_project, scan
-from .tsconfig import path_aliases
+from .languages.tsconfig import path_aliases
 
 log = logging.getLogger("memory_graph.codebase")
 

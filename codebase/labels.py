@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from . import dart, elixir, graphql, protobuf, solidity, sql, zig
 from .chunks import ParsedFile, Symbol
-from .languages import BODY_TYPES, DART_DEFINITIONS, is_classy, keyword
+from .languages import (BODY_TYPES, DART_DEFINITIONS, dart, elixir, graphql, is_classy, keyword, protobuf, solidity,
+                        sql, zig)
 
 #: the name a definition gives where no name node says it
 NAME_OF = {"solidity": solidity.unnamed, "sql": sql.name_of, "graphql": graphql.definition_name, "zig": zig.name_of}

@@ -3,8 +3,8 @@ tables, Zig's files and containers (``std.mem.eql``, ``self.list.append``). A mi
 
 from __future__ import annotations
 
-from . import zig
-from .lua import is_global
+from .languages import zig
+from .languages.lua import is_global
 from .receivers import owner_of, type_key
 from .refs import EXPRESSION, STAR
 from .typed import HOLDS

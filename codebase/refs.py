@@ -9,8 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import dart, graphql, protobuf, scala, solidity
-from .languages import BODY_TYPES, NAME_TYPES, LangSpec
+from .languages import BODY_TYPES, NAME_TYPES, LangSpec, dart, graphql, protobuf, scala, solidity
 from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_taken_from, rust_type, unmark
 
 _QUALIFIED = frozenset({"attribute", "member_expression", "scoped_identifier", "scoped_type_identifier",

@@ -29,15 +29,14 @@ from typing import Iterable, Iterator
 
 from memory_graph.paths import is_package_file
 
-from . import graphql, protobuf
-from .components import COMPONENT_LANGUAGES
-from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS
+from .languages.components import COMPONENT_LANGUAGES
+from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS, graphql, protobuf
 from .likeness import resembles
-from .lua import GLOBALS as LUA_GLOBALS, is_global
+from .languages.lua import GLOBALS as LUA_GLOBALS, is_global
 from .modular import ModuleLanguages
 from .receivers import CLASSY, ReceiverTypes, owner_of, project_path, type_key
 from .refs import EXPRESSION, SELF_RECEIVERS, STAR, last_ident
-from .tsconfig import Alias, alias_targets
+from .languages.tsconfig import Alias, alias_targets
 from .typed import HOLDS, IDENT_RE, kotlin_property
 
 __all__ = ["Resolver", "edge_id", "owner_of", "resolve_edges", "type_key"]

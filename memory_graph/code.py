@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import time
-from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, Iterable
 
@@ -20,17 +18,15 @@ import pyarrow as pa
 from .blas import holding_blas
 from .errors import NotFoundError, ValidationError
 from .graph import CHUNK, DEFINES, SYMBOL, Graph
-from .linking import EntityIndex, prefer_exact
-from .models import MODES, Filters, Hit, Hits
-from .paths import is_package_file, is_test_path
-from .retrieval import Candidate, rank_stable
-from .retrieval.confidence import match_signals
+from .linking import EntityIndex
+from .models import MODES, Filters, Hits
+from .paths import is_package_file
 from .retrieval.density import current_lists, density, update_neighbours
 from .runs import describe, keep_runs_out, notes_runs, running
+from .symbols import SYMBOL_RELATIONS
 from .store.lance import vector_matrix
 from .store.sql import sql_in, sql_quote
-from .text import (code_mentions, dotted_names, literal_phrases, names_identifier, one_name, without_error_types,
-                   words)
+from .text import dotted_names
 from .validation import check_filter, check_limit, check_name, check_names, check_query
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
@@ -40,45 +36,6 @@ CHUNK_NODE_COLUMNS = ["id", "project", "path", "language", "chunk_type", "symbol
 #: symbol kinds of bindings (module-level variables and constants, class attributes): no chunk of their own, the
 #: chunk of their scope on their lines defines them
 BINDING_KINDS = frozenset({"variable", "constant", "attribute", "macro", "typedef"})
-_TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "spec", "specs", "fixture", "fixtures", "mock",
-                         "mocks", "pytest", "unittest", "jest", "assert", "assertion", "assertions"})
-
-
-def asks_for_tests(query: str) -> bool:
-    """Whether a code query is about tests ("where do we test retries"): then test files keep their score."""
-    return bool(_TEST_WORDS.intersection(words(query))) or any(is_test_path(t) for t in query.split())
-
-
-def line_prior(chunk: dict, at_lines: dict[tuple, tuple[str, int]], factor: float) -> float:
-    """A chunk's factor when the query names a line of a file (``sessions.py:40``, a traceback's frame): 1 for
-    a chunk of the innermost definition holding the line whose lines hold it (the window of a long function
-    that has it), ``factor`` for every other chunk: the file's (its class, the function's other windows) and
-    the other files' (a namesake elsewhere that the words of the path happen to match).
-
-    ``at_lines``: (project, path) -> (that definition's symbol id, the line); empty: 1 for every chunk."""
-    if not at_lines:
-        return 1.0
-    at = at_lines.get((chunk["project"], chunk["path"]))
-    if at is None:
-        return factor
-    symbol, line = at
-    return 1.0 if chunk["symbol_id"] == symbol and chunk["start_line"] <= line <= chunk["end_line"] else factor
-
-
-#: languages of prose: documentation, READMEs, changelogs, release notes
-PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org", "latex"})
-_DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "readme", "changelog", "guide", "tutorial",
-                        "tutorials", "manual", "faq", "howto", "docstring", "docstrings"})
-_PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".tex", ".rmd", ".qmd")
-
-
-def asks_for_docs(query: str) -> bool:
-    """Whether a code query is about documentation ("where is the retry policy documented"), or names a
-    prose file: then prose keeps its score."""
-    return bool(_DOC_WORDS.intersection(words(query))) or any(t.lower().endswith(_PROSE_SUFFIXES)
-                                                              for t in query.split())
-
-
 def code_schemas(dim: int) -> dict[str, pa.Schema]:
     s, i, f = pa.string(), pa.int32(), pa.float64()
     return {
@@ -484,8 +441,8 @@ class CodeMixin:
                     path_prefix: str | None = None, languages: Iterable[str] | str | None = None,
                     chunk_types: Iterable[str] | str | None = None, use_ppr: bool | None = None,
                     use_mmr: bool = True, timings: dict[str, float] | None = None) -> Hits:
-        """Search code chunks through the full pipeline (no decay). Every hit carries path, lines and why; the
-        list carries the search's confidence, and a note when nothing matches well.
+        """Search code chunks through the full pipeline (no decay; ``CodeSearch``). Every hit carries path,
+        lines and why; the list carries the search's confidence, and a note when nothing matches well.
 
         use_ppr: damp with PageRank from the symbols the question names (default ``Config.code_ppr``).
         timings: a dict that receives the seconds of each stage (legs, from the first step, link: the query's
@@ -499,87 +456,39 @@ class CodeMixin:
                                                check_filter(project, "project"))
         filters = Filters(project=project, include_global=False, path_prefix=path_prefix,
                           languages=check_names(languages, "languages"), chunk_types=check_names(chunk_types, "chunk_types"))
-        with self._lock:
-            self._sync_with_others(locked=False)
-        now, t0 = time.time(), time.perf_counter()
-        c, name_only = self.config.candidates(limit), one_name(query)
-        with self._graph_lock:
-            text, in_files, at_lines = self._file_mentions(query[:2_000], filters.project)
-            # names in a pasted error message seed only where they look like code, not its type or [tag]
-            mentions, seeds = self._dotted_mentions(code_mentions(dotted_names(without_error_types(text))),
-                                                    filters.project)
-            found = self.symbol_index.mentioned_in(mentions, longest=True, skip_types=("module",),
-                                                   function_words=name_only)
-            forms = {i: (self.symbol_index.names[i][0], str(self.code_graph.attrs(i).get("name", "")))
-                     for i in found if i in self.code_graph}
-            named = {**prefer_exact(found, forms, mentions, self.config.code_inexact_seed_weight), **seeds}
-            seeds = {**named, **in_files}
-            at_lines = self._lines_named(at_lines, named)
-        seeds = seeds or self._short_name_seeds(query, filters.project)
-        if filters.project is not None:
-            seeds = {s: w for s, w in seeds.items() if self.code_graph.attrs(s).get("project") == filters.project}
-        t1 = time.perf_counter()
-        jobs, phrases = {}, literal_phrases(query)
-        if mode in ("hybrid", "vector"):  # embedded first, as in search
-            jobs["vector"] = partial(self._code_vector_leg, query, filters, c, self._embed_query(query, timings))
-        if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = partial(self._code_bm25_leg, query, filters, now, c, phrases)
-        if mode in ("hybrid", "graph"):
-            jobs["graph"] = partial(self._code_graph_leg, seeds, filters, c, name_only)
-        legs = self._collect(jobs, pooled=() if self.chunk_vectors is not None else ("vector",))
-        if timings is not None:
-            timings["link"], timings["legs"] = t1 - t0, time.perf_counter() - t0
-        signals = match_signals(legs, None)
-        if legs.get("bm25") is not None and legs["bm25"].ids:  # how much of the question the best match holds
-            signals["bm25"] = self.text.coverage(query, legs["bm25"].ids[0], "code", phrases)
-        if phrases:  # a pasted error message or a quoted string: where the code holds it
-            weights = self.config.code_literal_weights
-        elif names_identifier(dotted_names(query)):
-            weights = self.config.code_identifier_weights
-        elif at_lines:  # a file's line is a place, not words: its path's words would find any text holding them
-            weights = self.config.code_weights
-        elif self._chunks_per_file(filters.project) >= self.config.code_repository_chunks_per_file:
-            weights = self.config.code_repository_weights
-        else:
-            weights = self.config.code_weights
-        use_ppr = self.config.code_ppr if use_ppr is None else use_ppr
-        q_ents = {}
-        if use_ppr:
-            with self._graph_lock:  # as in search: hubs do not personalise PPR
-                q_ents = {s: seeds[s] for s in self.code_graph.specific(seeds, self.config.graph_hub_degree)}
-        test_prior = 1.0 if asks_for_tests(query) else self.config.code_test_factor
-        prose_prior = 1.0 if asks_for_docs(query) else self.config.code_prose_factor
-
-        def describe(ids: list[str]) -> dict[str, Candidate]:
-            out = self._describe_code(ids)
-            for cand in out.values():
-                cand.prior = ((test_prior if is_test_path(cand.summary["path"]) else 1.0)
-                              * (prose_prior if cand.summary["language"] in PROSE_LANGUAGES else 1.0)
-                              * line_prior(cand.summary, at_lines, self.config.code_line_factor))
-            return out
-
-        hits = rank_stable(legs, config=self.config, weights=weights, limit=limit, now=now,
-                           query_entities=q_ents, local_graph=self._code_local_graph, describe=describe,
-                           use_ppr=use_ppr, use_decay=False, use_mmr=use_mmr, kind="code", timings=timings)
-        for h in hits:
-            h.explanation.graph_path = [self.code_graph.attrs(n).get("name", n) if n in self.code_graph else n
-                                        for n in h.explanation.graph_path]
+        self._sync_locked()
+        hits = self.code_search.search(query, limit, mode, filters, self.config.code_ppr if use_ppr is None else use_ppr,
+                                       use_mmr, timings)
         if not hits:  # a misspelt project or path would otherwise look like a search that found nothing
             self.check_scope(filters.project, filters.path_prefix)
-        self._add_definition_spans(hits)
-        return self._sure(hits, signals)
+        return hits
 
-    def _add_definition_spans(self, hits: list[Hit]) -> None:
-        """A hit that is one window of a longer definition gets the definition's lines too (the caller reads
-        the whole function, not the window the query matched best)."""
-        with self._graph_lock:
-            attrs = [self.code_graph.attrs(sid) if (sid := h.record.get("symbol_id")) in self.code_graph else {}
-                     for h in hits]
-        for h, a in zip(hits, attrs):
-            # a file's module symbol spans the whole file: no help in finding one section or one module block
-            span = a.get("lines") if a.get("symbol_kind") != "module" else None
-            if span and span != (h.record["start_line"], h.record["end_line"]):
-                h.record["definition_start_line"], h.record["definition_end_line"] = span
+    @notes_runs
+    def find_symbols(self, name: str, project: str | None = None, kind: str | None = None,
+                     path_prefix: str | None = None, limit: int = 20) -> list[dict]:
+        """Symbols by name or signature (``Symbols.find``): exact name first, then prefix, then substring; a
+        dotted path or a file's path with a member or line puts what it names first."""
+        name = dotted_names(check_name(name, "name"))  # Rack::Utils is stored as Rack.Utils
+        check_limit(limit, self.config)
+        path_prefix, project = self.path_scope(check_filter(path_prefix, "path_prefix"),
+                                               check_filter(project, "project"))
+        found = self.symbols.find(name, project, kind, path_prefix, limit)
+        if not found:
+            self.check_scope(project, path_prefix)
+        return found
+
+    @notes_runs
+    def symbol_graph(self, symbol: str, relation: str = "callers", depth: int = 1, project: str | None = None,
+                     limit: int = 100) -> dict[str, Any]:
+        """Callers, callees, imports, subclasses (and more, see ``symbols.SYMBOL_RELATIONS``) of a symbol,
+        depth-limited (``Symbols.relations``)."""
+        if relation not in SYMBOL_RELATIONS:
+            raise ValidationError(f"relation={relation!r} is not one of {', '.join(SYMBOL_RELATIONS)}")
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= self.config.max_graph_depth:
+            raise ValidationError(f"depth must be an integer from 1 to {self.config.max_graph_depth}")
+        check_limit(limit, self.config)
+        self._sync_locked()
+        return self.symbols.relations(symbol, relation, depth, project, limit)
 
     def get_chunks(self, ids: str | list[str]) -> list[dict]:
         """Full code chunks (content included, vectors never) in the order asked."""

@@ -329,10 +329,11 @@ class Config:
     ppr_direct_max_nodes: int = 100
     ppr_max_iter: int = 50
     ppr_tol: float = 1e-8
-    #: code search runs no PPR unless asked (search_code(use_ppr=True)): it changed no result on CoSQA or the six
-    #: repositories (python -m benchmarks.sweep --dataset D --variant 'ppr={"code_ppr": true}'), since the
-    #: graph leg already seeds from the symbols a question names, and its subgraph cost most of a millisecond
-    code_ppr: bool = False
+    #: code search damps with PPR too: on CoSQA and the six repositories it changed no result (python -m
+    #: benchmarks.sweep --dataset D --variant 'noppr={"code_ppr": false}'), but for a name that many classes
+    #: define it keeps a function that only contains the name (check_thing for check) below the definitions
+    #: (tests/test_name_queries.py); off saves its subgraph, most of a millisecond a question naming a symbol
+    code_ppr: bool = True
 
     # --- temporal decay ---
     half_life_days: float = 30.0

@@ -5,40 +5,34 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
+import numpy as np
 from filelock import FileLock
 
 from .blas import holding_blas
 from .code import CodeMixin
-from .code_legs import CodeLegsMixin
+from .code_search import CodeSearch
 from .config import Config, default_data_dir
-from .embedding import LRU, Embedder, SentenceTransformerEmbedder
+from .embedding import Embedder, SentenceTransformerEmbedder
 from .entities import EntitiesMixin
 from .errors import NotFoundError, ReadOnlyError, ValidationError
-from .graph import Graph
 from .heap import thaw_heap
-from .legs import MemoryLegsMixin
-from .linking import EntityIndex, expand_aliases
+from .legs_runner import LegRunner
+from .memory_search import MemorySearch
 from .lock import write_lock
 from .maintenance import MaintenanceMixin
-from .models import MODES, Filters, Hit, Memory, content_hash, iso, new_id
+from .models import MODES, Filters, Hit, Memory, content_hash, new_id
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
-from .retrieval import LegResult, rank_stable
-from .retrieval.confidence import match_signals
-from .retrieval.when import asked_period
-from .store import LanceStore, TextIndex, VectorCache, sql_filter, sql_quote, vector_matrix
+from .store import LanceStore, TextIndex, sql_filter, sql_quote, vector_matrix
 from .store.remote import local_dir
-from .symbols import SymbolsMixin
+from .symbols import Symbols
+from .views import CodeView, MemoryView
 from .text import derive_title
 from .transfer import TransferMixin
-from .updates import UpdatesMixin
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset,
                          check_optional_text, check_query, check_span, check_tags, check_text, check_type,
                          clean_title, parse_time, prepare_memory, strip_private)
@@ -48,18 +42,13 @@ log = logging.getLogger("memory_graph")
 ORDERS = ("created_at", "updated_at", "importance")
 
 
-def _timed(fn, timings: dict[str, float] | None, name: str, *args):
-    """Run one leg, recording its seconds in ``timings`` (when given)."""
-    t = time.perf_counter()
-    try:
-        return fn(*args)
-    finally:
-        if timings is not None:
-            timings[f"leg_{name}"] = time.perf_counter() - t
+def _view_field(view: str, name: str, doc: str) -> property:
+    """An Engine attribute that reads and sets a field of one of its derived views."""
+    return property(lambda self: getattr(getattr(self, view), name),
+                    lambda self, value: setattr(getattr(self, view), name, value), doc=doc)
 
 
-class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMixin, SymbolsMixin,
-             MaintenanceMixin, TransferMixin):
+class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
     data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir); with
@@ -87,19 +76,15 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         self._file_lock = FileLock(str(self.data_dir / ".write.lock"))
         self.lance = LanceStore(self.data_dir / "lance", self.config, uri=self.store_uri)
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms)
-        self.graph = Graph()
-        self.entity_index = EntityIndex()
-        # in-process copies of the memories' and the passages' vectors (see Config.vector_copy_max_rows)
-        self.memory_vectors: VectorCache | None = None
-        self.passage_vectors: VectorCache | None = None
-        self.chunk_vectors: VectorCache | None = None  # the code chunks', likewise
-        self.code_graph = Graph(bridge="symbol")
-        self.symbol_index = EntityIndex()
-        self.chunk_density: dict[str, float] = {}  # code chunk id -> its neighbourhood density
+        self.memory_view, self.code_view = MemoryView(), CodeView()  # derived: filled by _open_stores
+        self.legs = LegRunner(c.search_timeout_seconds)
+        self.symbols = Symbols(c, self.lance, self.code_view, self._graph_lock, self._sync_locked,
+                               self.check_project)
+        self.memory_search = MemorySearch(c, self.lance, self.text, self.memory_view, self._graph_lock,
+                                          self._embed_query, self.legs.collect)
+        self.code_search = CodeSearch(c, self.lance, self.text, self.code_view, self.symbols, self._graph_lock,
+                                      self._embed_query, self.legs.collect, self._chunks_per_file)
         self._settled_size = 0  # the memory graph's size when its objects were last frozen (heap.settle_heap)
-        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="mg-leg")
-        self._has_passages: bool | None = None  # unknown until counted; reset by every write and sync
-        self._described = LRU(self.config.describe_cache_size)
         self._chunk_ratio: tuple | None = None  # (project, generation) and its chunks per file
         self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
         self._marker_seen: tuple = (None, float("-inf"))  # the change marker at the last version check, and when
@@ -111,6 +96,30 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         except ReadOnlyError as exc:  # a read-only directory, a full disk holding an unfinished write
             self._read_only = exc
             self._open_for_reading(exc)
+
+    @property
+    def config(self) -> Config:
+        """Every tunable; setting it (a benchmark's variant) sets it for the components too."""
+        return self._config
+
+    @config.setter
+    def config(self, value: Config) -> None:
+        self._config = value
+        for part in ("symbols", "code_search", "memory_search"):
+            if part in self.__dict__:
+                getattr(self, part).config = value
+        if "legs" in self.__dict__:
+            self.legs.timeout_seconds = value.search_timeout_seconds
+
+    # ---- the derived views, by the names the CLI, the server and the tests read ----------------
+    graph = _view_field("memory_view", "graph", "the memory graph (``MemoryView.graph``)")
+    entity_index = _view_field("memory_view", "index", "the entities' name index")
+    memory_vectors = _view_field("memory_view", "vectors", "the in-process copy of the memories' vectors, or None")
+    passage_vectors = _view_field("memory_view", "passages", "the in-process copy of the passages' vectors, or None")
+    code_graph = _view_field("code_view", "graph", "the code graph (``CodeView.graph``)")
+    symbol_index = _view_field("code_view", "index", "the symbols' name index")
+    chunk_vectors = _view_field("code_view", "vectors", "the in-process copy of the code chunks' vectors, or None")
+    chunk_density = _view_field("code_view", "density", "code chunk id -> its neighbourhood density")
 
     # ---- plumbing -------------------------------------------------------
     @contextmanager
@@ -142,10 +151,10 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
     def _forget_reads(self) -> None:
         """Drop what searches keep between writes (called when this or another process changes the data)."""
         self._generation += 1
-        self._described.clear()
+        self.memory_search.forget_reads()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False)
+        self.legs.close()
         if self.config.gc_freeze:
             thaw_heap()
 
@@ -376,6 +385,13 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         rows = self.lance.query("memories", where, ["id", "created_at"]).to_pylist()
         return [r["id"] for r in sorted(rows, key=lambda r: (r["created_at"], r["id"]))[:limit]]
 
+    def may_update(self, memory_id: str, limit: int = 3) -> list[tuple[str, float]]:
+        """Older facts of the same project that this memory probably updates (``MemorySearch.may_update``),
+        most alike first: for the caller to retire with ``invalidate(old, superseded_by=new)``."""
+        check_ids([memory_id])
+        self._sync_locked()
+        return self.memory_search.may_update(memory_id, self._now(), limit)
+
     def similar(self, memory_id: str) -> list[tuple[str, float]]:
         """Current memories of the same project that say much the same as this one (cosine of the stored vectors
         at least ``similar_min_cosine``; exact copies are ``duplicates``), most alike first: what a new memory
@@ -399,7 +415,7 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
         if limit <= 0:
             return []
         filters, now = Filters(project=project, include_global=False), self._now()
-        ids, sims = self._nearest_memories(vec, filters, sql_filter(filters, now), now, 2 * limit + 1)
+        ids, sims = self.memory_search.nearest_memories(vec, filters, sql_filter(filters, now), now, 2 * limit + 1)
         close = {i: float(s) for i, s in zip(ids, sims) if i != memory_id and s >= self.config.similar_min_cosine}
         if not close:
             return []
@@ -489,109 +505,14 @@ class Engine(MemoryLegsMixin, UpdatesMixin, EntitiesMixin, CodeMixin, CodeLegsMi
             raise ValidationError("min_score must be a number in [0, 1]")
         filters = self._filters(project, types, tags, created_after, created_before, as_of, include_invalid,
                                 include_global)
-        with self._lock:
-            self._sync_with_others(locked=False)
-        now = self._now()
-        at = filters.as_of if filters.as_of is not None else now
-        t0 = time.perf_counter()
-        legs = self._run_legs(query, filters, now, limit, mode, timings)
-        if timings is not None:
-            timings["legs"] = time.perf_counter() - t0
-        # PPR is personalised by the entities the graph leg expands: a hub (a chat's speaker, named by hundreds
-        # of memories) would reward whichever candidates happen to name it, as noise (benchmarks/sweep.py)
-        with self._graph_lock:
-            q_ents = self.graph.specific(legs.pop("_entities").paths, self.config.graph_hub_degree)
-        bm = legs.get("bm25")
-        share = self.config.bm25_reference_share
-        signals = match_signals(legs, bm.scale / share if bm is not None and bm.scale and share > 0 else None)
-        hits = rank_stable(legs, config=self.config, weights=self.config.memory_weights, limit=limit, now=at,
-                           query_entities=q_ents, local_graph=self._local_graph, describe=self._describe,
-                           changes=self._says_change, min_score=min_score, period=asked_period(query, at),
-                           use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
-        for h in hits:
-            h.explanation.graph_path = [self._node_label(n) for n in h.explanation.graph_path]
-        self._add_validity(hits, at)
-        return self._sure(hits, signals)
+        self._sync_locked()
+        return self.memory_search.search(query, limit, mode, filters, self._now(), min_score, use_ppr, use_decay,
+                                         use_mmr, timings)
 
-    def _add_validity(self, hits: list[Hit], at: float) -> None:
-        """Give each hit whose validity has an end its valid_until; once ended (at ``at``), ``ended`` and, when
-        known, why and what replaced it.
-
-        A compact hit is all an agent may read, so it must show that a memory was superseded. Only such hits
-        (found with include_invalid or as_of, or ending later) cost a LanceDB lookup."""
-        with self._graph_lock:
-            ends = {h.id: self.graph.attrs(h.id).get("valid_until") for h in hits if h.id in self.graph}
-        ends = {i: t for i, t in ends.items() if t is not None}
-        if not ends:
-            return
-        cols = ["id", "valid_until", "superseded_by", "invalidation_reason"]
-        rows = {r["id"]: r for r in self.lance.by_ids("memories", list(ends), cols).to_pylist()}
-        for h in hits:
-            r = rows.get(h.id)
-            if r is None or r["valid_until"] is None:
-                continue
-            h.record["valid_until"] = iso(r["valid_until"])
-            if r["valid_until"] <= at:
-                h.record["ended"] = True
-                h.record.update({k: r[k] for k in ("superseded_by", "invalidation_reason") if r[k]})
-
-    def _run_legs(self, query: str, filters: Filters, now: float, limit: int, mode: str,
-                  timings: dict[str, float] | None = None) -> dict[str, LegResult]:
-        c = self.config.candidates(limit)
+    def _embed_query(self, query: str, timings: dict[str, float] | None = None) -> np.ndarray:
+        """The question's vector (its first 4,000 characters), its seconds in ``timings["embed"]``."""
         t = time.perf_counter()
-        with self._graph_lock:
-            seeds = self.entity_index.mentioned_in(query[:2_000], fuzzy_cutoff=self.config.entity_fuzzy_cutoff,
-                                                   skip_types=("project",))
-            if self.config.alias_expansion and self.config.memory_weights.graph > 0 and mode == "hybrid":
-                query = expand_aliases(query, seeds, self.entity_index)
+        vec = self.embedder.encode_query(query[:4_000])
         if timings is not None:
-            timings["link"] = time.perf_counter() - t
-        jobs = {}
-        if mode in ("hybrid", "vector"):
-            # embedded before the legs run: beside them the model's threads would share the cores with theirs
-            vec = self._embed_query(query, timings)
-            jobs["vector"] = partial(_timed, self._vector_leg, timings, "vector", query, filters, now, c, timings, vec)
-        if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = partial(_timed, self._bm25_leg, timings, "bm25", query, filters, now, c)
-        if mode in ("hybrid", "graph"):
-            jobs["graph"] = partial(_timed, self._graph_leg, timings, "graph", seeds, filters, now, c)
-        legs = self._collect(jobs, pooled=() if self.memory_vectors is not None else ("vector",))
-        legs["_entities"] = LegResult(paths={e: [] for e in seeds})
-        return legs
-
-    def _collect(self, jobs: dict[str, Callable[[], Any]], pooled: Iterable[str] = ()) -> dict[str, LegResult]:
-        """Each leg's result. A leg that fails is logged and left out; it never fails the search.
-
-        The legs named in ``pooled`` (those that wait on LanceDB) run in the pool, beside the others, and are
-        left out too when still running once the search's time budget (``search_timeout_seconds``) is spent. The
-        others run one after another on this thread: they hold the GIL for most of their work, and beside a
-        busy thread a leg that lets it go (Tantivy's search) waits up to the interpreter's switch interval (5 ms)
-        each time to take it back.
-        """
-        futures = {name: self._pool.submit(jobs[name]) for name in pooled if name in jobs}
-        done: dict[str, Any] = {}
-        for name, job in jobs.items():
-            if name not in futures:
-                try:
-                    done[name] = job()
-                except Exception:
-                    log.exception("the %s leg failed; searching without it", name)
-                    done[name] = LegResult()
-        deadline = time.monotonic() + self.config.search_timeout_seconds
-        for name, fut in futures.items():
-            try:
-                done[name] = fut.result(timeout=max(0.0, deadline - time.monotonic()))
-            except FutureTimeout:
-                log.warning("the %s leg ran past the search time budget; searching without it", name)
-                fut.cancel()
-                done[name] = LegResult()
-            except Exception:
-                log.exception("the %s leg failed; searching without it", name)
-                done[name] = LegResult()
-        return {name: res if isinstance(res, LegResult) else LegResult(list(res[0]), list(res[1]))
-                for name, res in ((n, done[n]) for n in jobs)}
-
-    def _node_label(self, node: str) -> str:
-        if node in self.entity_index.names:
-            return self.entity_index.names[node][0]
-        return node
+            timings["embed"] = time.perf_counter() - t
+        return vec

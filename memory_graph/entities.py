@@ -293,6 +293,11 @@ class EntitiesMixin:
             r["via"] = self._node_label(r["via"])
         return out
 
+    def _node_label(self, node: str) -> str:
+        """An entity's name, else the node's id (a memory's)."""
+        names = self.entity_index.names
+        return names[node][0] if node in names else node
+
     def delete_entity(self, ref: str) -> dict:
         """Delete an entity (with its mentions and relations) or a relation (by its rel_ id)."""
         ref = check_name(ref, "id")

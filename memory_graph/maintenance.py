@@ -289,7 +289,12 @@ class MaintenanceMixin:
         tmp.write_text(json.dumps(stamp))
         os.replace(tmp, self.data_dir / self.STAMP)
         self._known_versions = stamp["lance"]
-        self._has_passages = None
+        self.memory_search.forget_reads()
+
+    def _sync_locked(self) -> None:
+        """``_sync_with_others`` for a reader: under this process's lock, without the write lock."""
+        with self._lock:
+            self._sync_with_others(locked=False)
 
     def _sync_with_others(self, locked: bool) -> None:
         """Pick up other processes' writes when LanceDB moved on: apply their logged changes to the graph,
@@ -321,7 +326,7 @@ class MaintenanceMixin:
             self._versions_print = prints
             return
         log.info("data directory changed by another process; catching up")
-        self._has_passages = None
+        self.memory_search.forget_reads()
         self._forget_reads()
         if any(current[t] != known.get(t) for t in (*GRAPH_TABLES, CHANGES)):
             self._catch_up_graph()
@@ -534,7 +539,7 @@ class MaintenanceMixin:
                 if progress:
                     progress(start + len(part), len(rows))
         self.lance.set_meta({"passages": PASSAGES_VERSION})
-        self._has_passages = None
+        self.memory_search.forget_reads()
         self._log_full_change()
         return self.lance.count("passages")
 

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import re
+import threading
 from itertools import chain
 from pathlib import PurePosixPath
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from .errors import NotFoundError, ValidationError
+from .errors import NotFoundError
 from .graph import SYMBOL
 from .linking import norm
 from .paths import is_package_file, is_test_path
-from .runs import notes_runs
 from .store.sql import sql_in, sql_quote
 from .text import IDENT_RE, WORD_RE, dotted_names
 from .symbol_names import (_ABSTRACT, _ALIAS, _DECLARATIONS, _FILE_MENTION, _FRAME, _SHORT_NAME, _TYPES,
                            _like, _member_name, _same_file, _top_level, raises_not_implemented)
-from .validation import check_filter, check_limit, check_name
+from .validation import check_filter, check_name
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .store import LanceStore
+    from .views import CodeView
 
 SYMBOL_RELATIONS = {
     # relation -> (edge kind, direction from the symbol asked about)
@@ -42,21 +47,28 @@ _SHOWN = ("id", "name", "qualname", "kind", "path", "start_line", "signature")
 MAX_OTHERS = 20
 
 
-class SymbolsMixin:
-    """Symbol lookup and the symbol graph's relations (mixed into the Engine)."""
+class Symbols:
+    """Symbol lookup over the code graph and LanceDB's symbols table: symbols by name, by a dotted path or by a
+    file's path and line, and a symbol's relations (callers, callees, bases, ...).
 
-    @notes_runs
-    def find_symbols(self, name: str, project: str | None = None, kind: str | None = None,
-                     path_prefix: str | None = None, limit: int = 20) -> list[dict]:
+    It reads the code graph through ``view`` (replaced whole by a reload) under ``graph_lock``; ``sync``
+    brings the graph up to other processes' index runs, and ``check_project`` raises NotFoundError for a
+    project that has no code. Arguments come validated and scoped by the Engine.
+    """
+
+    def __init__(self, config: Config, lance: LanceStore, view: CodeView, graph_lock: threading.RLock,
+                 sync: Callable[[], None], check_project: Callable[[str | None], None]) -> None:
+        self.config, self.lance, self.view = config, lance, view
+        self._graph_lock, self._sync, self._check_project = graph_lock, sync, check_project
+
+    def find(self, name: str, project: str | None, kind: str | None, path_prefix: str | None,
+             limit: int) -> list[dict]:
         """Symbols by name or signature: exact name first, then prefix, then substring (case-insensitive), code
         before tests within each; ``Type.member``, ``module.member`` or a dotted path (``pkg.module.Type.member``)
         that is no qualified name puts the member it means first (inherited from Type's nearest base that has
         one, or defined, imported or a submodule in the module); so does a file's path with a member or line
-        (``transaction.py:atomic``, ``registry.py:88``), and a path alone puts the modules of its files first."""
-        name = dotted_names(check_name(name, "name"))  # Rack::Utils is stored as Rack.Utils
-        check_limit(limit, self.config)
-        path_prefix, project = self.path_scope(check_filter(path_prefix, "path_prefix"),
-                                               check_filter(project, "project"))
+        (``transaction.py:atomic``, ``registry.py:88``), and a path alone puts the modules of its files first.
+        ``name`` is dotted (``text.dotted_names``)."""
         needle = name.lower()
         pattern = sql_quote("%" + _like(needle) + "%")
         rows = self._symbol_rows(project, kind, path_prefix, f"(lower(name) LIKE {pattern} ESCAPE '\\' OR "
@@ -65,8 +77,7 @@ class SymbolsMixin:
         rows = [r for r in rows if r["kind"] != "module" or needle in r["name"].lower()]
         firsts: list[str] = []
         if "." in name.strip(".") and not any(needle in (r["name"].lower(), r["qualname"].lower()) for r in rows):
-            with self._lock:  # the code graph, which holds the bases, may lag another process's index run
-                self._sync_with_others(locked=False)
+            self._sync()  # the code graph, which holds the bases, may lag another process's index run
             file = _FILE_MENTION.fullmatch(name.strip())
             if file and not (file.group(2) or file.group(3)):  # `base.py`: every file of that name
                 with self._graph_lock:
@@ -85,8 +96,6 @@ class SymbolsMixin:
                     at.get(r["id"], 0), is_test_path(r["path"]), name not in (r["name"], r["qualname"]),
                     len(r["qualname"]), r["path"], r["start_line"])
 
-        if not rows:
-            self.check_scope(project, path_prefix)
         return sorted(rows, key=order)[:limit]
 
     def _symbol_rows(self, project: str | None, kind: str | None, path_prefix: str | None,
@@ -102,7 +111,7 @@ class SymbolsMixin:
             parts.append(f"starts_with(path, {sql_quote(path_prefix)})")
         return self.lance.query("symbols", " AND ".join([*parts, condition]), SYMBOL_COLUMNS).to_pylist()
 
-    def _short_name_seeds(self, query: str, project: str | None) -> dict[str, float]:
+    def short_name_seeds(self, query: str, project: str | None) -> dict[str, float]:
         """A code query that is one name of one or two characters (Django's ``Q`` and ``F``): the symbols of
         exactly that name, as graph seeds. The in-memory index leaves such names out, since they would match
         words of prose, so the symbols table is asked: only for such a query."""
@@ -112,7 +121,7 @@ class SymbolsMixin:
         rows = self._symbol_rows(project, None, None, f"name = {sql_quote(m.group(1))}")
         with self._graph_lock:
             return {r["id"]: 1.0 for r in sorted(rows, key=lambda r: r["id"])
-                    if r["kind"] != "module" and r["id"] in self.code_graph}
+                    if r["kind"] != "module" and r["id"] in self.view.graph}
 
     def _named(self, name: str, project: str | None) -> list[dict]:
         """Symbols whose name or qualified name is ``name`` (case-insensitive): code before tests, then a
@@ -123,7 +132,7 @@ class SymbolsMixin:
         needle = name.lower()
         rows = self._symbol_rows(project, None, None, f"(lower(name) = {sql_quote(needle)} OR "
                                  f"lower(qualname) = {sql_quote(needle)})")
-        g = self.code_graph
+        g = self.view.graph
         with self._graph_lock:
             callers = {r["id"]: sum(1 for *_, d in (g.neighbors(r["id"], "in", ["calls"]) if r["id"] in g else ())
                                     if d == "in") for r in rows} if len(rows) > 1 else {}
@@ -135,9 +144,9 @@ class SymbolsMixin:
     def _file_modules(self, path: str, project: str | None) -> list[str]:
         """The modules of the indexed files a path names (``transaction.py``, ``db/transaction.py``, an absolute
         path that ends in one), code before tests, then the least nested first."""
-        g, want = self.code_graph, PurePosixPath(path)
+        g, want = self.view.graph, PurePosixPath(path)
         name = want.parent.name if is_package_file(want) else want.stem
-        found = [i for i in self.symbol_index.by_norm.get(norm(name), ()) if i in g and
+        found = [i for i in self.view.index.by_norm.get(norm(name), ()) if i in g and
                  g.attrs(i).get("symbol_kind") == "module" and (project is None or g.attrs(i).get("project") == project)
                  and _same_file(str(g.attrs(i).get("path")), path)]
         return sorted(found, key=self._nesting)
@@ -147,7 +156,7 @@ class SymbolsMixin:
         the first of the files the path may be that has it, else the innermost definition on its line
         (``:88``), else the file's module when the path is one file's (or, to ``guess``, the first of several);
         None when nothing matches. Call with the graph lock held."""
-        g, modules = self.code_graph, self._file_modules(mention.group(1), project)
+        g, modules = self.view.graph, self._file_modules(mention.group(1), project)
         members = list(filter(None, re.split(r"[:#.]+", mention.group(2))))
         if members:
             for module in modules:
@@ -166,15 +175,15 @@ class SymbolsMixin:
             hit = level[0] if level else hit
         return hit
 
-    def _lines_named(self, at_lines: dict[tuple, tuple[str, int]], named: dict) -> dict[tuple, tuple[str, int]]:
-        """The lines of ``_file_mentions`` that the names beside them agree with: every name is the definition on
+    def lines_named(self, at_lines: dict[tuple, tuple[str, int]], named: dict) -> dict[tuple, tuple[str, int]]:
+        """The lines of ``file_mentions`` that the names beside them agree with: every name is the definition on
         the line or one containing it (Java's `at shop.Ledger.reconcile(Ledger.java:88)`). A name that is not
         (a PHP frame's `Table.php(5): Table->render()`, whose line is the caller's) says what is meant, and
         the line is dropped. Call with the graph lock held."""
         def enclosing(symbol: str) -> set[str]:
             out, level = {symbol}, [symbol]
             while level:
-                level = [u for t in level for u, *_ in self.code_graph.neighbors(t, "in", ["contains"])
+                level = [u for t in level for u, *_ in self.view.graph.neighbors(t, "in", ["contains"])
                          if u not in out]
                 out.update(level)
             return out
@@ -184,7 +193,7 @@ class SymbolsMixin:
     def _definitions_named(self, module: str, words: list[str]) -> dict[str, str]:
         """word -> the definition of a file (or a member of one: a class's method) that it names, the file's own
         and the same case first."""
-        g, exact, loose = self.code_graph, {}, {}
+        g, exact, loose = self.view.graph, {}, {}
         level = [module]
         for _ in range(2):
             level = [m for t in level for m, *_ in g.neighbors(t, "out", ["contains"])]
@@ -194,7 +203,7 @@ class SymbolsMixin:
             loose.setdefault(n.lower(), m)
         return {w: h for w in words if (h := exact.get(w) or loose.get(w.lower()))}
 
-    def _file_mentions(self, query: str, project: str | None) -> tuple[str, dict[str, float], dict[tuple, tuple]]:
+    def file_mentions(self, query: str, project: str | None) -> tuple[str, dict[str, float], dict[tuple, tuple]]:
         """Files a code query names (``django/db/transaction.py``, ``transaction.py:atomic``): the query without
         them, and as graph seeds what ``_file_member`` finds, or for a path alone the definitions (or their
         members) of its file that the query's other words name ("atomic in transaction.py"), else the file's
@@ -209,7 +218,7 @@ class SymbolsMixin:
             hit = self._file_member(m, project, guess=alone)  # "models.py" alone: the least nested
             if hit is None:
                 return m.group(0)
-            a = self.code_graph.attrs(hit)
+            a = self.view.graph.attrs(hit)
             if m.group(3) and not m.group(2):
                 lines[(a.get("project"), a.get("path"))] = (hit, int(m.group(3)))
             (files if a.get("symbol_kind") == "module" else seeds).append(hit)
@@ -218,7 +227,7 @@ class SymbolsMixin:
         rest = _FILE_MENTION.sub(swap, query)
         words = WORD_RE.findall(rest)
         # a traceback's frame names the function its line is in ("line 62, in __call__"): not every __call__
-        named_here = {w for h in seeds for w in WORD_RE.findall(_member_name(str(self.code_graph.attrs(h).get(
+        named_here = {w for h in seeds for w in WORD_RE.findall(_member_name(str(self.view.graph.attrs(h).get(
             "name", ""))))}
         used = named_here.intersection(words)
         for module in files:
@@ -252,9 +261,9 @@ class SymbolsMixin:
                              (i for i in self._owners(owner, project, modules_only=True) if i not in seen)):
                 found = self._base_member(sid, member)
                 if found:
-                    inherited = self.code_graph.attrs(sid).get("symbol_kind") != "module" and found not in {
-                        m for m, *_ in self.code_graph.neighbors(sid, "out", ["contains"])}
-                    return found, self.code_graph.attrs(sid).get("name") if inherited else None
+                    inherited = self.view.graph.attrs(sid).get("symbol_kind") != "module" and found not in {
+                        m for m, *_ in self.view.graph.neighbors(sid, "out", ["contains"])}
+                    return found, self.view.graph.attrs(sid).get("name") if inherited else None
         return None
 
     def _namespaced(self, name: str, project: str | None) -> tuple[str, str | None] | None:
@@ -278,8 +287,8 @@ class SymbolsMixin:
         """The member ``member`` of a type or module, else of its nearest base that defines one;
         case-insensitive, but one of the same case first (the function ``transaction.atomic``, not the class
         ``transaction.Atomic``)."""
-        g, seen = self.code_graph, {type_id}
-        if len(member) >= 3 and norm(member) not in self.symbol_index.by_norm:  # no symbol has that name
+        g, seen = self.view.graph, {type_id}
+        if len(member) >= 3 and norm(member) not in self.view.index.by_norm:  # no symbol has that name
             return None
 
         def up(types: list[str]) -> list[str]:
@@ -307,7 +316,7 @@ class SymbolsMixin:
     def _submodule(self, package_id: str, member: str) -> str | None:
         """The module ``member`` of a package (``db.transaction``: django/db/transaction.py, or a folder's
         ``__init__.py``) when ``package_id`` is the package's own module, else None."""
-        g, index = self.code_graph, self.symbol_index
+        g, index = self.view.graph, self.view.index
         attrs = g.attrs(package_id)
         path = PurePosixPath(attrs.get("path") or "")
         if attrs.get("symbol_kind") != "module" or not is_package_file(path):
@@ -327,7 +336,7 @@ class SymbolsMixin:
         and breadth first, when ``package_id`` is a package's module, else None. The package's own folder is
         searched first, then the rest of the project (attrs/__init__.py re-exports ``define`` from
         attr/_next_gen.py)."""
-        g, attrs = self.code_graph, self.code_graph.attrs(package_id)
+        g, attrs = self.view.graph, self.view.graph.attrs(package_id)
         if attrs.get("symbol_kind") != "module" or not is_package_file(PurePosixPath(attrs.get("path") or "")):
             return None
         folder = str(PurePosixPath(attrs.get("path") or "").parent) + "/"
@@ -339,7 +348,7 @@ class SymbolsMixin:
             return in_project(i) and str(g.attrs(i).get("path") or "").startswith(folder)
 
         # most names a package is asked for are defined nowhere in it: the name index says so at once
-        if len(member) >= 3 and not any(in_project(i) for i in self.symbol_index.by_norm.get(norm(member), ())):
+        if len(member) >= 3 and not any(in_project(i) for i in self.view.index.by_norm.get(norm(member), ())):
             return None
         for inside in (in_folder, in_project):
             found = self._imported_member([package_id], member, inside)
@@ -351,7 +360,7 @@ class SymbolsMixin:
                          own: bool = False, kinds: frozenset[str] | None = None) -> str | None:
         """A member named ``member`` of a module the given ones import (``own``: of those first), up to three
         imports deep and breadth first, through the modules ``inside`` admits; ``kinds``: only symbols of these."""
-        g = self.code_graph
+        g = self.view.graph
 
         def defined_in(module: str) -> str | None:
             for m, *_ in g.neighbors(module, "out", ["contains"]):
@@ -381,14 +390,14 @@ class SymbolsMixin:
         m = _ALIAS.fullmatch((row.get("signature") or "").strip())
         if m is None or m.group(1) == row["name"]:
             return None
-        g = self.code_graph
+        g = self.view.graph
         with self._graph_lock:
             modules = [u for u, *_ in g.neighbors(row["id"], "in", ["contains"])] if row["id"] in g else []
             return self._imported_member(modules, m.group(1), own=True, kinds=_CALLABLE_KINDS)
 
     def _nesting(self, symbol_id: str) -> tuple:
         """Sort key of namesake modules or types: code before tests, then the least nested, then by path."""
-        path = self.code_graph.attrs(symbol_id).get("path") or ""
+        path = self.view.graph.attrs(symbol_id).get("path") or ""
         return is_test_path(path), path.count("/"), path, symbol_id
 
     def _owners(self, owner: str, project: str | None, modules_only: bool = False) -> Iterator[str]:
@@ -399,7 +408,7 @@ class SymbolsMixin:
         a project "networkx" whose paths start at utils/). A path reaches one symbol, through the first owner of
         each part that has the next (as an import resolves), and lazily: Django has 211 modules named
         ``models``. Call with the graph lock held."""
-        g, index = self.code_graph, self.symbol_index
+        g, index = self.view.graph, self.view.index
         head, _, last = owner.rpartition(".")
         if head:
             hit = next((h for o in self._owners(head, project) if (h := self._base_member(o, last))), None)
@@ -415,13 +424,13 @@ class SymbolsMixin:
                  (not modules_only or index.names[i][1] == "module")]
         yield from sorted(found, key=self._nesting)
 
-    def _dotted_mentions(self, text: str, project: str | None) -> tuple[str, dict[str, float]]:
+    def dotted_mentions(self, text: str, project: str | None) -> tuple[str, dict[str, float]]:
         """Dotted names in a code query that name a member through a subclass (``ModelAdmin.get_queryset``,
         BaseModelAdmin's) or a module (``timezone.now``): the text without them, and their members as graph
         seeds. As a whole such a name means that member, not every type and member its words name (as a
         qualified name does in ``EntityIndex.mentioned_in``). Uses only the in-memory index and graph: it runs
         on every search."""
-        index, found = self.symbol_index, {}
+        index, found = self.view.index, {}
 
         def swap(m: re.Match) -> str:
             owner, _, member = m.group(0).rpartition(".")
@@ -449,7 +458,7 @@ class SymbolsMixin:
         """The symbol a question names: its id, the other symbols of that name, and the subtype it was asked
         through when it is an inherited member (``Engine.search_code`` for ``CodeMixin.search_code``)."""
         symbol = check_name(symbol, "symbol", max_len=300)
-        if symbol in self.code_graph and self.code_graph.kind(symbol) == SYMBOL:
+        if symbol in self.view.graph and self.view.graph.kind(symbol) == SYMBOL:
             return symbol, [], None
         symbol = dotted_names(symbol)
         named = self._named(symbol, project)
@@ -465,16 +474,14 @@ class SymbolsMixin:
             if target is not None:
                 return target, row, None
             return inherited[0], [], inherited[1]
-        self.check_project(project)
+        self._check_project(project)
         owner, _, member = symbol.rpartition(".")
         if owner and member and self._named(owner, project):
             raise NotFoundError("symbol", [symbol], hint=f"{owner} and its bases in the project define no "
                                 f"{member!r}; searching symbols for '{owner}.' lists what {owner} defines")
         raise NotFoundError("symbol", [symbol], hint="search_symbols finds a symbol's exact name or id")
 
-    @notes_runs
-    def symbol_graph(self, symbol: str, relation: str = "callers", depth: int = 1, project: str | None = None,
-                     limit: int = 100) -> dict[str, Any]:
+    def relations(self, symbol: str, relation: str, depth: int, project: str | None, limit: int) -> dict[str, Any]:
         """Callers, callees, imports, subclasses (and more, see SYMBOL_RELATIONS) of a symbol, depth-limited.
 
         Unresolved names (library calls, external bases) are listed separately for callees and superclasses.
@@ -484,27 +491,20 @@ class SymbolsMixin:
         name, then the shortest) and lists the rest under ``others``, to ask again by qualified name or id.
         ``truncated`` is set when there are more than ``limit`` results.
         """
-        if relation not in SYMBOL_RELATIONS:
-            raise ValidationError(f"relation={relation!r} is not one of {', '.join(SYMBOL_RELATIONS)}")
-        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= self.config.max_graph_depth:
-            raise ValidationError(f"depth must be an integer from 1 to {self.config.max_graph_depth}")
-        check_limit(limit, self.config)
-        with self._lock:
-            self._sync_with_others(locked=False)
+        kinds, direction = SYMBOL_RELATIONS[relation]
         start, others, through = self._resolve_symbol(symbol, project)
         starts = [start, *self._overloads(start)]
         others = [o for o in others if o["id"] not in starts]
-        kinds, direction = SYMBOL_RELATIONS[relation]
         with self._graph_lock:
             # one past the limit tells that there are more
-            found = self.code_graph.related(starts, depth=depth, direction=direction, types=kinds.split("|"),
+            found = self.view.graph.related(starts, depth=depth, direction=direction, types=kinds.split("|"),
                                             limit=limit + 1)
             # a call through a method this one overrides or implements may reach it: listed after the direct
             # ones, with the method it went through (`Saver.Save` for `Disk.Save`)
             bases = self._kin(start, "out") if relation == "callers" else []
             seen = {*starts, *(f["id"] for f in found)}
             for base in bases:
-                for f in self.code_graph.related(base, depth=depth, direction="in", types=["calls"],
+                for f in self.view.graph.related(base, depth=depth, direction="in", types=["calls"],
                                                  limit=limit + 1):
                     if f["id"] not in seen and len(found) <= limit:
                         seen.add(f["id"])
@@ -553,7 +553,7 @@ class SymbolsMixin:
             "code_chunks", python, ["symbol_id", "content"], column="symbol_id").to_pylist()
             if raises_not_implemented(r["content"])}
         with self._graph_lock:
-            for c in [c for c in called if c in self.code_graph and (c in declared or self._in_interface(c))]:
+            for c in [c for c in called if c in self.view.graph and (c in declared or self._in_interface(c))]:
                 for m in self._kin(c, "in"):
                     if m not in seen and len(found) <= limit:  # one past the limit tells that there are more
                         seen.add(m)
@@ -562,7 +562,7 @@ class SymbolsMixin:
     def _in_interface(self, method_id: str) -> bool:
         """Whether a method is a member of an interface or a trait (Rust's, Go's, Java's, Kotlin's, C#'s,
         TypeScript's): it only declares what its implementations do. Call with the graph lock held."""
-        g = self.code_graph
+        g = self.view.graph
         return any(g.attrs(u).get("symbol_kind") in ("interface", "trait")
                    for u, *_ in g.neighbors(method_id, "in", ["contains"]))
 
@@ -570,7 +570,7 @@ class SymbolsMixin:
         """The methods of the same name in the bases (``toward="out"``: those it overrides or implements) or
         in the subtypes (``"in"``: those that override or implement it) of the types that hold a method,
         nearest first. Call with the graph lock held."""
-        g = self.code_graph
+        g = self.view.graph
         name = _member_name(str(g.attrs(method_id).get("name", "")))
         seen = {u for u, *_ in g.neighbors(method_id, "in", ["contains"])}
         frontier, out = sorted(seen), []
@@ -585,7 +585,7 @@ class SymbolsMixin:
     def _overloads(self, symbol_id: str) -> list[str]:
         """The other definitions of a symbol's qualified name in its scope (``@overload`` stubs and the
         implementation, Java's or C++'s overloads): calls name all of them alike, so they are asked as one."""
-        g = self.code_graph
+        g = self.view.graph
         with self._graph_lock:
             base = str(g.attrs(symbol_id).get("name", "")).rstrip("'")
             containers = [u for u, *_ in g.neighbors(symbol_id, "in", ["contains"])]

@@ -7,7 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from codebase.chunker import estimate_tokens, parse_file
-from codebase.clang import for_parser
+from codebase.languages.clang import for_parser
 from codebase.languages import SPECS, detect_language
 from conftest import FIXTURE_REPO
 

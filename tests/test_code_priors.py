@@ -6,7 +6,7 @@ import pytest
 
 from codebase import index_project
 from memory_graph import Config, Engine
-from memory_graph.code import asks_for_docs, asks_for_tests, is_test_path
+from memory_graph.code_search import asks_for_docs, asks_for_tests, is_test_path
 from memory_graph.errors import ConfigError
 
 

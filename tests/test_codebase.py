@@ -555,14 +555,14 @@ def test_a_hub_symbol_in_the_query_does_not_personalise_ppr(tmp_path, embedder):
     try:
         index_project(eng, src, project="hubs")
         assert eng.code_graph.degree(eng.symbol_index.find("helper_io")) > 4
-        hub = eng.search_code("helper_io job", limit=10, use_ppr=True)
+        hub = eng.search_code("helper_io job", limit=10)
         assert len(hub) >= 5
         assert {h.explanation.ppr_factor for h in hub} == {1.0}
-        specific = eng.search_code("parse_kestrel job", limit=10, use_ppr=True)
+        specific = eng.search_code("parse_kestrel job", limit=10)
         assert min(h.explanation.ppr_factor for h in specific) < 1.0
-        # by default code search runs no PageRank (Config.code_ppr): the same question, no damping, no subgraph
+        # without PageRank (use_ppr=False, or Config.code_ppr): no damping and no subgraph built
         timings: dict[str, float] = {}
-        plain = eng.search_code("parse_kestrel job", limit=10, timings=timings)
+        plain = eng.search_code("parse_kestrel job", limit=10, use_ppr=False, timings=timings)
         assert {h.explanation.ppr_factor for h in plain} == {1.0} and "ppr_edges" not in timings
         assert {h.id for h in plain} == {h.id for h in specific}
     finally:

@@ -4,7 +4,7 @@ of components and functions as calls."""
 from __future__ import annotations
 
 from codebase import index_project
-from codebase.components import component_source, markup_refs
+from codebase.languages.components import component_source, markup_refs
 
 from conftest import write_files
 

@@ -385,8 +385,8 @@ def test_the_vector_leg_returns_the_nearest_valid_memories(tmp_path, embedder, i
     real = engine.lance.vector_search
     engine.lance.vector_search = lambda *a, **kw: searches.append(kw.get("prefilter", True)) or real(*a, **kw)
     c = engine.config.candidates(10)
-    leg = engine._vector_leg(query, engine._filters(None, None, None, None, None, None, False, True),
-                             engine._now(), c)
+    leg = engine.memory_search.vector_leg(query, engine._filters(None, None, None, None, None, None, False, True),
+                                          engine._now(), c)
     valid = by_sim[invalid:]
     assert len(leg.ids) == c
     assert set(leg.ids).isdisjoint(by_sim[:invalid])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from codebase import index_project
-from memory_graph.code import line_prior
+from memory_graph.code_search import line_prior
 
 from conftest import write_files
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from codebase import index_project
-from codebase.notebooks import notebook_source
+from codebase.languages.notebooks import notebook_source
 from memory_graph.errors import ValidationError
 
 from conftest import write_files

@@ -123,13 +123,13 @@ def test_a_search_runs_with_blas_held_and_an_in_process_leg_matches_a_pooled_one
                  "the deploy pipeline runs nightly"):
         eng.store(text)
     seen = []
-    leg = eng._bm25_leg
+    leg = eng.memory_search.bm25_leg
 
     def bm25(*args):
         seen.append((threading.current_thread().name, _blas_threads()))
         return leg(*args)
 
-    eng._bm25_leg = bm25
+    eng.memory_search.bm25_leg = bm25
     ids = [h.id for h in eng.search("Orion billing timeouts", limit=3)]
     assert seen and set(seen[-1][1]) == {1} and _blas_threads() == before
     assert seen[-1][0] == threading.current_thread().name  # in process: on the caller's thread
@@ -148,7 +148,7 @@ def test_a_leg_that_fails_is_left_out_and_the_search_goes_on(tmp_path, embedder)
     def broken(*_args):
         raise RuntimeError("the index is gone")
 
-    eng._bm25_leg = broken
+    eng.memory_search.bm25_leg = broken
     hits = eng.search("Orion rewrite", limit=3)
     assert [h.id for h in hits] == [mid] and hits[0].explanation.ranks["bm25"] is None
     eng.close()

@@ -8,7 +8,7 @@ import textwrap
 from conftest import edges_of
 
 from codebase.chunker import parse_file
-from codebase.swift import for_parser
+from codebase.languages.swift import for_parser
 
 SWIFT = {
     "Sources/Store/Store.swift": """

@@ -338,7 +338,7 @@ def test_whether_a_memory_says_that_something_changed_is_on_its_node_in_every_pr
     writer.update(mid, content="Sessions live in PostgreSQL with a TTL of 14 days")
     reader.search("sessions", limit=1)
     assert not writer.graph.attrs(mid).says_change and not reader.graph.attrs(mid).says_change
-    assert reader._says_change([mid]) == {mid: False}
+    assert reader.memory_search.says_change([mid]) == {mid: False}
 
 
 def test_a_commit_that_left_no_change_marker_is_seen_once_the_check_interval_passes(tmp_path):

@@ -7,7 +7,7 @@ from conftest import write_files
 
 from codebase import index_project
 from codebase.scanner import scan
-from codebase.tsconfig import alias_targets, loads_jsonc, path_aliases
+from codebase.languages.tsconfig import alias_targets, loads_jsonc, path_aliases
 
 MONOREPO = {
     "tsconfig.base.json": """

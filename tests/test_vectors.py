@@ -119,12 +119,12 @@ def test_the_vector_leg_finds_the_same_memories_in_its_copy_as_in_lancedb(tmp_pa
              Filters(as_of=start + 40.5 * day), Filters(as_of=start + 10.5 * day, project="alpha")]
     for filters in cases:
         for query in ("Orion release", "topic 3", "Vega note 12"):
-            b = lance._vector_leg(query, filters, now, 20)
+            b = lance.memory_search.vector_leg(query, filters, now, 20)
             assert len(b.ids) == min(20, sum(1 for i in ids if _passes(exact, i, filters, now)))
             # the int8 rows of the partitioned copy give similarities about 0.001 off
-            for a, tol in ((exact._vector_leg(query, filters, now, 20), 1e-5),
-                           (narrow._vector_leg(query, filters, now, 20), 1e-5),
-                           (parts._vector_leg(query, filters, now, 20), 5e-3)):
+            for a, tol in ((exact.memory_search.vector_leg(query, filters, now, 20), 1e-5),
+                           (narrow.memory_search.vector_leg(query, filters, now, 20), 1e-5),
+                           (parts.memory_search.vector_leg(query, filters, now, 20), 5e-3)):
                 # the same similarities in the same order (memories of equal similarity may swap places)
                 assert a.scores == pytest.approx(b.scores, abs=tol), (filters, query)
                 tied = {i for leg in (a, b) for i, s in zip(leg.ids, leg.scores) if abs(s - b.scores[-1]) < tol}
@@ -211,6 +211,8 @@ def test_searching_a_few_partitions_finds_most_of_the_exact_neighbours_of_cluste
         exact.put(ids[start:start + 250], vectors[start:start + 250])
         parts.put(ids[start:start + 250], vectors[start:start + 250])
     assert parts.partitions == 2_000 // 50 and parts._trained_rows == 2_000
+    # the rows of the last training lie in partition order (each partition one run), the later ones after them
+    assert (np.diff(parts._part[:2_000]) >= 0).all() and not (np.diff(parts._part[:3_000]) >= 0).all()
     queries = centres[rng.integers(0, 40, 50)] + 0.4 * rng.standard_normal((50, 16))
     recall = np.mean([len(set(parts.nearest(q, 10)[0]) & set(exact.nearest(q, 10)[0])) / 10 for q in queries])
     assert recall >= 0.9
@@ -244,7 +246,8 @@ def test_a_load_that_reserves_its_rows_holds_no_spare_room_and_shares_the_ids_st
         copy.refresh_partitions()
     assert len(grown._matrix) > 1_000 and len(reserved._matrix) == 1_000 and reserved._matrix.dtype == np.int8
     assert reserved.nearest(vectors[3], 5) == grown.nearest(vectors[3], 5)
-    assert reserved._ids[3] is sys.intern("".join(["mem_", "0003"]))  # an equal string, another object
+    held = reserved._ids[reserved._row["mem_0003"]]  # (training ordered the rows by partition)
+    assert held == "mem_0003" and held is sys.intern("".join(["mem_", "0003"]))  # an equal string, another object
     reserved.reserve(10)  # never shrinks
     assert len(reserved._matrix) == 1_000 and reserved.get("mem_0999") is not None
 

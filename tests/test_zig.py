@@ -8,7 +8,8 @@ import textwrap
 import pytest
 from conftest import called_by, edges_of, spans, write_files
 
-from codebase import index_project, zig
+from codebase import index_project
+from codebase.languages import zig
 from codebase.chunker import parse_file
 
 MAIN = r"""

@@ -33,7 +33,7 @@ _SKIP_FOLDERS = {"tests", "test", "testing", "docs", "doc", "examples", "example
 def draw(symbols: list[dict], n: int, seed: int = 0) -> list[dict]:
     """``n`` definitions outside tests, docs and examples, in a fixed random order; no overload copies (a
     qualified name with a prime marks a second definition of the same name)."""
-    from memory_graph.code import is_test_path
+    from memory_graph.paths import is_test_path
 
     def skip(path: str) -> bool:
         return is_test_path(path) or any(part in _SKIP_FOLDERS for part in path.split("/")[:-1])

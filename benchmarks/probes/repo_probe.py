@@ -39,7 +39,7 @@ from ..repos import answers, qualname  # noqa: E402  (after the offline switch, 
 def evaluate(engine, project: str, questions: list[dict]) -> dict:
     """MRR@10, Recall@1 and the first hits in test and prose files over ``questions`` (each query's first
     answer)."""
-    from memory_graph.code import PROSE_LANGUAGES, is_test_path
+    from memory_graph.code_search import PROSE_LANGUAGES, is_test_path
 
     rr, first_tests, first_prose, per_query = [], 0, 0, []
     for q in questions:

@@ -31,7 +31,7 @@ def main(argv=None) -> int:
         eng = Engine(tmp, config=Config(), embedder=engine_embedder())
         ids = eng.store_many([{"id": f"mem_{d.id}", "content": d.text, "project": d.group or None,
                                "created_at": d.created_at, "memory_type": d.kind} for d in docs])
-        cands = eng._describe(ids)
+        cands = eng.memory_search.describe(ids)
         eng.close()
     by_project: dict[str, list[str]] = {}
     for d in docs:

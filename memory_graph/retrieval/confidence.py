@@ -3,7 +3,12 @@ vector leg's top cosine and the share of the query's words the best BM25 match h
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+from ..models import Hits
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 
 def match_signals(legs: Mapping, reference: float | None) -> dict[str, float]:
@@ -37,3 +42,16 @@ def confidence(signals: Mapping[str, float], cosine_low: float, cosine_high: flo
     if "bm25" in signals:
         parts.append(_ramp(signals["bm25"], coverage_low, 1.0))
     return max(parts)
+
+
+def with_confidence(hits: list, signals: dict[str, float], config: Config) -> Hits:
+    """The hits with the search's confidence, and a note when it is below ``Config.confidence_min``."""
+    c = config
+    conf = confidence(signals, c.confidence_cosine_low, c.confidence_cosine_high, c.confidence_coverage_low)
+    note = None
+    if hits and conf < c.confidence_min:
+        note = (f"nothing matches well (confidence {conf:.2f}): the results share words or topic with the "
+                f"query but probably do not answer it")
+    elif not hits:
+        note = "nothing matches"
+    return Hits(hits, confidence=round(conf, 3), signals=signals, note=note)

@@ -227,7 +227,19 @@ class VectorCache:
         self._trained_rows = n
         self._sizes = np.zeros(len(self._centroids), dtype=np.int64)
         self._assign(np.arange(n))
+        self._group_rows()
         return True
+
+    def _group_rows(self) -> None:
+        """Order the rows by partition (in their order within one), so that a search reads each partition it
+        probes as one run of memory rather than rows strewn over the matrix; rows put later go after them."""
+        n = len(self._ids)
+        order = np.argsort(self._part[:n], kind="stable")
+        self._matrix[:n] = self._matrix[order]
+        self._part[:n] = self._part[order]
+        self._ids = [self._ids[r] for r in order.tolist()]
+        self._row = {i: r for r, i in enumerate(self._ids)}
+        self._grouped = None
 
     def _assign(self, rows: np.ndarray) -> None:
         for s in range(0, len(rows), _SLICE):  # decoded a slice at a time: all 100,000 would be 154 MB

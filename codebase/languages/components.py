@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from .chunks import MARKUP_COMMENT, Chunk
-from .refs import Ref
+from ..chunks import MARKUP_COMMENT, Chunk
+from ..refs import Ref
 
 COMPONENT_LANGUAGES = frozenset({"vue", "svelte"})
 

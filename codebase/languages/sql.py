@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .typed import node_text
+from ..typed import node_text
 
 #: node type -> symbol kind
 DEFINITIONS = {"create_table": "table", "create_view": "view", "create_materialized_view": "view",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .refs import EXPRESSION
-from .typed import node_text
+from ..refs import EXPRESSION
+from ..typed import node_text
 
 #: a container's keyword -> its symbol kind (an error set is an enum of errors)
 CONTAINER_KINDS = {"struct": "struct", "union": "struct", "enum": "enum", "opaque": "type"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .typed import node_text
+from ..typed import node_text
 
 #: node type -> symbol kind; a message's fields and an enum's values are attributes (``ATTRIBUTES``)
 DEFINITIONS = {"message": "struct", "enum": "enum", "service": "interface", "rpc": "method"}

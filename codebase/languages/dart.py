@@ -4,7 +4,7 @@ every public name of a file unless it says ``show`` or ``as``; declarations stat
 
 from __future__ import annotations
 
-from .typed import AWAITED, DOTTED, RETURNED, class_name, declared_type, node_text
+from ..typed import AWAITED, DOTTED, RETURNED, class_name, declared_type, node_text
 
 #: node type -> symbol kind (a ``declaration`` in a class body is a field, an abstract method or a constructor)
 DEFINITIONS = {"class_definition": "class", "mixin_declaration": "class", "extension_declaration": "impl",

@@ -9,7 +9,7 @@ import re
 import threading
 from dataclasses import dataclass
 
-from .refs import last_ident, node_text, required_module
+from ..refs import last_ident, node_text, required_module
 
 #: tables a Lua program finds already set: the standard library's, LuaJIT's, and the hosts' (Neovim, LÖVE,
 #: OpenResty); a call on one is the library's unless the project defines the module (Neovim's own runtime)

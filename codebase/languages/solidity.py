@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .typed import node_text
+from ..typed import node_text
 
 #: node type -> symbol kind; a breadcrumb names each by its signature's first word (contract, library, modifier)
 DEFINITIONS = {"contract_declaration": "class", "interface_declaration": "interface", "library_declaration": "class",

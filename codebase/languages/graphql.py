@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .typed import node_text
+from ..typed import node_text
 
 #: node type -> symbol kind; a breadcrumb's word is a definition's first (``type``, ``union``, ``query``)
 DEFINITIONS = {"object_type_definition": "class", "interface_type_definition": "interface",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .typed import DOTTED, RETURNED, class_name, declared_type, node_text
+from ..typed import DOTTED, RETURNED, class_name, declared_type, node_text
 
 _TYPES = frozenset({"class_definition", "trait_definition", "enum_definition"})
 #: marks a star import's key, as ``refs.STAR`` does (refs imports this module, so not from there)

@@ -8,7 +8,7 @@ set the child's variables (``cidr = ...`` uses ``var.cidr`` there) and ``module.
 
 from __future__ import annotations
 
-from .refs import node_text
+from ..refs import node_text
 
 #: block type -> (the prefix of its address, the symbol kind); a resource's prefix is its type
 BLOCKS = {"resource": ("", "resource"), "data": ("data", "data"), "variable": ("var", "variable"),

@@ -1,4 +1,6 @@
-"""What each language looks like to the chunker: file extensions, shebangs and tree-sitter node types."""
+"""Every language the indexer reads, and what each looks like to the chunker: file extensions, shebangs and
+tree-sitter node types (``SPECS``). What one language or family needs beyond this table lives in its module
+beside this one (``clang``, ``dart``, ``zig``, ...)."""
 
 from __future__ import annotations
 

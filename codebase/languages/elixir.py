@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from .refs import STAR
-from .typed import node_text
+from ..refs import STAR
+from ..typed import node_text
 
 #: the macro that defines a thing -> its symbol kind (a protocol's bodiless defs are what each defimpl defines)
 KINDS = {"defmodule": "namespace", "defprotocol": "interface", "defimpl": "namespace",

@@ -1,0 +1,109 @@
+"""The Engine's components, each built alone from the stores and views it is given, and the facade's wiring."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from codebase import index_project
+from memory_graph.code_search import CodeSearch
+from memory_graph.errors import NotFoundError
+from memory_graph.legs_runner import LegRunner
+from memory_graph.memory_search import MemorySearch
+from memory_graph.models import Filters
+from memory_graph.retrieval import LegResult
+from memory_graph.symbols import Symbols
+
+
+def test_symbols_built_alone_answers_from_the_view_it_is_given_and_calls_back_only_what_it_was_handed(engine, repo):
+    index_project(engine, repo, project="demo")
+    calls = []
+    symbols = Symbols(engine.config, engine.lance, engine.code_view, threading.RLock(),
+                      sync=lambda: calls.append("sync"), check_project=lambda p: calls.append(("project", p)))
+    assert symbols.find("parse_config", None, None, None, 5) == engine.find_symbols("parse_config", limit=5)
+    found = symbols.relations("parse_config", "callers", 1, None, 100)
+    assert [r["qualname"] for r in found["results"]] == ["load_settings"]
+    assert calls == []  # a plain name needs neither
+    symbols.find("JsonLoader.nonexistent", None, None, None, 5)  # a dotted name: the bases may lag another process
+    assert calls == ["sync"]
+    with pytest.raises(NotFoundError):
+        symbols.relations("no_such_symbol_anywhere", "callers", 1, "demo", 10)
+    assert calls[-1] == ("project", "demo")
+    # a reload replaces the view's graph: the component reads the new one, not the one it was built with
+    before = engine.code_view.graph
+    engine._load_code_graph()
+    target = engine.find_symbols("parse_config")[0]["id"]
+    before.g.remove_edges_from(list(before.g.in_edges(target, keys=True)))  # the old graph loses its callers
+    assert symbols.relations("parse_config", "callers", 1, None, 100)["results"] == found["results"]
+    assert engine.code_view.graph is not before and not list(before.neighbors(target, "in", ["calls"]))
+
+
+def test_code_search_built_alone_ranks_as_the_engine_does(engine, repo):
+    index_project(engine, repo, project="demo")
+    runner = LegRunner(5.0)
+    search = CodeSearch(engine.config, engine.lance, engine.text, engine.code_view, engine.symbols,
+                        threading.RLock(), engine._embed_query, runner.collect, lambda project: 3.0)
+    try:
+        for query in ("parse the settings file", "JsonLoader.load", "format a user name"):
+            alone = search.search(query, 5, "hybrid", Filters(project="demo", include_global=False), True, True, None)
+            assert [h.id for h in alone] == [h.id for h in engine.search_code(query, limit=5, project="demo")]
+            assert alone and alone.confidence == engine.search_code(query, limit=5, project="demo").confidence
+    finally:
+        runner.close()
+
+
+def test_memory_search_built_alone_ranks_as_the_engine_does_and_forgets_its_reads_when_told(engine):
+    ids = engine.store_many([{"content": t} for t in (
+        "Orion is the codename of the billing-api rewrite", "the billing-api times out on a cold cache",
+        "Kestrel replaced the nightly deploy pipeline", "the deploy pipeline now runs hourly")])
+    runner = LegRunner(5.0)
+    search = MemorySearch(engine.config, engine.lance, engine.text, engine.memory_view, threading.RLock(),
+                          engine._embed_query, runner.collect)
+    try:
+        for query in ("Orion timeouts", "how often does the deploy run", "Kestrel"):
+            alone = search.search(query, 3, "hybrid", Filters(), time.time(), None, True, True, True, None)
+            assert [h.id for h in alone] == [h.id for h in engine.search(query, limit=3)]
+        kept = [i for i in ids if search._described.get(i) is not None]
+        assert kept  # what the late stages read is kept between writes
+        search.forget_reads()
+        assert all(search._described.get(i) is None for i in ids)
+    finally:
+        runner.close()
+
+
+def test_setting_the_engines_config_sets_its_components(engine):
+    changed = engine.config.with_(code_ppr=False, search_timeout_seconds=7.5)
+    engine.config = changed
+    assert engine.symbols.config is changed and engine.code_search.config is changed
+    assert engine.memory_search.config is changed
+    assert engine.legs.timeout_seconds == 7.5
+
+
+def test_the_leg_runner_leaves_out_a_leg_that_fails_or_outlasts_the_budget_and_keeps_the_others():
+    runner = LegRunner(0.2)
+    order = []
+
+    def fails():
+        raise RuntimeError("boom")
+
+    def slow():
+        time.sleep(1.0)
+        return ["late"], [1.0]
+
+    try:
+        legs = runner.collect({"a": lambda: order.append("a") or (["x"], [0.5]), "bad": fails, "slow": slow,
+                               "b": lambda: LegResult(["y"], [0.1])}, pooled=("slow",))
+    finally:
+        runner.close()
+    assert list(legs) == ["a", "bad", "slow", "b"] and order == ["a"]
+    assert legs["a"].ids == ["x"] and legs["b"].ids == ["y"]
+    assert legs["bad"].ids == [] and legs["slow"].ids == []
+
+
+def test_the_views_fields_are_the_engines_attributes(engine):
+    assert engine.graph is engine.memory_view.graph and engine.code_graph is engine.code_view.graph
+    assert engine.symbol_index is engine.code_view.index and engine.entity_index is engine.memory_view.index
+    engine.chunk_density = {"c": 0.5}
+    assert engine.code_view.density == {"c": 0.5}
