@@ -51,6 +51,9 @@ def _view_field(view: str, name: str, doc: str) -> property:
 class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
+    A facade: it validates, scopes, keeps the stores and views consistent across writes and processes, and hands
+    each question to the component built here to answer it (``MemorySearch``, ``CodeSearch``, ``Symbols``).
+
     data_dir: where everything lives (default ``$MEMORY_GRAPH_HOME`` or the user data dir); with
     ``config.store_uri`` (s3://, gs://, az://) the records live there, and the data directory keeps the rest.
     config: every tunable (default ``Config.from_env()``). embedder: any object with ``encode``,
