@@ -457,8 +457,8 @@ class CodeMixin:
         filters = Filters(project=project, include_global=False, path_prefix=path_prefix,
                           languages=check_names(languages, "languages"), chunk_types=check_names(chunk_types, "chunk_types"))
         self._sync_locked()
-        hits = self.code_search.search(query, limit, mode, filters, self.config.code_ppr if use_ppr is None else use_ppr,
-                                       use_mmr, timings)
+        use_ppr = self.config.code_ppr if use_ppr is None else use_ppr
+        hits = self.code_search.search(query, limit, mode, filters, use_ppr, use_mmr, timings)
         if not hits:  # a misspelt project or path would otherwise look like a search that found nothing
             self.check_scope(filters.project, filters.path_prefix)
         return hits

@@ -32,7 +32,7 @@ from .store.remote import local_dir
 from .symbols import Symbols
 from .views import CodeView, MemoryView
 from .text import derive_title
-from .transfer import TransferMixin
+from .transfer import Progress, Transfer
 from .validation import (check_content, check_ids, check_importance, check_limit, check_offset,
                          check_optional_text, check_query, check_span, check_tags, check_text, check_type,
                          clean_title, parse_time, prepare_memory, strip_private)
@@ -48,7 +48,7 @@ def _view_field(view: str, name: str, doc: str) -> property:
                     lambda self, value: setattr(getattr(self, view), name, value), doc=doc)
 
 
-class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
+class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
     A facade: it validates, scopes, keeps the stores and views consistent across writes and processes, and hands
@@ -85,6 +85,8 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
                                self.check_project)
         self.memory_search = MemorySearch(c, self.lance, self.text, self.memory_view, self._graph_lock,
                                           self._embed_query, self.legs.collect)
+        self.transfer = Transfer(c, self.lance, self.text, lambda: self.embedder, self._writing,
+                                 lambda: self._log_change(full=True), self._after_import)
         self.code_search = CodeSearch(c, self.lance, self.text, self.code_view, self.symbols, self._graph_lock,
                                       self._embed_query, self.legs.collect, self._chunks_per_file)
         self._settled_size = 0  # the memory graph's size when its objects were last frozen (heap.settle_heap)
@@ -108,7 +110,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
     @config.setter
     def config(self, value: Config) -> None:
         self._config = value
-        for part in ("symbols", "code_search", "memory_search"):
+        for part in ("symbols", "code_search", "memory_search", "transfer"):
             if part in self.__dict__:
                 getattr(self, part).config = value
         if "legs" in self.__dict__:
@@ -519,3 +521,19 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin, TransferMixin):
         if timings is not None:
             timings["embed"] = time.perf_counter() - t
         return vec
+
+    def export(self, path: str | Path, progress: Progress | None = None) -> dict:
+        """Write the memories, entities, relations and mentions (vectors included) to a JSON Lines file
+        (``Transfer.export``); returns counts per kind."""
+        return self.transfer.export(path, progress)
+
+    def import_(self, path: str | Path, progress: Progress | None = None) -> dict:
+        """Load a file written by export, in one write (``Transfer.import_``): records whose id exists are
+        skipped; vectors are reused when the file's model is this engine's, else the texts are re-embedded."""
+        return self.transfer.import_(path, progress)
+
+    def _after_import(self) -> None:
+        """This process's derived state after an import: the graphs rebuilt, the tables compacted, stamped."""
+        self._load_graph()
+        self.lance.optimize(("memories", "entities", "relations", "mentions"), force=True)
+        self._write_stamp()

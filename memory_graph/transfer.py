@@ -3,19 +3,36 @@
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .errors import ValidationError
 from .records import embed_text, entity_text, passage_rows
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .embedding import Embedder
+    from .store import LanceStore, TextIndex
 
 Progress = Callable[[int, int], None]
 KINDS = ("meta", "memories", "entities", "relations", "mentions")
 BATCH = 500
 
 
-class TransferMixin:
-    """export/import for the Engine."""
+class Transfer:
+    """Export and import of the memory records (the code index is not exported).
+
+    ``embedder()`` gives the Engine's model; ``writing()`` is the Engine's write section (its locks, and the
+    catch-up with other processes); ``log_full_change()`` tells other processes to reload (inside the
+    import's transaction) and ``reload()`` rebuilds this process's derived state after it.
+    """
+
+    def __init__(self, config: Config, lance: LanceStore, text: TextIndex, embedder: Callable[[], Embedder],
+                 writing: Callable[[], AbstractContextManager], log_full_change: Callable[[], None],
+                 reload: Callable[[], None]) -> None:
+        self.config, self.lance, self.text = config, lance, text
+        self._embedder, self._writing, self._log_full_change, self._reload = embedder, writing, log_full_change, reload
 
     def export(self, path: str | Path, progress: Progress | None = None) -> dict:
         """Write the memories, entities, relations and mentions (vectors included) to a JSON Lines file; the code
@@ -31,8 +48,9 @@ class TransferMixin:
             raise ValidationError(f"cannot write {str(path)[:200]}: {getattr(exc, 'strerror', None) or exc}",
                                   hint="give a writable file path") from None
         with f:
-            f.write(json.dumps({"_table": "meta", "format": "memory-graph/1", "model": self.embedder.name,
-                                "dimension": self.embedder.dimension}) + "\n")
+            embedder = self._embedder()
+            f.write(json.dumps({"_table": "meta", "format": "memory-graph/1", "model": embedder.name,
+                                "dimension": embedder.dimension}) + "\n")
             for kind in KINDS[1:]:
                 rows = self.lance.query(kind).to_pylist()
                 for r in rows:
@@ -68,7 +86,8 @@ class TransferMixin:
                     raise ValidationError(f"{path}:{n}: unknown kind {kind!r}")
                 data[kind].append(rec)
         meta = data["meta"][0] if data["meta"] else {}
-        same_model = meta.get("model") == self.embedder.name and meta.get("dimension") == self.embedder.dimension
+        embedder = self._embedder()
+        same_model = meta.get("model") == embedder.name and meta.get("dimension") == embedder.dimension
         total = sum(len(data[k]) for k in KINDS[1:])
         done = 0
         counts = {}
@@ -84,13 +103,13 @@ class TransferMixin:
                     if kind in ("memories", "entities") and rows and not same_model:
                         texts = [embed_text(r["title"], r["content"]) if kind == "memories"
                                  else entity_text(r) for r in rows]
-                        for r, v in zip(rows, self.embedder.encode(texts)):
+                        for r, v in zip(rows, embedder.encode(texts)):
                             r["vector"] = [float(x) for x in v]
                     for start in range(0, len(rows), BATCH):
                         part = rows[start:start + BATCH]
                         if kind == "memories":
                             self.lance.add("passages", passage_rows(
-                                self.embedder, self.config,
+                                embedder, self.config,
                                 [(r["id"], embed_text(r["title"], r["content"])) for r in part]))
                         self.lance.add(kind, part)
                         if kind == "memories":
@@ -100,8 +119,6 @@ class TransferMixin:
                             progress(done, total)
                     done += len(data[kind]) - len(rows)
                     counts[kind] = len(rows)
-                self._log_change(full=True)  # other processes reload their graph whole
-            self._load_graph()
-            self.lance.optimize(("memories", "entities", "relations", "mentions"), force=True)
-            self._write_stamp()
+                self._log_full_change()  # other processes reload their graph whole
+            self._reload()
         return counts

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
 from codebase import index_project
+from memory_graph import Engine
 from memory_graph.code_search import CodeSearch
 from memory_graph.errors import NotFoundError
 from memory_graph.legs_runner import LegRunner
@@ -15,6 +17,7 @@ from memory_graph.memory_search import MemorySearch
 from memory_graph.models import Filters
 from memory_graph.retrieval import LegResult
 from memory_graph.symbols import Symbols
+from memory_graph.transfer import Transfer
 
 
 def test_symbols_built_alone_answers_from_the_view_it_is_given_and_calls_back_only_what_it_was_handed(engine, repo):
@@ -107,3 +110,29 @@ def test_the_views_fields_are_the_engines_attributes(engine):
     assert engine.symbol_index is engine.code_view.index and engine.entity_index is engine.memory_view.index
     engine.chunk_density = {"c": 0.5}
     assert engine.code_view.density == {"c": 0.5}
+
+
+def test_transfer_built_alone_exports_as_the_engine_does_and_imports_through_the_callbacks_it_is_given(
+        engine, tmp_path):
+    engine.store_many([{"content": "Orion is the billing-api rewrite"}, {"content": "Kestrel runs the deploys"}])
+    calls = []
+
+    @contextmanager
+    def writing():
+        calls.append("writing")
+        yield
+
+    def transfer(eng):
+        return Transfer(eng.config, eng.lance, eng.text, lambda: eng.embedder, writing,
+                        lambda: calls.append("log"), lambda: calls.append("reload"))
+
+    counts = transfer(engine).export(tmp_path / "alone.jsonl")
+    engine.export(tmp_path / "engine.jsonl")
+    assert counts["memories"] == 2 and calls == []
+    assert (tmp_path / "alone.jsonl").read_text() == (tmp_path / "engine.jsonl").read_text()
+    other = Engine(tmp_path / "other", embedder=engine.embedder)
+    try:
+        assert transfer(other).import_(tmp_path / "alone.jsonl")["memories"] == 2
+        assert calls == ["writing", "log", "reload"] and other.lance.count("memories") == 2
+    finally:
+        other.close()
