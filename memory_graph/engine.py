@@ -402,8 +402,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
         at least ``similar_min_cosine``; exact copies are ``duplicates``), most alike first: what a new memory
         may update, for the caller to retire with ``invalidate(old, superseded_by=new)``."""
         check_ids([memory_id])
-        with self._lock:  # another process's writes reach the graph and in-process vectors first, as a search's do
-            self._sync_with_others(locked=False)
+        self._sync_locked()  # another process's writes reach the graph and in-process vectors first, as a search's do
         with self._graph_lock:  # store_memory calls this after each store: the graph's copy spares two reads
             node = self.graph.attrs(memory_id) if memory_id in self.graph else None
             held = self.memory_vectors

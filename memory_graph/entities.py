@@ -182,8 +182,7 @@ class EntitiesMixin:
 
     def memory_projects(self) -> list[str]:
         """The projects that hold memories (each has a project entity that its memories mention), sorted."""
-        with self._lock:
-            self._sync_with_others(locked=False)
+        self._sync_locked()
         return self._project_names()
 
     def _project_names(self) -> list[str]:
