@@ -89,13 +89,13 @@ class CodeSearch:
     """Ranks code chunks for a question, over the code graph and vectors of ``view`` (read under
     ``graph_lock``), the BM25 index ``text`` and LanceDB (past the in-process copy).
 
-    ``symbols`` finds what the question names; ``embed(query, timings)`` embeds it; ``collect(jobs, pooled)``
-    runs the legs (the Engine's, which owns the pool); ``chunks_per_file(project)`` tells a repository from
+    ``symbols`` finds what the question names; ``embed(query, timings)`` starts embedding it and returns a
+    call that waits for its vector; ``collect(jobs, pooled, last)`` runs the legs (the Engine's, which owns the pool); ``chunks_per_file(project)`` tells a repository from
     a collection of snippets. Filters come validated and scoped by the Engine.
     """
 
     def __init__(self, config: Config, lance: LanceStore, text: TextIndex, view: CodeView, symbols: Symbols,
-                 graph_lock: threading.RLock, embed: Callable[[str, dict | None], np.ndarray],
+                 graph_lock: threading.RLock, embed: Callable[[str, dict | None], Callable[[], np.ndarray]],
                  collect: Callable[..., dict[str, LegResult]], chunks_per_file: Callable[[str | None], float]) -> None:
         self.config, self.lance, self.text, self.view, self.symbols = config, lance, text, view, symbols
         self._graph_lock, self._embed, self._collect, self._chunks_per_file = (graph_lock, embed, collect,
@@ -106,16 +106,20 @@ class CodeSearch:
         """The ``limit`` best chunks, each with why, and the search's confidence."""
         cfg, now, t0 = self.config, time.time(), time.perf_counter()
         c, name_only = cfg.candidates(limit), one_name(query)
+        pooled = () if self.view.vectors is not None else ("vector",)
+        # the model embeds the question while this thread finds its names and runs the other legs, as in search
+        vector = self._embed(query, timings) if mode in ("hybrid", "vector") else None
         seeds, at_lines = self._seeds(query, filters.project, name_only)
         t1 = time.perf_counter()
         jobs, phrases = {}, literal_phrases(query)
-        if mode in ("hybrid", "vector"):  # embedded first, as in search
-            jobs["vector"] = partial(self._vector_leg, filters, c, self._embed(query, timings))
+        if vector is not None:
+            vector = vector() if pooled else vector
+            jobs["vector"] = lambda: self._vector_leg(filters, c, vector if pooled else vector())
         if mode in ("hybrid", "bm25"):
             jobs["bm25"] = partial(self._bm25_leg, query, filters, now, c, phrases)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = partial(self._graph_leg, seeds, filters, c, name_only)
-        legs = self._collect(jobs, pooled=() if self.view.vectors is not None else ("vector",))
+        legs = self._collect(jobs, pooled=pooled, last=("vector",))
         if timings is not None:
             timings["link"], timings["legs"] = t1 - t0, time.perf_counter() - t0
         signals = match_signals(legs, None)

@@ -7,7 +7,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 from filelock import FileLock
@@ -513,13 +513,17 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
         return self.memory_search.search(query, limit, mode, filters, self._now(), min_score, use_ppr, use_decay,
                                          use_mmr, timings)
 
-    def _embed_query(self, query: str, timings: dict[str, float] | None = None) -> np.ndarray:
-        """The question's vector (its first 4,000 characters), its seconds in ``timings["embed"]``."""
-        t = time.perf_counter()
-        vec = self.embedder.encode_query(query[:4_000])
-        if timings is not None:
-            timings["embed"] = time.perf_counter() - t
-        return vec
+    def _embed_query(self, query: str, timings: dict[str, float] | None = None) -> Callable[[], np.ndarray]:
+        """Start embedding the question (its first 4,000 characters) beside the caller, who runs the other legs
+        meanwhile; the call returned waits for its vector. Its seconds go in ``timings["embed"]``."""
+        def embed() -> np.ndarray:
+            t = time.perf_counter()
+            vec = self.embedder.encode_query(query[:4_000])
+            if timings is not None:
+                timings["embed"] = time.perf_counter() - t
+            return vec
+
+        return self.legs.start(embed).result
 
     def export(self, path: str | Path, progress: Progress | None = None) -> dict:
         """Write the memories, entities, relations and mentions (vectors included) to a JSON Lines file

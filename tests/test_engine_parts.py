@@ -105,6 +105,47 @@ def test_the_leg_runner_leaves_out_a_leg_that_fails_or_outlasts_the_budget_and_k
     assert legs["bad"].ids == [] and legs["slow"].ids == []
 
 
+def test_the_leg_runner_runs_the_legs_named_last_after_the_others_and_returns_them_in_order():
+    runner, order = LegRunner(5.0), []
+    try:
+        legs = runner.collect({name: (lambda n=name: order.append(n) or ([n], [1.0])) for name in ("v", "b", "g")},
+                              last=("v",))
+    finally:
+        runner.close()
+    assert order == ["b", "g", "v"] and list(legs) == ["v", "b", "g"] and legs["v"].ids == ["v"]
+
+
+@pytest.mark.parametrize("kind", ["memory", "code"])
+def test_a_search_embeds_the_question_while_it_runs_the_bm25_leg(engine, repo, monkeypatch, kind):
+    if kind == "code":
+        index_project(engine, repo, project="demo")
+    else:
+        engine.store("the deploy pipeline runs hourly")
+    started, bm25_ran, order = threading.Event(), threading.Event(), []
+    real_embed = engine.embedder.encode_query
+
+    def embed(text):  # holds the vector until the BM25 leg has run: a search that embeds first would wait here
+        started.set()
+        bm25_ran.wait(3)
+        order.append("embedded")
+        return real_embed(text)
+
+    part = engine.memory_search if kind == "memory" else engine.code_search
+    name = "bm25_leg" if kind == "memory" else "_bm25_leg"
+    real_bm25 = getattr(part, name)
+
+    def bm25(*args):
+        order.append(("bm25", started.wait(3)))
+        bm25_ran.set()
+        return real_bm25(*args)
+
+    monkeypatch.setattr(engine.embedder, "encode_query", embed)
+    monkeypatch.setattr(part, name, bm25)
+    hits = engine.search("how often does the deploy run") if kind == "memory" else \
+        engine.search_code("parse the settings file", project="demo")
+    assert order == [("bm25", True), "embedded"] and hits
+
+
 def test_the_views_fields_are_the_engines_attributes(engine):
     assert engine.graph is engine.memory_view.graph and engine.code_graph is engine.code_view.graph
     assert engine.symbol_index is engine.code_view.index and engine.entity_index is engine.memory_view.index
