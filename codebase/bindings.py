@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 
 from .chunks import ParsedFile, Symbol, last_row
-from .languages.clang import C_BINDINGS, binding_name, pure_virtual_name
-from .languages import LangSpec, dart, graphql, hcl, lua, protobuf, scala, swift, zig
+from .languages import LangSpec
+from .languages.base import Language
 from .refs import is_required, last_ident
 
 #: kinds of scope whose bindings are members (attributes), not module variables
 MEMBER_OF = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record"})
 JS_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
-_FUNCTION_VALUES = frozenset({*JS_FUNCTIONS, "function_definition"})  # Lua's `local f = function() end`
+_FUNCTION_VALUES = frozenset({*JS_FUNCTIONS, "function_definition"})  # and `local f = function() end`
 _MODULE_SCOPES = frozenset({"module", "namespace"})
 #: expressions that leave the function they wrap what it is: `function computed() {...} as any`, `(() => 1)`
 _WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression", "non_null_expression"})
@@ -81,51 +81,36 @@ def binding_kind(node, spec: LangSpec, scope_kind: str) -> str | None:
 
 _BINDING_NAMES = frozenset({"identifier", "property_identifier", "private_property_identifier", "type_identifier",
                             "simple_identifier", "field_identifier", "IDENTIFIER"})
-_KOTLIN_BINDINGS = frozenset({"property_declaration", "class_parameter", "enum_entry"})
+#: a property, a constructor's property parameter, an enum entry: their name is an identifier inside
+_PROPERTIES = frozenset({"property_declaration", "class_parameter", "enum_entry"})
 _JAVA_FIELDS = frozenset({"field_declaration", "constant_declaration"})
 
 
-def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
+def make_variable(node, kind: str, out: ParsedFile, scope: int, lang: Language) -> str:
     """Record a binding of one name in a module (``gettext_lazy = lazy(gettext, str)``, ``const API_URL``, Go's
     ``var ErrNotFound``, Rust's ``const MAX``) or a class body (``objects = UserManager()``, a dataclass field, an
     enum member, a JavaScript class field) as a symbol, unless the name is ``_`` or already bound (the first
     binding is the definition), and C's macros and typedefs. Returns its qualified name, or "" when the node
     binds no name this way: a pattern, a ``require()`` (an import), a function value (a definition of its own),
     a typedef of the struct it defines."""
-    if node.type in C_BINDINGS:
-        name_node = binding_name(node)
-    elif node.type == "field_declaration" and kind == "method":  # C++'s `virtual void f() = 0;`
-        name_node = pure_virtual_name(node)
-    elif scala.is_binding(node):  # `val x = ...`, `case class P(a: Int)`
-        name_node = scala.member_name(node)
-    elif node.type in _KOTLIN_BINDINGS:  # no field names; a constructor parameter is a property with val/var
+    read = lang.binding_name(node, kind)
+    if read is not None:  # the language's own reading: C's macros and typedefs, Scala's vals, Dart's fields
+        name_node, kind = read
+    elif node.type in _PROPERTIES:  # no field names; a constructor parameter is a property with val/var
         decl = next((c for c in node.named_children if c.type == "variable_declaration"), node)
         name_node = next((c for c in decl.named_children if c.type == "simple_identifier"), None)
         if node.type == "class_parameter" and not any(c.type == "binding_pattern_kind" for c in node.children):
             return ""
-        name_node = name_node or swift.property_name(node)
-    elif node.type == "assignment_statement":  # Lua: `local Stack = {}`, a class when the file gives it methods
-        name_node, lua_value = lua.binding(node)
-    elif out.language == "dart":  # a field's `declaration`, a top-level variable list
-        name_node = dart.member_name(node)
-    elif out.language == "zig":  # not a definition, an import or an alias: codebase.zig
-        name_node, kind = zig.binding(node, kind)
-    elif out.language == "protobuf":  # a message's field, an enum's value
-        name_node = protobuf.member_name(node)
-    elif out.language == "graphql":  # a type's field, an input's field, an enum's value
-        name_node = graphql.member_name(node)
-    elif node.type == "attribute":  # Terraform: a `locals` entry, `local.name`
-        name_node = node.named_children[0] if hcl.local_name(node) else None
+        name_node = name_node or lang.property_name(node)
     else:
         name_node = node.child_by_field_name("left") or node.child_by_field_name("name") or \
             node.child_by_field_name("property")
         if name_node is None and node.type == "method_declaration":  # Objective-C's `- (void)save:(id)x;`
             name_node = next((c for c in node.named_children if c.type == "identifier"), None)
-    if name_node is None or name_node.type not in _BINDING_NAMES and out.language != "graphql":
+    if name_node is None or name_node.type not in _BINDING_NAMES and not lang.any_binding_name:
         return ""
-    value = node.child_by_field_name("right") or node.child_by_field_name("value")
-    if node.type == "assignment_statement":
-        value, kind = lua_value, lua.binding_kind(node, name_node.text.decode("utf-8", errors="replace"))
+    value, kind = lang.binding_value(node, name_node.text.decode("utf-8", errors="replace"),
+                                     node.child_by_field_name("right") or node.child_by_field_name("value"), kind)
     if not kind or value is not None and (value.type in _FUNCTION_VALUES or function_value(value) is not None
                                           or is_required(value)):
         return ""  # the module's own table, a function (a definition of its own), an import
@@ -143,10 +128,8 @@ def make_variable(node, kind: str, out: ParsedFile, scope: int) -> str:
         decl = decl.parent
     if decl is not None and decl.type in _DECLARATIONS:  # `const API_URL = ...`, not `API_URL = ...`
         text = f"{decl.text.split(maxsplit=1)[0].decode('utf-8', errors='replace')} {text}"
-    elif out.language == "graphql":  # `lines(first: Int): [Line!]!`, without its description
-        text = graphql.signature(node)
-    elif out.language == "dart" and node.parent is not None and node.parent.type == "program":
-        text = f"{dart.declared_with(node)} {text}"  # `final String name = 'x'`: its words are its siblings
+    else:
+        text = lang.binding_text(node, text)
     out.symbols.append(Symbol(name, qual, kind, re.sub(r"\s+", " ", text).strip()[:200], node.start_point[0] + 1,
                               last_row(node) + 1, parent.qualname))
     out.qualnames.add(qual)

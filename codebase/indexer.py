@@ -28,7 +28,7 @@ from memory_graph.secrets import find_secret
 from .chunker import CHUNKER_VERSION, ParsedFile, parse_file
 from .languages.components import COMPONENT_LANGUAGES, component_source, markup_refs, restore_markup
 from .methods import method_edges
-from .languages.notebooks import notebook_source
+from .languages.notebooks import NOT_A_NOTEBOOK, notebook_source
 from .resolve import resolve_edges
 from .scanner import SourceFile, check_root, not_a_project, scan
 from .languages.tsconfig import path_aliases
@@ -283,7 +283,7 @@ class Indexer:
             try:
                 text, f.language = notebook_source(text)
             except ValidationError:  # a merge conflict in the JSON, say: its text is still worth finding
-                f.language, broken = "json", True
+                f.language, broken = NOT_A_NOTEBOOK, True
         script, language = component_source(text) if f.language in COMPONENT_LANGUAGES else (text, f.language)
         parsed = parse_file(f.path, script, language, self.cfg.chunk_max_tokens, self.cfg.chunk_overlap_lines)
         if f.language in COMPONENT_LANGUAGES:

@@ -9,14 +9,11 @@ import posixpath
 import re
 from functools import lru_cache
 
-from .languages import EXTENSIONS, STATIC_TYPES
+from .languages import EXTENSIONS, LIBRARY_RESULTS, STATIC_TYPES
 from .refs import SELF_RECEIVERS
 from .typed import (ASSIGNED, AWAITED, ENTERED, HOLDS, RETURNED, awaited_type, class_name, declared_type, extension_of,
                     kotlin_property, result_type, rust_type, rust_unwrapped)
 
-#: languages where what a library's function returns is a library's type; not Rust's, whose std generics hand
-#: back the project's (`inner.lock().unwrap()` derefs to the project's Inner, `map.get(k)?` is its value)
-_SURE = STATIC_TYPES - {"rust"}
 CLASSY = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "object", "record", "type",
                     "module", "namespace"})
 #: what a generator-based context manager's annotation says it yields: Iterator[Store] -> Store
@@ -168,7 +165,7 @@ class ReceiverTypes:
             step = raw.removeprefix(ASSIGNED)
             if typ is None:  # what a library's method returns is a library's where types are declared
                 library = not step.endswith(RETURNED) or (self._library_result(step, path) if raw != step else
-                                                          EXTENSIONS.get(posixpath.splitext(path)[1]) in _SURE)
+                                                          EXTENSIONS.get(posixpath.splitext(path)[1]) in LIBRARY_RESULTS)
                 return (cls, path) if known and library else ("", "")
             owner = type_key(typ["qualname"])
             if step.endswith(RETURNED):
@@ -187,7 +184,7 @@ class ReceiverTypes:
         Java, Kotlin, Go, C# or TypeScript, when no project symbol has the function's name."""
         fname = call.removesuffix(RETURNED).replace("::", ".").rpartition(".")[2].split()[-1]  # not `await `
         ours = fname in self.by_name or {fname, kotlin_property(fname)} & self.attributes
-        return EXTENSIONS.get(posixpath.splitext(from_path)[1]) in _SURE and not ours
+        return EXTENSIONS.get(posixpath.splitext(from_path)[1]) in LIBRARY_RESULTS and not ours
 
     def _result_of(self, hit: dict, entered: bool = False, awaited: bool = False) -> tuple[str, str] | None:
         """(class, path of the function) that a project function's declared result names: Python's ``-> Store``

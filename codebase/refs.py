@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .languages import BODY_TYPES, NAME_TYPES, LangSpec, dart, graphql, protobuf, scala, solidity
-from .typed import DOTTED, IDENT_RE, declared_type, node_text, rust_taken_from, rust_type, unmark
+from .languages import BODY_TYPES, NAME_TYPES, LangSpec
+from .typed import DOTTED, IDENT_RE, node_text, unmark
 
 _QUALIFIED = frozenset({"attribute", "member_expression", "scoped_identifier", "scoped_type_identifier",
                         "qualified_name", "qualified_identifier", "dotted_name", "navigation_expression",
@@ -23,8 +23,6 @@ _RECEIVER_FIELDS = ("object", "receiver", "scope")
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "Self", "static"})
 #: marks the ``imports`` key of a star import (``from m import *`` gives ``{"*m": "m"}``): never a name
 STAR = "*"
-#: the languages whose word for ``super`` is another (``parent::save()``, ``base.Save()``)
-_SUPER_KEYWORDS = {"php": "parent", "csharp": "base"}
 #: the receiver of a method called on an expression that is not a name (``f().g()``, ``a[0].g()``)
 EXPRESSION = "()"
 
@@ -52,63 +50,23 @@ def last_ident(text: str) -> str:
     return idents[-1] if idents else ""
 
 
-def heritage(node, spec: LangSpec, language: str) -> list[tuple[str, str]]:
-    """(extends | implements, name) of each base type a type definition names."""
-    if language == "go":
-        return [("extends", name) for name in _go_embedded(node)]
-    found: list[tuple[str, str]] = []
-    superclasses = node.child_by_field_name("superclasses") if language == "python" else None
-    holders = [(superclasses, "extends")] if superclasses is not None else []
-    if language != "python":
-        queue = list(node.named_children)
-        while queue:
-            c = queue.pop(0)
-            if c.type in BODY_TYPES or c.type in ("class_body", "declaration_list"):
-                continue
-            if c.type in spec.heritage:
-                rel = spec.heritage[c.type]
-                if language == "kotlin":
-                    rel = "extends" if any(x.type == "constructor_invocation" for x in c.named_children) \
-                        else "implements"
-                elif language == "swift":  # a class's superclass comes first; the rest are protocols
-                    rel = "extends" if not holders and any(x.type == "class" for x in node.children) \
-                        else "implements"
-                holders.append((c, rel))
-            elif c.type in ("class_heritage", "delegation_specifiers", "super_interfaces", "type_list"):
-                queue.extend(c.named_children)
-    if language == "objc" and (superclass := node.child_by_field_name("superclass")) is not None:
-        found.append(("extends", node_text(superclass)))
-    for holder, rel in holders:
-        for name in _names_in(holder):
-            r = rel
-            if language == "csharp" and re.match(r"I[A-Z]", name):
-                r = "implements"
-            found.append((r, name))
-    if language == "rust" and last_ident(node_text(node.child_by_field_name("trait"))) in ("Deref", "DerefMut"):
-        body = node.child_by_field_name("body")
-        found.extend(("extends", target) for item in (body.named_children if body is not None else [])
-                     if item.type == "type_item" and node_text(item.child_by_field_name("name")) == "Target"
-                     and (target := rust_type(node_text(item.child_by_field_name("type")))))
-    return found  # a method call sees through Rust's Deref (`impl Deref for Ptr { type Target = Stream }`)
+def common_heritage(node, spec: LangSpec, lang: Any) -> list[tuple[str, str]]:
+    """(extends | implements, name) of each base type a type definition names, as most grammars write them
+    (``Language.heritage``; ``lang`` decides how each is related)."""
+    holders: list[tuple[Any, str]] = []
+    queue = list(node.named_children)
+    while queue:
+        c = queue.pop(0)
+        if c.type in BODY_TYPES or c.type in ("class_body", "declaration_list"):
+            continue
+        if c.type in spec.heritage:
+            holders.append((c, lang.heritage_relation(c, spec.heritage[c.type], node, holders)))
+        elif c.type in ("class_heritage", "delegation_specifiers", "super_interfaces", "type_list"):
+            queue.extend(c.named_children)
+    return [(lang.base_relation(name, rel), name) for holder, rel in holders for name in names_in(holder)]
 
 
-def _go_embedded(node) -> list[str]:
-    """The types a Go interface or struct embeds (``io.Reader`` in an interface, ``*Base`` as a field without a
-    name): their methods are the embedder's, Go's way of extending a type."""
-    typ = node.child_by_field_name("type")
-    if typ is not None and typ.type == "interface_type":
-        embedded = [c for c in typ.named_children if c.type in ("type_elem", "constraint_elem")]
-    elif typ is not None and typ.type == "struct_type":
-        fields = next((c for c in typ.named_children if c.type == "field_declaration_list"), None)
-        embedded = [c.child_by_field_name("type") for c in (fields.named_children if fields is not None else [])
-                    if c.type == "field_declaration" and c.child_by_field_name("name") is None]
-    else:
-        return []
-    names = [declared_type(re.sub(r"\[.*\]", "", node_text(e))) for e in embedded if e is not None]
-    return [last_ident(n) for n in names if n]  # not a constraint's `~int | ~float64`
-
-
-def _names_in(node) -> list[str]:
+def names_in(node) -> list[str]:
     names: list[str] = []
     stack = [node]
     while stack:
@@ -125,17 +83,12 @@ def _names_in(node) -> list[str]:
 _GENERIC = re.compile(r"^([\w.$:]+)<.*>$", re.S)
 
 
-def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
+def callee(node, field_name: str, lang: Any) -> tuple[str, str]:
     """(name, receiver) of a call node; ("", "") when it calls what another call returned (``f()()``)."""
-    if language == "protobuf":  # a type a field or an rpc names: its name, and the scope written before it
-        return protobuf.type_use(node)
-    if language == "graphql":  # a type, fragment or directive named
-        return graphql.use(node)
     target = node.child_by_field_name(field_name) if field_name else None
     if target is None:
         target = node.named_children[0] if node.named_children else None
-    if language == "scala":
-        target = scala.callee_node(target)
+    target = lang.callee_node(target)
     if target is None or target.type in ("call_expression", "call"):  # f()() : the inner call counts on its own
         return "", ""
     text = target.text.decode("utf-8", errors="replace")[:200]
@@ -147,16 +100,15 @@ def callee(node, field_name: str, language: str = "") -> tuple[str, str]:
     at = text.rfind(name)
     if at > 0 and text[at - 1] == "#":  # this.#update(): a private member's name keeps its mark
         name, at = "#" + name, at - 1
-    if language == "ruby" and text.endswith(("?", "!")) and text[:-1].endswith(name):  # empty?, save!
-        name += text[-1]
+    name = lang.call_name(name, text)
     if recv_node is not None and recv_node != target:
         before = recv_node.text.decode("utf-8", errors="replace")[-200:]
     else:
         before = text[:at]
-    return name.lstrip("$"), receiver_key(before, language)
+    return name.lstrip("$"), receiver_key(before, lang.super_word)
 
 
-def receiver_call(node, field_name: str, call_types, language: str = "") -> tuple[Any, bool]:
+def receiver_call(node, field_name: str, call_types, lang: Any) -> tuple[Any, bool]:
     """The call whose result a method is called on (``a.b()`` in ``a.b().c()``, ``(await a.b()).c()``, Rust's
     ``a.b().await.c()``, ``a.b()?.c()`` and ``a.b().unwrap().c()``) or None, and whether that result is awaited
     (or, in Rust, unwrapped)."""
@@ -172,21 +124,21 @@ def receiver_call(node, field_name: str, call_types, language: str = "") -> tupl
     while recv is not None:
         if recv.type in ("parenthesized_expression", "await", "await_expression") and recv.named_children:
             awaited, recv = awaited or recv.type != "parenthesized_expression", recv.named_children[0]
-        elif language == "rust" and (inner := rust_taken_from(recv)) is not None:
+        elif (inner := lang.unwrapped(recv)) is not None:
             awaited, recv = True, inner
         else:
             break
     return (recv, awaited) if recv is not None and recv.type in call_types else (None, False)
 
 
-def receiver_key(text: str, language: str = "") -> str:
+def receiver_key(text: str, super_word: str = "") -> str:
     """What a method is called on, from the source text before its name: a dotted name (``self.runner.``
     gives ``self.runner``, ``Vec::<u8>::`` gives ``Vec``), ``super`` (also PHP's ``parent::`` and C#'s
     ``base.``), or EXPRESSION."""
     t = re.sub(r"<[^<>]*>", "", text).strip().rstrip(".?!:->&").strip()
     if not t:
         return ""
-    if t == _SUPER_KEYWORDS.get(language):
+    if super_word and t == super_word:  # PHP's `parent::`, C#'s `base.`
         return "super"
     if re.fullmatch(r"super\s*(\(.*\))?", t, re.S):
         # Rust's super::f() names the parent module, not a base type: kept apart, it resolves as a path
@@ -199,64 +151,10 @@ def receiver_key(text: str, language: str = "") -> str:
     return last_ident(t).lstrip("$") or EXPRESSION
 
 
-def _rust_uses(node, prefix: str = "") -> list[tuple[str, str]]:
-    """(bound name, path) of each item a Rust ``use`` tree imports: ``a::b::{c, d as e, self}`` gives
-    (c, a::b::c), (e, a::b::d), (b, a::b); a glob ``a::b::*`` gives (STAR + "a::b", "a::b")."""
-    def join(path: str) -> str:
-        return f"{prefix}::{path}" if prefix and path else prefix or path
-
-    if node.type == "use_as_clause":
-        path, alias = join(node_text(node.child_by_field_name("path"))), node_text(node.child_by_field_name("alias"))
-        return [(alias, path)] if alias != "_" else [("", path)]  # `as _`: a trait in scope, no name
-    if node.type == "scoped_use_list":
-        inner = join(node_text(node.child_by_field_name("path")))
-        listed = node.child_by_field_name("list")
-        return [u for c in (listed.named_children if listed is not None else []) for u in _rust_uses(c, inner)]
-    if node.type == "use_list":
-        return [u for c in node.named_children for u in _rust_uses(c, prefix)]
-    if node.type == "use_wildcard":
-        path = join(node_text(node.named_children[0])) if node.named_children else prefix
-        return [(STAR + path, path)]
-    if node.type == "self":
-        return [(last_ident(prefix), prefix)]
-    path = join(node_text(node))
-    return [(last_ident(path), path)] if path else []
-
-
-def _php_uses(text: str) -> list[tuple[str, str]]:
-    """(bound name, path) of each name a PHP ``use`` imports: ``use A\\B;``, ``use A\\B as C;``, ``use
-    function A\\f;``, ``use A\\{B, C as D};``."""
-    body = re.sub(r"^\s*use\s+(?:function\s+|const\s+)?", "", text).strip().rstrip(";").strip()
-    group = re.fullmatch(r"(.*?)\\?\{(.*)\}", body, re.S)
-    prefix, items = (group.group(1).rstrip("\\") + "\\", group.group(2)) if group else ("", body)
-    found = []
-    for item in items.split(","):
-        path, _, alias = re.sub(r"^\s*(?:function|const)\s+", "", item).strip().partition(" as ")
-        path = (prefix + path.strip()).lstrip("\\")
-        if path:
-            found.append((alias.strip() or path.rsplit("\\", 1)[-1], path))
-    return found
-
-
-def imports_of(node, out: Any) -> None:
-    """Record an import statement's module (``out.refs``) and the names it binds (``out.imports``)."""
-    uses: list[tuple[str, str]] | None = None
-    if node.type == "use_declaration":  # Rust
-        argument = node.child_by_field_name("argument")
-        uses = _rust_uses(argument) if argument is not None else []
-    elif node.type == "namespace_use_declaration":  # PHP
-        uses = _php_uses(node_text(node))
-    elif node.type == "import_declaration" and node.child_by_field_name("path") is not None:  # Scala
-        uses = scala.imports(node)
-    elif node.type in ("import_or_export", "part_directive", "part_of_directive"):  # Dart
-        uses = dart.imports(node)
-    elif node.type == "import_directive":  # Solidity
-        uses = solidity.imports(node)
-    elif node.type == "import" and node.child_by_field_name("path") is not None:  # Protocol Buffers: a file
-        uses = [("", node_text(node.child_by_field_name("path")).strip("\"'"))]
-    elif node.type == "package":  # Protocol Buffers: where the file's names are looked up from
-        out.imports[protobuf.PACKAGE] = protobuf.package_name(node)
-        return
+def imports_of(node, out: Any, lang: Any) -> None:
+    """Record an import statement's module (``out.refs``) and the names it binds (``out.imports``): as the
+    language reads it (``Language.imports``), else as most grammars write it."""
+    uses = lang.imports(node, out)
     if uses is not None:
         for bound, path in uses:
             out.refs.append(Ref("", "imports", path, node.start_point[0] + 1))
@@ -324,10 +222,6 @@ def imports_of(node, out: Any) -> None:
             out.imports[last] = module
 
 
-#: languages whose ``require("m")`` call is an import: JavaScript's CommonJS, Lua
-REQUIRE_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "lua"})
-
-
 def required_module(call) -> str:
     """The module a ``require("m")`` call names (Lua's ``require "m"`` too), else ""."""
     fn = call.child_by_field_name("function") or call.child_by_field_name("name")
@@ -371,53 +265,3 @@ def record_require(call, module: str, out: Any) -> None:
             0 <= at < len(targets.named_children) and targets.named_children[at].type == "identifier" else []
     for name in names:
         out.imports[name] = module
-
-
-_RUBY_MIXINS = frozenset({"include", "extend", "prepend"})
-
-
-def ruby_directive(node, out: Any, scope: Any, in_type_body: bool) -> bool:
-    """Record a Ruby ``call`` or ``super`` node that the generic call rule would misread, and say whether it
-    was one: ``include Helpers`` (also ``extend``, ``prepend``) in a class or module body mixes the module's
-    methods into the type, an ``extends`` ref the resolver looks methods up through; ``require "rack/utils"``,
-    ``require_relative "utils"`` and ``autoload :Utils, "rack/utils"`` import a file; ``super`` and
-    ``super(x)`` in a method call the method of the same name in the type's bases."""
-    line = node.start_point[0] + 1
-    if node.type == "super":
-        if scope.kind == "method":
-            out.refs.append(Ref(scope.qualname, "calls", scope.name, line, "super"))
-        return True
-    method, args = node.child_by_field_name("method"), node.child_by_field_name("arguments")
-    if method is not None and method.type == "super":
-        return True  # super(x): its `super` node says what it calls
-    if node.child_by_field_name("receiver") is not None or method is None or args is None:
-        return False
-    word = node_text(method)
-    if word in _RUBY_MIXINS and in_type_body:
-        names = [last_ident(node_text(a)) for a in args.named_children if a.type in ("constant", "scope_resolution")]
-        out.refs.extend(Ref(scope.qualname, "extends", n, line) for n in names if n)
-        return bool(names)
-    if word not in ("require", "require_relative", "autoload"):
-        return False
-    paths = [node_text(c) for a in args.named_children if a.type == "string"
-             for c in a.named_children if c.type == "string_content"]
-    if len(paths) != 1:
-        return False  # require(some_variable): nothing to follow
-    module = paths[0] if word != "require_relative" or paths[0].startswith(".") else "./" + paths[0]
-    out.refs.append(Ref("", "imports", module, line))
-    if word == "autoload" and args.named_children[0].type == "simple_symbol":  # autoload :Utils, "rack/utils"
-        out.imports[node_text(args.named_children[0]).lstrip(":")] = module
-    return True
-
-
-def rust_mod_declaration(node, out: Any, path: str) -> None:
-    """Record Rust's ``mod error;`` (a module whose body is another file: ``error.rs`` beside a crate root or a
-    ``mod.rs``, else in the folder named like the declaring file) as an import of that file."""
-    name = node_text(node.child_by_field_name("name"))
-    if not name:
-        return
-    folder, _, file = path.rpartition("/")
-    stem = file.rsplit(".", 1)[0]
-    root = stem in ("lib", "main", "mod") or folder.rpartition("/")[2] in ("tests", "examples", "benches", "bin")
-    module = f"./{name}" if root else f"./{stem}/{name}"
-    out.refs.append(Ref("", "imports", module, node.start_point[0] + 1))  # binds no name: `drop(x)` is std's

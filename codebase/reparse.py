@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
-
 #: a line that begins a top-level statement: at column 0, a declaration keyword or a decorator
 _TOP = re.compile(r"^(?:export|import|function|async|class|abstract|interface|type|enum|const|let|var|declare|"
                   r"namespace|module|@)\b")

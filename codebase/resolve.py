@@ -30,7 +30,7 @@ from typing import Iterable, Iterator
 from memory_graph.paths import is_package_file
 
 from .languages.components import COMPONENT_LANGUAGES
-from .languages import EXTENSIONS, IMPLICIT_THIS_CALLS, graphql, protobuf
+from .languages import BARE_CALLS_NAME_NO_MEMBER, EXTENSIONS, IMPLICIT_THIS_CALLS, graphql, protobuf
 from .likeness import resembles
 from .languages.lua import GLOBALS as LUA_GLOBALS, is_global
 from .modular import ModuleLanguages
@@ -42,10 +42,6 @@ from .typed import HOLDS, IDENT_RE, kotlin_property
 __all__ = ["Resolver", "edge_id", "owner_of", "resolve_edges", "type_key"]
 
 CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object"})
-#: languages where a call by a bare name is never a member of a type (only a method called on something is):
-#: `send(message)` in an ASGI app of a test names its parameter, not Client.send
-BARE_CALLS_NAME_NO_MEMBER = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "php", "vue",
-                                       "svelte"})
 #: the kinds of symbol whose members a bare call in those languages never names (a namespace's or a module's
 #: functions it may: TypeScript's `namespace util { ... }`)
 _TYPES = CLASSY - {"module", "namespace"}

@@ -13,7 +13,7 @@ import pathspec
 
 from memory_graph.errors import ValidationError
 
-from .languages import detect_language
+from .languages import DATA_LANGUAGES, MINIFIED_LANGUAGES, detect_language
 
 #: folders never entered: vendored code, build output, caches, VCS metadata.
 SKIP_DIRS = frozenset({
@@ -35,10 +35,6 @@ SECRET_PATTERNS = (
 GENERATED_PATTERNS = ("*.min.js", "*.min.mjs", "*.min.cjs", "*.min.css", "*.map", "*.lock", "package-lock.json",
                       "npm-shrinkwrap.json", "pnpm-lock.yaml", "go.sum", "Package.resolved", "*.pb.go", "*_pb2.py",
                       "*.generated.*", "*.snap")
-#: languages of data and plain text, which a file of numbers (a raster, a matrix, coordinates) may be
-DATA_LANGUAGES = frozenset({"text", "json", "yaml", "xml", "toml", "ini"})
-#: languages that are shipped minified (GitHub Linguist's ``minified_files?``: JavaScript and CSS)
-MINIFIED_LANGUAGES = frozenset({"javascript", "css"})
 #: a minified file's lines average more than this many bytes (Linguist's threshold)
 MINIFIED_MEAN_LINE = 110
 #: a data file's start has fewer letters than this fraction of its characters: numbers, not words. In the

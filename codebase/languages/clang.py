@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import re
 
+from ..typed import node_text
+from . import LangSpec
+from .base import Language, register
+from .swift import property_name
+
 #: C's module-level names that are no definition with a body: macros (object-like too) and typedefs
 C_BINDINGS = {"preproc_def": "macro", "preproc_function_def": "macro", "type_definition": "typedef"}
 #: node types of a C or C++ struct, union, enum or class (its definition when it has a body)
@@ -144,3 +149,78 @@ def macro_calls(node) -> list[tuple[str, int]]:
             seen.add(name)
             calls.append((name, first + text.count("\n", 0, m.start())))
     return calls
+
+
+C_SPEC = LangSpec(
+    {"function_definition": "function", "struct_specifier": "struct", "union_specifier": "struct",
+     "enum_specifier": "enum"},
+    frozenset(), {"call_expression": "function"}, frozenset({"preproc_include"}), {}, {}, C_BINDINGS)
+CPP_SPEC = LangSpec(
+    {"function_definition": "function", "class_specifier": "class", "struct_specifier": "struct",
+     "union_specifier": "struct", "enum_specifier": "enum", "namespace_definition": "namespace"},
+    frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
+    {"call_expression": "function", "new_expression": "type"}, frozenset({"preproc_include"}),
+    {"base_class_clause": "extends"}, {}, {**C_BINDINGS, "alias_declaration": "typedef"},
+    {"field_declaration": "method"})  # pure virtual methods only (pure_virtual_name), not fields
+OBJC_SPEC = LangSpec(
+    # an @implementation (and a category's @interface) is kind impl: its methods are the class's
+    {"class_interface": "class", "class_implementation": "impl", "protocol_declaration": "interface",
+     "method_definition": "method", "function_definition": "function"},
+    frozenset({"class_interface", "class_implementation", "protocol_declaration"}),
+    {"message_expression": "method", "call_expression": "function"}, frozenset({"preproc_include"}),
+    {"parameterized_arguments": "implements", "protocol_reference_list": "implements"},
+    {"class": "@interface", "impl": "@implementation", "interface": "@protocol"}, C_BINDINGS,
+    {"method_declaration": "method", "property_declaration": "attribute"})
+
+
+class C(Language):
+    def for_parser(self, data: bytes) -> bytes:
+        return for_parser(data)
+
+    def defines(self, node) -> bool:
+        return node.type not in SPECIFIERS or node.child_by_field_name("body") is not None  # else a use of it
+
+    def name_node(self, node, kind: str):
+        return (node.type == "function_definition" and function_name(node)) or \
+            (node.type in SPECIFIERS and anonymous_type_name(node)) or None
+
+    def macro_calls(self, node) -> list[tuple[str, int]]:
+        return macro_calls(node)
+
+    def binding_name(self, node, kind: str):
+        if node.type in C_BINDINGS:
+            return binding_name(node), kind
+        if node.type == "field_declaration" and kind == "method":  # C++'s `virtual void f() = 0;`
+            return pure_virtual_name(node), kind
+        return None
+
+
+class Cpp(C):
+    def qualified(self, name: str, kind: str, parent, out):
+        if "::" not in name or kind != "function":
+            return None
+        # int A::run() {...}, outside class A
+        qualifier = [q for q in re.sub(r"<[^<>]*>", "", name).split("::")[:-1] if q]
+        prefix = ".".join([p for p in [parent.member_prefix or parent.qualname] if p] + qualifier)
+        if qualifier and not any(s.kind == "namespace" and s.name == qualifier[-1] for s in out.symbols):
+            kind = "method"
+        return prefix, kind
+
+
+class ObjC(C):
+    def refined_kind(self, node, kind: str) -> str:
+        if node.type == "class_interface" and node.child_by_field_name("category"):
+            return "impl"  # `@interface Store (Disk)`, a category: methods it adds to Store
+        return kind
+
+    def heritage(self, node, spec) -> list[tuple[str, str]]:
+        superclass = node.child_by_field_name("superclass")
+        return ([("extends", node_text(superclass))] if superclass is not None else []) + super().heritage(node, spec)
+
+    def property_name(self, node):
+        return property_name(node)
+
+
+register(C(), "c", spec=C_SPEC)
+register(Cpp(), "cpp", spec=CPP_SPEC)
+register(ObjC(), "objc", spec=OBJC_SPEC)

@@ -4,7 +4,10 @@ every public name of a file unless it says ``show`` or ``as``; declarations stat
 
 from __future__ import annotations
 
+from ..refs import Ref, receiver_key
 from ..typed import AWAITED, DOTTED, RETURNED, class_name, declared_type, node_text
+from . import LangSpec, is_classy
+from .base import Language, ranked, register
 
 #: node type -> symbol kind (a ``declaration`` in a class body is a field, an abstract method or a constructor)
 DEFINITIONS = {"class_definition": "class", "mixin_declaration": "class", "extension_declaration": "impl",
@@ -284,3 +287,72 @@ def _value_type(value: list) -> str:
     if len(names) == 1 and class_name(text) and not mark:
         return text  # `Store()`: Dart's `new` is optional
     return mark + text + RETURNED if DOTTED.fullmatch(text) and len(text) <= 200 else ""
+
+
+SPEC = LangSpec(
+    # a signature and its body are siblings, a call a chain of selectors: codebase.dart reads them
+    DEFINITIONS, frozenset({"class_definition", "mixin_declaration", "extension_declaration"}),
+    {"selector": "", "cascade_section": "", "redirection": ""},
+    frozenset({"import_or_export", "part_directive", "part_of_directive"}),
+    {"superclass": "extends", "interfaces": "implements"}, {"impl": "extension"},
+    {"initialized_identifier_list": "variable", "static_final_declaration_list": "variable"},
+    {"declaration": "attribute", "enum_constant": "attribute"})
+_IMPORTS = frozenset({"import_or_export", "part_directive", "part_of_directive"})
+
+
+class Dart(Language):
+    def typed(self, node, known: dict[str, str]) -> list[tuple[str, str, int]]:
+        return ranked(declared(node) if node.type in DECLARING else [])
+
+    def definition_name(self, node, kind, out, scope):
+        found = definition(node)
+        return None if found is None else (found[0], None, found[1])
+
+    def definition_start(self, node):
+        return first_of(node)
+
+    def definition_body(self, node):
+        return body_of(node)
+
+    def signature_mark(self, node, parent) -> str:
+        return "abstract " if is_abstract(node) else ""
+
+    def signature(self, node) -> str:
+        from ..labels import common_signature
+
+        if not is_classy(DEFINITIONS[node.type]):
+            node = signature_of(node)  # however many lines: its body (if any) is beside it
+        return common_signature(node, first_line=False)
+
+    def visit(self, node, walk, scope: int, in_func: bool) -> bool:
+        if (read := member_read(node)) is not None:
+            walk.call(scope, read[0], node, receiver_key(read[1]), kind="reads")
+        elif read := bare_read(node):
+            walk.bare.append(Ref(walk.qualname(scope), "reads", read, node.start_point[0] + 1))
+        elif node.type in walk.spec.calls and (made_call := call(node)) is not None:
+            name, receiver, inner = made_call
+            ref = walk.call(scope, name, node, receiver_key(receiver))
+            walk.call_at[(node.start_byte, node.end_byte)] = ref
+            if inner is not None:  # `repo.find().save()`: typed by what `find` returns, once `repo` is typed
+                walk.chained.append((ref, (inner.start_byte, inner.end_byte), ""))
+        else:
+            return node.type in walk.spec.calls  # a member or index selector, or a call of a call's result
+        return True
+
+    def imports(self, node, out):
+        return imports(node) if node.type in _IMPORTS else None
+
+    def reads_call(self, symbol) -> bool:
+        # a tear-off of a method (`onPressed: _increment`) is how a widget's handler is called; not a constructor
+        return "(" not in symbol.signature or not symbol.name[:1].isupper()
+
+    def binding_name(self, node, kind: str):
+        return member_name(node), kind  # a field's `declaration`, a top-level variable list
+
+    def binding_text(self, node, text: str) -> str:
+        if node.parent is not None and node.parent.type == "program":
+            return f"{declared_with(node)} {text}"  # `final String name = 'x'`: its words are its siblings
+        return text
+
+
+register(Dart(), "dart", spec=SPEC)

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import re
 
-from ..refs import STAR
+from ..labels import signature_word
+from ..refs import STAR, Ref
 from ..typed import node_text
+from . import LangSpec, is_classy
+from .base import Language, register
 
 #: the macro that defines a thing -> its symbol kind (a protocol's bodiless defs are what each defimpl defines)
 KINDS = {"defmodule": "namespace", "defprotocol": "interface", "defimpl": "namespace",
@@ -247,3 +250,68 @@ def enclosing(symbols: list, parents: dict[int, int], scope: int) -> str:
     while scope and symbols[scope].kind not in ("namespace", "interface"):
         scope = parents.get(scope, 0)
     return symbols[scope].qualname if scope else ""
+
+
+# every form is a call: codebase.elixir tells definitions, directives and calls apart
+SPEC = LangSpec({}, keywords={"namespace": "defmodule", "interface": "defprotocol", "function": "def"})
+
+
+class Elixir(Language):
+    owner_keeps_kind = True
+    members_are_methods = False  # a protocol's defs are functions
+
+    def skipped(self, node) -> bool:
+        return skipped(node)  # a typespec or a document: nothing in it is called
+
+    def definition_kind(self, node, walk) -> str | None:
+        return kind_of(node)
+
+    def continued_definition(self, node, walk) -> int | None:
+        return walk.clauses.get(previous_clause(node))  # `defp walk([h | t])` after `defp walk([])`
+
+    def definition_start(self, node):
+        return first_of(node)
+
+    def definition_name(self, node, kind, out, scope):
+        # a module by its full name: `defmodule Inner` in Shop is Shop.Inner
+        own = out.symbols[scope].qualname if is_classy(out.symbols[scope].kind) else ""
+        defined = definition(node, out.imports, own)
+        if defined is None:
+            return None
+        name, kind, absolute = defined
+        dotted, _, short = name.rpartition(".")
+        owner = dotted if absolute else ".".join(p for p in (own, dotted) if p)
+        if is_classy(kind) and own and not absolute:  # and `Inner` names it in Shop
+            out.imports[name.split(".")[0]] = f"{own}.{name.split('.')[0]}"
+        return short, owner, kind
+
+    def bases(self, node, kind, spec, out, parent) -> list[tuple[str, str]]:
+        if protocol := protocol_of(node, out.imports, parent.qualname):
+            return [("implements", protocol)]
+        return super().bases(node, kind, spec, out, parent)
+
+    def visit(self, node, walk, scope: int, in_func: bool) -> bool:
+        out, line = walk.out, node.start_point[0] + 1
+        own = enclosing(out.symbols, walk.parents, scope)
+        if (bound := directive(node, out.imports, own)) is not None:
+            for name, module in bound:  # alias, import, require, use
+                out.refs.append(Ref("", "imports", module, line))
+                if name:
+                    out.imports[name] = module
+        elif base := behaviour(node, out.imports, own):
+            out.refs.append(Ref(own, "implements", base, line))
+        elif (made_call := call(node, out.imports, own)) is not None:
+            walk.ref(scope, "calls", made_call[0], node, made_call[1])
+        return True  # every form is a call: none is read as another language's
+
+    def signature(self, node) -> str:
+        return signature(node)
+
+    def crumb(self, symbol, parent, word: str, label: str) -> tuple[str, str]:
+        if is_classy(symbol.kind):  # Shop.Cart, or Inner in it
+            label = symbol.qualname.removeprefix(parent.qualname + "." if parent is not None and parent.qualname
+                                                 else "")
+        return signature_word(symbol, word), label  # defp
+
+
+register(Elixir(), "elixir", spec=SPEC)

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 
+from ..refs import Ref
 from ..typed import node_text
+from . import LangSpec
+from .base import Language, parser_for, register
 
 #: node type -> symbol kind; a breadcrumb's word is a definition's first (``type``, ``union``, ``query``)
 DEFINITIONS = {"object_type_definition": "class", "interface_type_definition": "interface",
@@ -190,8 +193,7 @@ def signature(node) -> str:
 #: ``#graphql`` at its start (Shopify Hydrogen's) or by a ``/* GraphQL */`` comment before it; in Python, the
 #: gql client's ``gql("""...""")``
 TAGS = frozenset({"gql", "graphql"})
-#: the languages such a document is read in, and the nodes it may be
-HOSTS = frozenset({"javascript", "typescript", "tsx", "python"})
+#: the nodes such a document may be, in the languages it is read in (``Host``)
 NODES = frozenset({"call_expression", "template_string", "call"})
 #: what a document's text holds that is not GraphQL: ``${...}``, Python's quotes and an f-string's ``{...}``
 _NOT_GRAPHQL = frozenset({"template_substitution", "string_start", "string_end", "interpolation"})
@@ -269,3 +271,58 @@ def embedded_uses(node, parser, symbols, scope: str) -> list[tuple[str, str, str
             found.append((user, "queries", used[0], spread, document[1] + n.start_point[0]))
         stack.extend(n.named_children)
     return found
+
+
+# types, inputs, operations and fragments; what a field's type names is the field's use (codebase.graphql)
+SPEC = LangSpec(DEFINITIONS, calls=CALLS, heritage=HERITAGE, keywords=KEYWORDS,
+                    attributes=ATTRIBUTES)
+
+
+class GraphQL(Language):
+    definitions_bind = False  # a field is a definition's member or a binding, not both
+    binding_is_scope = True  # what a field's type names is the field's use
+    any_binding_name = True
+
+    def for_parser(self, data: bytes) -> bytes:
+        return for_parser(data)
+
+    def begin(self, root):
+        return roots(root)
+
+    def definition_kind(self, node, walk) -> str | None:
+        return kind_of(node, walk.state)
+
+    def name_of(self, node) -> str:
+        return definition_name(node)  # a fragment's, an operation's
+
+    def callee(self, node, field_name: str) -> tuple[str, str]:
+        return use(node)  # a type, fragment or directive named
+
+    def signature(self, node) -> str:
+        return signature(node)
+
+    def crumb(self, symbol, parent, word: str, label: str) -> tuple[str, str]:
+        from ..labels import signature_word
+
+        return signature_word(symbol, word), label  # type, input, union, query
+
+    def binding_name(self, node, kind: str):
+        return member_name(node), kind  # a type's field, an input's field, an enum's value
+
+    def binding_text(self, node, text: str) -> str:
+        return signature(node)  # `lines(first: Int): [Line!]!`, without its description
+
+
+class Host:
+    """A language a GraphQL document is written in (``gql`...```, ``gql(...)``): what it uses of the
+    schema."""
+
+    def visit(self, node, walk, scope: int, in_func: bool) -> bool:
+        if node.type not in NODES:
+            return False
+        used = embedded_uses(node, parser_for, walk.out.symbols, walk.qualname(scope))
+        walk.out.refs.extend(Ref(user, kind, name, row + 1, path) for user, kind, name, path, row in used)
+        return bool(used)
+
+
+register(GraphQL(), "graphql", spec=SPEC)

@@ -9,6 +9,8 @@ set the child's variables (``cidr = ...`` uses ``var.cidr`` there) and ``module.
 from __future__ import annotations
 
 from ..refs import node_text
+from . import LangSpec
+from .base import Language, register
 
 #: block type -> (the prefix of its address, the symbol kind); a resource's prefix is its type
 BLOCKS = {"resource": ("", "resource"), "data": ("data", "data"), "variable": ("var", "variable"),
@@ -106,3 +108,38 @@ def module_input(node) -> str:
     if not any(c.type == "attribute" and module_source(c) for c in body.named_children):
         return ""
     return node_text(node.named_children[0])
+
+
+# Terraform: a top-level block is a definition named by its address, a `locals` entry a binding (codebase.hcl)
+SPEC = LangSpec({"block": "resource"}, keywords={"module_call": "module"}, variables={"attribute": "variable"})
+
+
+class Hcl(Language):
+    owner_keeps_kind = True
+
+    def definition_name(self, node, kind, out, scope):
+        return block(node)
+
+    def visit(self, node, walk, scope: int, in_func: bool) -> bool:
+        if node.type == "expression" and (address := reference(node)):
+            walk.ref(scope, "calls", address, node)
+            if output := module_output(node):  # the child's output, found through the module block
+                walk.ref(scope, "calls", f"output.{output}", node, address)
+        elif node.type == "attribute" and (source := module_source(node)):
+            walk.ref(scope, "imports", source, node)
+        elif node.type == "attribute" and (variable := module_input(node)):
+            # `cidr = ...` in `module "vpc"` sets the child's var.cidr
+            walk.ref(scope, "calls", f"var.{variable}", node, walk.qualname(scope))
+        else:
+            return False
+        return True
+
+    def binding_name(self, node, kind: str):
+        # a `locals` entry, `local.name`
+        return (node.named_children[0] if local_name(node) else None, kind) if node.type == "attribute" else None
+
+    def crumb(self, symbol, parent, word: str, label: str) -> tuple[str, str]:
+        return word, label if symbol.kind == "method" else symbol.qualname  # its address: aws_s3_bucket.logs
+
+
+register(Hcl(), "hcl", spec=SPEC, extensions=())

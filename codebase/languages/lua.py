@@ -10,6 +10,8 @@ import threading
 from dataclasses import dataclass
 
 from ..refs import last_ident, node_text, required_module
+from . import LangSpec
+from .base import Language, register
 
 #: tables a Lua program finds already set: the standard library's, LuaJIT's, and the hosts' (Neovim, LÖVE,
 #: OpenResty); a call on one is the library's unless the project defines the module (Neovim's own runtime)
@@ -154,3 +156,40 @@ def is_global(symbol: dict) -> bool:
     """Whether a symbol is a Lua global function (``function setup()``), which a bare name anywhere may call:
     a local function or a module's (``function M.setup()``) is reached only from its file or its module."""
     return symbol["path"].endswith(".lua") and bool(_GLOBAL_FUNCTION.match(symbol.get("signature", "")))
+
+
+SPEC = LangSpec(
+    # `M.run = function() end` defines run; a table the file defines methods of is a class (codebase.lua)
+    {"function_declaration": "function", "assignment_statement": "function"}, frozenset(),
+    {"function_call": "name"}, frozenset(), {}, {"function": "function", "method": "function"},
+    {"assignment_statement": "variable"})
+
+
+class Lua(Language):
+    requires = True
+
+    def definition_name(self, node, kind, out, scope):
+        named = function_name(node) if node.type == "function_declaration" else assigned_function(node)
+        return None if named is None else (named[0], named[1], kind)
+
+    def binds_alias(self, node, walk) -> bool:
+        return bind_aliases(node, walk.aliases, walk.out.imports)  # `local insert = table.insert`
+
+    def call_target(self, name: str, receiver: str, node, walk) -> tuple[str, str]:
+        return call_target(name, receiver, node, walk.aliases)
+
+    def opens_function(self, node) -> bool:
+        # a function value's body (`setup({ on_attach = function() ... end })`) binds its own locals
+        return node.type == "function_definition"
+
+    def binding_name(self, node, kind: str):
+        # `local Stack = {}`, a class when the file gives it methods
+        return (binding(node)[0], kind) if node.type == "assignment_statement" else None
+
+    def binding_value(self, node, name: str, value, kind: str):
+        if node.type != "assignment_statement":
+            return value, kind
+        return binding(node)[1], binding_kind(node, name)
+
+
+register(Lua(), "lua", spec=SPEC)

@@ -18,6 +18,11 @@ _LANGUAGES = {"python": "python", "python3": "python", "ipython": "python", "r":
               "javascript": "javascript", "typescript": "typescript", "bash": "bash", "sql": "sql"}
 
 
+#: what a notebook file that is no notebook's JSON is read as (a merge conflict in it, say): its text is still
+#: worth finding
+NOT_A_NOTEBOOK = "json"
+
+
 def notebook_source(text: str) -> tuple[str, str]:
     """The script a notebook's cells make, and its language ("text" for a kernel the chunker does not parse).
 

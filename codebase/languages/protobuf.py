@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 
 from ..typed import node_text
+from . import LangSpec
+from .base import Language, register
 
 #: node type -> symbol kind; a message's fields and an enum's values are attributes (``ATTRIBUTES``)
 DEFINITIONS = {"message": "struct", "enum": "enum", "service": "interface", "rpc": "method"}
@@ -74,3 +76,35 @@ def resolve(name: str, written_in: str, scope: str, by_name: dict[str, list[dict
         if not scope:
             return None
         scope = scope.rpartition(".")[0]
+
+
+# messages, enums and services by their full names; a type a field or an rpc names is a use (codebase.protobuf)
+SPEC = LangSpec(DEFINITIONS, frozenset({"message", "service"}), CALLS,
+                     frozenset({"import", "package"}), keywords=KEYWORDS, attributes=ATTRIBUTES)
+
+
+class Protobuf(Language):
+    owner_keeps_kind = True
+
+    def owner_of(self, node) -> str | None:
+        return package_of(node) or None  # shop.v1.Cart
+
+    def callee(self, node, field_name: str) -> tuple[str, str]:
+        return type_use(node)  # a type a field or an rpc names: its name, and the scope written before it
+
+    def signature(self, node) -> str:
+        return signature(node)
+
+    def binding_name(self, node, kind: str):
+        return member_name(node), kind  # a message's field, an enum's value
+
+    def imports(self, node, out):
+        if node.type == "import" and node.child_by_field_name("path") is not None:  # a file
+            return [("", node_text(node.child_by_field_name("path")).strip("\"'"))]
+        if node.type == "package":  # where the file's names are looked up from
+            out.imports[PACKAGE] = package_name(node)
+            return []
+        return None
+
+
+register(Protobuf(), "protobuf", spec=SPEC)

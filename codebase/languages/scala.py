@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 
+from ..refs import Ref, receiver_key
 from ..typed import DOTTED, RETURNED, class_name, declared_type, node_text
+from . import LangSpec
+from .base import Language, ranked, register
 
 _TYPES = frozenset({"class_definition", "trait_definition", "enum_definition"})
 #: marks a star import's key, as ``refs.STAR`` does (refs imports this module, so not from there)
@@ -143,3 +146,58 @@ def callee_node(target):
         inner = target.child_by_field_name("function") or target.child_by_field_name("type")
         return inner if inner is not None else target
     return target
+
+
+SPEC = LangSpec(
+    # a trait's abstract `def price: BigDecimal` is a declaration; an object's members are its own, or the
+    # class's when it is that class's companion (codebase.chunker)
+    {"class_definition": "class", "object_definition": "object", "trait_definition": "trait",
+     "enum_definition": "enum", "function_definition": "function", "function_declaration": "method"},
+    frozenset({"class_definition", "object_definition", "trait_definition", "enum_definition"}),
+    {"call_expression": "function", "instance_expression": ""}, frozenset({"import_declaration"}),
+    {"extends_clause": "extends"}, {"function": "def", "method": "def", "impl": "object"},
+    {"val_definition": "variable", "var_definition": "variable"},
+    {"val_definition": "attribute", "var_definition": "attribute", "class_parameter": "attribute",
+     "simple_enum_case": "attribute", "full_enum_case": "attribute"})
+
+
+class Scala(Language):
+    def typed(self, node, known: dict[str, str]) -> list[tuple[str, str, int]]:
+        return ranked(declared(node) if node.type in DECLARING else [])
+
+    def owner_of(self, node) -> str | None:
+        return extended_type(node) or None
+
+    def refined_kind(self, node, kind: str) -> str:
+        if node.type == "object_definition" and is_companion(node):
+            return "impl"  # `object Cart` beside `class Cart`: `Cart.empty()` is the class's
+        return kind
+
+    def signature_mark(self, node, parent) -> str:
+        return "abstract " if node.type == "function_declaration" else ""
+
+    def signature(self, node) -> str:
+        return super().signature(node).removesuffix("=").rstrip()  # `def f(): Int =`
+
+    def visit(self, node, walk, scope: int, in_func: bool) -> bool:
+        if (read := member_read(node)) is not None:
+            # `cart.total` calls Cart's `def total` when it is one: the resolver keeps only such reads
+            walk.call(scope, read[0], node, receiver_key(read[1], self.super_word), kind="reads")
+        elif node.type == "identifier" and (read := bare_read(node)):
+            walk.bare.append(Ref(walk.qualname(scope), "reads", read, node.start_point[0] + 1))
+        else:
+            return False
+        return True
+
+    def callee_node(self, target):
+        return callee_node(target)
+
+    def imports(self, node, out):
+        return imports(node) if node.type == "import_declaration" and node.child_by_field_name("path") is not None \
+            else None
+
+    def binding_name(self, node, kind: str):
+        return (member_name(node), kind) if is_binding(node) else None  # `val x = ...`, `case class P(a: Int)`
+
+
+register(Scala(), "scala", spec=SPEC)

@@ -8,6 +8,9 @@ from __future__ import annotations
 import re
 
 from ..typed import node_text
+from . import LangSpec
+from ..labels import signature_word
+from .base import Language, register
 
 #: node type -> symbol kind; a breadcrumb names each by its signature's first word (contract, library, modifier)
 DEFINITIONS = {"contract_declaration": "class", "interface_declaration": "interface", "library_declaration": "class",
@@ -55,3 +58,29 @@ def imports(node) -> list[tuple[str, str]]:
     if name:
         found.append((name, module))
     return found or [(_STAR + module, module)]
+
+
+SPEC = LangSpec(
+    DEFINITIONS, CONTAINERS, CALLS, frozenset({"import_directive"}),
+    {"inheritance_specifier": "extends"}, {},
+    {"constant_variable_declaration": "constant"}, {"state_variable_declaration": "attribute"})
+
+
+class Solidity(Language):
+    def name_of(self, node) -> str:
+        return unnamed(node)  # a constructor, a fallback, a receive
+
+    def signature_mark(self, node, parent) -> str:
+        return "abstract " if is_abstract(node) and parent.kind != "interface" else ""
+
+    def signature(self, node) -> str:
+        return super().signature(node).rstrip(";").rstrip()  # `event Transfer(...);`
+
+    def crumb(self, symbol, parent, word: str, label: str) -> tuple[str, str]:
+        return signature_word(symbol, word), label  # contract, modifier
+
+    def imports(self, node, out):
+        return imports(node) if node.type == "import_directive" else None
+
+
+register(Solidity(), "solidity", spec=SPEC)

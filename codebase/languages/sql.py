@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 
 from ..typed import node_text
+from . import LangSpec
+from .base import Language, register
 
 #: node type -> symbol kind
 DEFINITIONS = {"create_table": "table", "create_view": "view", "create_materialized_view": "view",
@@ -48,3 +50,21 @@ def signature(node) -> str:
 
 
 _BODIES = frozenset({"column_definitions", "create_query", "function_body"})
+
+
+# CREATE TABLE/VIEW/FUNCTION...: a definition; any other table, view or function named: a use (codebase.sql)
+SPEC = LangSpec(DEFINITIONS, calls=CALLS)
+
+
+class Sql(Language):
+    def name_of(self, node) -> str:
+        return name_of(node)  # `CREATE TABLE public.orders`
+
+    def is_call(self, node) -> bool:
+        return not is_no_use(node)
+
+    def signature(self, node) -> str:
+        return signature(node)
+
+
+register(Sql(), "sql", spec=SPEC)

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+from . import LangSpec
+from .base import DeclaredTypes, Language, register
+
 #: the keyword of a ``class_declaration`` -> the symbol kind: Swift writes all five as one node
 KINDS = {"class": "class", "actor": "class", "struct": "struct", "enum": "enum", "extension": "impl"}
 _DIRECTIVE = re.compile(rb"^\s*#(if|elseif|else|endif)\b")
@@ -56,3 +59,40 @@ def property_name(node):
             return c
         stack[:0] = c.named_children
     return None
+
+
+SPEC = LangSpec(
+    # a struct, an enum, an actor and an extension are class declarations too (Swift.refined_kind tells them apart)
+    {"class_declaration": "class", "protocol_declaration": "interface", "function_declaration": "function",
+     "init_declaration": "method"},
+    frozenset({"class_declaration", "protocol_declaration"}),
+    {"call_expression": "", "constructor_expression": "constructed_type"},
+    frozenset({"import_declaration"}), {"inheritance_specifier": "extends"},
+    {"function": "func", "method": "func", "interface": "protocol", "impl": "extension"},
+    {"property_declaration": "variable"},
+    {"property_declaration": "attribute", "enum_entry": "attribute", "protocol_function_declaration": "method",
+     "protocol_property_declaration": "attribute"})
+
+
+class Swift(DeclaredTypes, Language):
+    def reparsed(self, tree, data: bytes, parse):
+        if not tree.root_node.has_error or b"#if" not in data:
+            return tree
+        first_branches = parse(for_parser(data))
+        return tree if first_branches.root_node.has_error else first_branches
+
+    def refined_kind(self, node, kind: str) -> str:
+        return kind_of(node) if node.type == "class_declaration" else kind
+
+    def is_call(self, node) -> bool:
+        return not is_subscript(node)
+
+    def heritage_relation(self, holder, rel: str, node, holders: list) -> str:
+        # a class's superclass comes first; the rest are protocols
+        return "extends" if not holders and any(x.type == "class" for x in node.children) else "implements"
+
+    def property_name(self, node):
+        return property_name(node)
+
+
+register(Swift(), "swift", spec=SPEC)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
-from ..refs import EXPRESSION
+from ..refs import EXPRESSION, Ref
 from ..typed import node_text
+from . import LangSpec
+from .base import Language, ranked, register
 
 #: a container's keyword -> its symbol kind (an error set is an enum of errors)
 CONTAINER_KINDS = {"struct": "struct", "union": "struct", "enum": "enum", "opaque": "type"}
@@ -324,10 +326,55 @@ def field_type(signature: str) -> str:
     return type_name(head.split(":", 1)[1]) if ":" in head else ""
 
 
-def word(signature: str) -> str:
+def word_of(signature: str) -> str:
     """The word a breadcrumb puts before a definition's name: fn, struct, enum, union, test."""
     found = re.match(r"(?:(?:pub|export|extern|inline|noinline)\s+(?:\"\w*\"\s+)?)*(test|fn)\b", signature)
     if found:
         return found.group(1)
     found = re.search(r"=\s*(?:extern\s+|packed\s+)?(struct|enum|union|opaque|error)\b", signature)
     return found.group(1) if found else ""
+
+
+# a definition is a `fn`, a test, or a constant holding a type; a call a chain of suffixes (codebase.zig)
+SPEC = LangSpec({}, keywords={"function": "fn", "method": "fn"}, variables={"Decl": "variable", "ContainerField":
+                "attribute"}, attributes={"Decl": "attribute", "ContainerField": "attribute"})
+
+
+class Zig(Language):
+    self_is_own_type = False  # Self is a constant (`const Self = @This();`) its resolver reads
+
+    def definition_kind(self, node, walk) -> str | None:
+        return kind_of(node)
+
+    def typed(self, node, known: dict[str, str]) -> list[tuple[str, str, int]]:
+        return ranked(declared(node) if node.type in DECLARING else [])
+
+    def name_of(self, node) -> str:
+        return name_of(node)
+
+    def signature(self, node) -> str:
+        return signature(node)
+
+    def visit(self, node, walk, scope: int, in_func: bool) -> bool:
+        if node.type == "SuffixExpr" and (made_calls := calls(node)):
+            for name, receiver, at in made_calls:
+                walk.call(scope, name, at, receiver)
+        elif (bound := directive(node, walk.qualname(scope), enclosing(walk.out.symbols, walk.parents, scope))) \
+                is not None:
+            key, value, module = bound  # `const mem = @import("mem.zig");`, `const Self = @This();`
+            if module:
+                walk.out.refs.append(Ref("", "imports", module, node.start_point[0] + 1))
+            if key:
+                walk.out.imports[key] = value
+        else:
+            return False
+        return True
+
+    def binding_name(self, node, kind: str):
+        return binding(node, kind)  # not a definition, an import or an alias
+
+    def crumb(self, symbol, parent, word: str, label: str) -> tuple[str, str]:
+        return word_of(symbol.signature) or word, label  # fn, struct, enum, union, test
+
+
+register(Zig(), "zig", spec=SPEC)
