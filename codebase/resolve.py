@@ -25,15 +25,14 @@ import posixpath
 import re
 from collections import defaultdict
 from pathlib import PurePosixPath
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from memory_graph.paths import is_package_file
 
 from .languages.components import COMPONENT_LANGUAGES
-from .languages import BARE_CALLS_NAME_NO_MEMBER, EXTENSIONS, IMPLICIT_THIS_CALLS, graphql, protobuf
+from .languages import BARE_CALLS_NAME_NO_MEMBER, EXTENSIONS, IMPLICIT_THIS_CALLS
+from .languages.base import COMMON, Language, answering, language_named
 from .likeness import resembles
-from .languages.lua import GLOBALS as LUA_GLOBALS, is_global
-from .modular import ModuleLanguages
 from .receivers import CLASSY, ReceiverTypes, owner_of, project_path, type_key
 from .refs import EXPRESSION, SELF_RECEIVERS, STAR, last_ident
 from .languages.tsconfig import Alias, alias_targets
@@ -45,8 +44,6 @@ CALLABLE = frozenset({"function", "method", "class", "struct", "record", "object
 #: the kinds of symbol whose members a bare call in those languages never names (a namespace's or a module's
 #: functions it may: TypeScript's `namespace util { ... }`)
 _TYPES = CLASSY - {"module", "namespace"}
-_ELIXIR = (".ex", ".exs")
-_GRAPHQL = (".graphql", ".graphqls", ".gql")
 
 
 def edge_id(project: str, source: str, kind: str, name: str, target: str) -> str:
@@ -63,7 +60,7 @@ def _strip_ext(path: str) -> str:
     return base if ext else path
 
 
-class Resolver(ReceiverTypes, ModuleLanguages):
+class Resolver(ReceiverTypes):
     """Indexes a project's symbols once, then resolves names from any of its files."""
 
     def __init__(self, symbols: Iterable[dict], package: str = "", aliases: Iterable[Alias] = ()) -> None:
@@ -87,24 +84,12 @@ class Resolver(ReceiverTypes, ModuleLanguages):
         self._star_cache: dict[tuple[str, str, int], list[dict]] = {}   # (name, path, depth) -> _starred
         self._subtypes: dict[str, set[str]] | None = None   # base -> direct subtypes, once bases are known
         self.components: dict[str, list[dict]] = defaultdict(list)   # Vue/Svelte file's name -> its module
-        self.terraform: dict[tuple[str, str], dict] = {}   # (folder, address) -> a Terraform block or local
-        self.terraform_modules: dict[tuple[str, str], str] = {}  # (folder, module.x) -> its local source's folder
-        self.elixir_modules: dict[str, dict] = {}  # an Elixir module's full name (Shop.Cart) -> its symbol
-        self.sql: dict[str, list[dict]] = defaultdict(list)  # a lower-case name -> SQL tables, views, functions
-        self.proto: dict[str, list[dict]] = defaultdict(list)  # a full name (shop.v1.Cart) -> messages, enums
-        self.graphql: dict[str, list[dict]] = defaultdict(list)  # a name -> GraphQL types, fragments, directives
+        #: each language's own tables (``Language.index``): Terraform's addresses, Elixir's modules, ...
+        self.tables: dict[str, Any] = {}
+        self._languages: dict[str, Language] = {}  # an extension -> its language
         for s in symbols:
             self.by_file_qual[(s["path"], s["qualname"])] = s
-            if s["path"].endswith(".tf"):
-                self.terraform.setdefault((posixpath.dirname(s["path"]), s["qualname"]), s)
-            elif s["path"].endswith(_ELIXIR) and s["kind"] in ("namespace", "interface"):
-                self.elixir_modules.setdefault(s["qualname"], s)
-            elif s["path"].endswith(".sql") and s["kind"] != "module":
-                self.sql[s["name"].lower()].append(s)
-            elif s["path"].endswith(".proto") and s["kind"] in ("struct", "enum", "interface"):
-                self.proto[s["qualname"]].append(s)
-            elif s["path"].endswith(_GRAPHQL) and s["kind"] not in ("module", "attribute", "impl"):
-                self.graphql[s["qualname"]].append(s)
+            self.language_of(s["path"]).index(self, s)
             if s["kind"] == "module":
                 self.module_of[s["path"]] = s
                 if _is_component(s["path"]):
@@ -126,6 +111,13 @@ class Resolver(ReceiverTypes, ModuleLanguages):
         for lst in [*self.by_name.values(), *self.members.values()]:
             lst.sort(key=lambda s: (s["path"], s["start_line"]))
 
+    def language_of(self, path: str) -> Language:
+        """The language of a file, by its extension."""
+        ext = posixpath.splitext(path)[1]
+        if ext not in self._languages:
+            self._languages[ext] = language_named(EXTENSIONS.get(ext) or "")
+        return self._languages[ext]
+
     def module_files(self, module: str, from_path: str) -> list[str]:
         """Project files a module string names ('app.config', './format', 'stdio.h', 'pkg/mathutil')."""
         # only a relative module depends on where it is imported from (Rust's `super::` on the file itself)
@@ -138,8 +130,9 @@ class Resolver(ReceiverTypes, ModuleLanguages):
                 self._module_cache[key] = self._aliased_files(m, from_path)
             if self._module_cache[key]:
                 return self._module_cache[key]
-        if from_path.endswith(_ELIXIR):  # a module is named wherever its file is: `alias Shop.Cart`
-            return [self.elixir_modules[m]["path"]] if m in self.elixir_modules else []
+        own = self.language_of(from_path).module_files(self, m, from_path)
+        if own is not None:  # Elixir's: a module is named wherever its file is (`alias Shop.Cart`)
+            return own
         key = (module, posixpath.dirname(from_path) if m.startswith(".") else
                from_path if m.startswith(("self::", "super::")) else "")
         if key not in self._module_cache:
@@ -235,23 +228,10 @@ class Resolver(ReceiverTypes, ModuleLanguages):
         None. ``receiver`` is what a called method is looked up on (``Ref.receiver``), ``typed`` the class it
         is known to hold (``Ref.typed``); ``guess=False``: a method on a receiver of unknown type is None, not
         the one its name suggests."""
-        if from_path.endswith(".tf"):  # an address (`var.region`), of the module's folder: never another's
-            folder: str | None = posixpath.dirname(from_path)
-            if receiver:  # a module block's input or output: its child's (`module.vpc` -> ./modules/vpc)
-                folder = self.terraform_modules.get((folder, receiver))
-            return self.terraform.get((folder, name)) if kind == "calls" and folder is not None else None
-        if from_path.endswith(".zig"):
-            return self._zig(name, kind, receiver, typed, from_path, source)
-        if from_path.endswith(_ELIXIR):
-            return self._elixir(name, kind, receiver, imports, source)
-        if from_path.endswith(".sql"):  # names are not case-sensitive, and only SQL defines what SQL uses
-            found = self.sql.get(name.lower(), [])
-            return next((s for s in found if s["path"] == from_path), found[0] if found else None)
-        if from_path.endswith(_GRAPHQL):
-            return self.graphql_use(name, receiver, from_path) if kind in ("calls", "implements") else None
-        if from_path.endswith(".proto"):  # a field's or an rpc's type, from its scope outwards, as protoc does
-            scope = source or imports.get(protobuf.PACKAGE, "")  # a top-level `extend`'s field: the package's
-            return protobuf.resolve(name, receiver, scope, self.proto, from_path) if kind == "calls" else None
+        lang = self.language_of(from_path)
+        own = lang.resolve(self, name, kind, from_path, imports, receiver, source, typed)
+        if own is not COMMON:  # Terraform's addresses, SQL's names, a GraphQL schema, ...: the language's own way
+            return own
         typed_in, typed_imports = from_path, imports  # where the class name `typed` is written
         if kind == "calls" and HOLDS in typed:  # `s.store.Save()`, `s.open().Save()`: along the chain
             typed, held_in = self._follow(typed, from_path, imports, source)
@@ -292,8 +272,8 @@ class Resolver(ReceiverTypes, ModuleLanguages):
             # Rust's `use a::B as C`, PHP's `use A\\B as C`: the name the module defines
             real = re.split(r"::|\\", imports[name])[-1] if re.search(r"::|\\", imports[name]) else name
             return pick(self._exported(real, self.module_files(imports[name], from_path)))
-        if from_path.endswith(".lua"):  # a bare name is a local, an import or a global function: no other
-            return pick([s for s in self.by_name.get(name, []) if is_global(s)])
+        if (only := lang.bare_names(self, name)) is not None:  # Lua's: a local, an import or a global function
+            return pick(only)
         hit = pick(self._starred(name, from_path))
         if hit is not None:
             return hit
@@ -335,8 +315,9 @@ class Resolver(ReceiverTypes, ModuleLanguages):
                 return self._in_hierarchy(owner, name, from_path, skip_first=receiver == "super")
             return self._by_receiver_name(name, receiver, from_path) if guess else None
         root, _, rest = receiver.partition(".")
-        if from_path.endswith(".lua") and (root in imports or root in LUA_GLOBALS):
-            return self._lua_path(name, receiver, imports)
+        own = self.language_of(from_path).resolve_method(self, name, receiver, imports)
+        if own is not COMMON:  # a Lua module's function
+            return own
         if root in imports and not self._module_files_of(root, imports[root], from_path) \
                 and (not root[:1].isupper() or root not in self.by_name) and not project_path(imports[root]):
             return None  # a library module's function (os.path.join), a library class's (Build.MODEL.contains)
@@ -363,24 +344,6 @@ class Resolver(ReceiverTypes, ModuleLanguages):
                 return top[0] if len(top) == 1 else None
         return self._by_receiver_name(name, last, from_path) if guess else None
 
-    def graphql_use(self, name: str, path: str, from_path: str) -> dict | None:
-        """The GraphQL definition a document in ``from_path`` uses: a type, fragment or directive by name, a
-        field selected by the ``path`` of fields it is selected on (``owner`` on ``Query.cart``: the field of
-        what ``cart`` returns)."""
-        if not path or path == graphql.SPREAD:  # a spread in code: a fragment, not the type it may share a name with
-            return self._graphql_nearest(name, from_path, path == graphql.SPREAD)
-        schema = self._graphql_nearest(graphql.SCHEMA, from_path)
-        return graphql.select(name, path, lambda owner, field: [
-            s for s in self.members.get((owner, field), []) if s["path"].endswith(_GRAPHQL)],
-            graphql.roots_of(schema["signature"]) if schema else graphql.ROOTS)
-
-    def _graphql_nearest(self, name: str, from_path: str, fragment: bool = False) -> dict | None:
-        """The GraphQL definition of a name nearest a file: its own, then its folder's, then any (one namespace
-        per schema, and a project may hold several); ``fragment``: a fragment's only."""
-        folder = posixpath.dirname(from_path)
-        found = [s for s in self.graphql.get(name, []) if not fragment or s["signature"].startswith("fragment")]
-        return min(found, key=lambda s: (s["path"] != from_path, posixpath.dirname(s["path"]) != folder), default=None)
-
     def _module_files_of(self, bound: str, module: str, from_path: str) -> list[str]:
         """The project files of the module an import bound to ``bound`` (``from . import types`` binds the
         module ``.types``), or none when it is a library's."""
@@ -399,7 +362,7 @@ class Resolver(ReceiverTypes, ModuleLanguages):
             if hit is not None:
                 return hit
         cands = [s for s in self.by_name.get(name, []) if s["kind"] in CALLABLE]
-        if from_path.endswith(".lua"):  # a local or a module's function is reached by its file or module only
+        if not self.language_of(from_path).guesses_functions:  # a Lua local is reached by its file only
             cands = [c for c in cands if owner_of(c["qualname"])]
         members = [c for c in cands if owner_of(c["qualname"])]
         exact = [c for c in members if owner_of(c["qualname"]).rsplit(".", 1)[-1].lower().replace("_", "") == flat]
@@ -508,10 +471,7 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
     resolver = Resolver(symbols, package, aliases)
     resolver.file_imports = {path: info.get("imports") or {} for path, info in files.items()}
     for path, info in files.items():  # Terraform's `module "vpc" { source = "./modules/vpc" }`
-        folder = posixpath.dirname(path)
-        resolver.terraform_modules.update(
-            ((folder, ref[0]), posixpath.normpath(posixpath.join(folder, ref[2]))) for ref in info.get("refs") or []
-            if path.endswith(".tf") and ref[1] == "imports" and ref[0].startswith("module."))
+        resolver.language_of(path).prepare(resolver, path, info.get("refs") or [])
     edges: dict[str, dict] = {}
 
     def add(path: str, source: str, kind: str, name: str, target: str, line: int) -> None:
@@ -548,8 +508,8 @@ def resolve_edges(project: str, symbols: list[dict], files: dict[str, dict], pac
             if hit is not None and hit["kind"] in ("function", "method"):
                 add(path, src["id"], "calls", name, hit["id"], line)
             continue
-        if kind == "queries":  # gql`...` in code: what the project's schema defines, else nothing to say
-            if (hit := resolver.graphql_use(name, receiver, path)) is not None:
+        if (answers := answering(kind)) is not None:  # gql`...` in code: what the project's schema defines
+            if (hit := answers.answer(resolver, kind, name, receiver, path)) is not None:
                 add(path, src["id"], "calls", name, hit["id"], line)
             continue
         if kind == "imports":

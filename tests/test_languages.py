@@ -4,6 +4,7 @@ the core modules name no language."""
 from __future__ import annotations
 
 import ast
+import posixpath
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,13 @@ def test_every_parsed_language_is_registered_by_a_module_of_the_languages_packag
 
 
 class Starlark(Language):
-    """A language added by a test, as a module would: Starlark's ``load()`` is an import."""
+    """A language added by a test, as a module would: Starlark's ``load()`` is an import, and its label
+    (``//tools:defs.bzl``) names a file the way Bazel does."""
+
+    def module_files(self, resolver, module, from_path):
+        package, _, file = module.removeprefix("//").partition(":")
+        stem = posixpath.join(package, file.rsplit(".", 1)[0])
+        return [p for p in resolver.by_stem.get(stem, [])]
 
     def visit(self, node, walk, scope, in_func):
         if node.type != "call" or node.child_by_field_name("function").text != b"load":
@@ -70,6 +77,21 @@ def test_a_language_registered_by_one_module_is_detected_parsed_and_read_by_its_
     assert "load" not in [r.name for r in parsed.refs if r.kind == "calls"]  # the hook took it
 
 
+def test_a_registered_languages_resolving_hook_finds_what_its_imports_name(starlark, engine, tmp_path):
+    from codebase import index_project
+    from tests.conftest import write_files
+
+    write_files(tmp_path / "ws", {"rules/app.star2": BUILD.replace("defs.bzl", "defs.star2"),
+                                  "tools/defs.star2": "def cc_wrap(name, srcs):\n    return name\n"})
+    index_project(engine, tmp_path / "ws", project="ws")
+    edges = engine.lance.table("symbol_edges").to_arrow().to_pylist()
+    imports = [e for e in edges if e["kind"] == "imports" and e["target_name"] == "//tools:defs.star2"]
+    files = {r["id"]: r["path"] for r in engine.lance.table("symbols").to_arrow().to_pylist()}
+    assert [files.get(e["target"]) for e in imports] == ["tools/defs.star2"]
+    assert [r["qualname"] for r in engine.symbol_graph("cc_wrap", "callers", project="ws")["results"]] == \
+        ["my_library"]
+
+
 def test_an_unregistered_language_is_cut_in_line_windows():
     parsed = parse_file("rules/app.bzl", BUILD, "starlark")
     assert len(parsed.symbols) == 1 and parsed.refs == [] and parsed.chunks
@@ -85,6 +107,24 @@ def _core_constants(path: Path):
     for n in ast.walk(tree):
         if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skipped:
             yield n.value, n.lineno
+
+
+def _language_modules_imported(path: Path):
+    """The modules of ``codebase.languages`` a core module imports (``from .languages.zig import x``, ``from
+    .languages import zig``)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("languages."):
+            yield node.module.split(".", 1)[1]
+        elif isinstance(node, ast.ImportFrom) and node.module == "languages":
+            yield from (alias.name for alias in node.names)
+
+
+def test_no_core_module_imports_a_languages_module():
+    modules = {type(lang).__module__.rpartition(".")[2] for lang in registered().values()} - {"base"}
+    assert "zig" in modules and "python" in modules
+    imported = [(path.name, m) for path in sorted(CORE.glob("*.py")) for m in _language_modules_imported(path)
+                if m in modules]
+    assert imported == []
 
 
 def test_the_core_names_no_language():

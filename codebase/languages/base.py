@@ -226,6 +226,42 @@ class Language:
         """(word, label) of one step of a breadcrumb (``def bar`` in ``class Foo > def bar``)."""
         return word, label
 
+    # ---- resolving (codebase.resolve) ---------------------------------------
+    #: the kinds of reference this language answers wherever they are made (GraphQL's "queries" from code)
+    answers: frozenset[str] = frozenset()
+    #: a bare call of unknown receiver may be guessed to be a function of another file (not Lua's locals)
+    guesses_functions = True
+
+    def index(self, resolver, symbol: dict) -> None:
+        """Keep a symbol of one of the language's files in its own table (``resolver.tables[name]``)."""
+
+    def prepare(self, resolver, path: str, refs: list) -> None:
+        """Read what one of its files' references say before any is resolved (Terraform's module sources)."""
+
+    def resolve(self, resolver, name: str, kind: str, from_path: str, imports: dict[str, str], receiver: str,
+                source: str, typed: str) -> Any:
+        """The symbol (or None) a name used in one of its files refers to, found the language's own way; COMMON
+        to look it up as most languages do."""
+        return COMMON
+
+    def module_files(self, resolver, module: str, from_path: str) -> list[str] | None:
+        """The files a module its files import names, the language's own way (Elixir's module names); None for
+        the common lookup by path."""
+        return None
+
+    def bare_names(self, resolver, name: str) -> list[dict] | None:
+        """The only symbols a bare name its files use may be (Lua's globals), or None for the common lookup."""
+        return None
+
+    def resolve_method(self, resolver, name: str, receiver: str, imports: dict[str, str]) -> Any:
+        """The symbol a method called on ``receiver`` is, found the language's own way (a Lua module's
+        function), or COMMON."""
+        return COMMON
+
+    def answer(self, resolver, kind: str, name: str, receiver: str, from_path: str) -> dict | None:
+        """The symbol a reference of a kind this language answers (``answers``) names, from any file."""
+        return None
+
     # ---- bindings ---------------------------------------------------------
     def binding_name(self, node, kind: str):
         """(name node or None, kind) of a binding the language reads its own way, else None (the common search
@@ -255,6 +291,16 @@ class DeclaredTypes:
 
         return ranked(declared_types(node) if node.type in DECLARED_NODES or node.type == "variable_declarator"
                       else [])
+
+
+class _Common:
+    """The answer of a resolving hook that leaves the name to the common lookup."""
+
+    def __repr__(self) -> str:
+        return "COMMON"
+
+
+COMMON: Any = _Common()
 
 
 def common_name_node(node):
@@ -314,6 +360,12 @@ def language_named(name: str) -> Language:
     if found is None:
         found = _COMMON.setdefault(name, Language(name))
     return found
+
+
+def answering(kind: str) -> Language | None:
+    """The language that answers references of this kind wherever they are made, if one does."""
+    _discover()
+    return next((lang for lang in _REGISTRY.values() if kind in lang.answers), None)
 
 
 def registered() -> dict[str, Language]:

@@ -12,6 +12,7 @@ from ..labels import signature_word
 from ..refs import STAR, Ref
 from ..typed import node_text
 from . import LangSpec, is_classy
+from ..receivers import type_key
 from .base import Language, register
 
 #: the macro that defines a thing -> its symbol kind (a protocol's bodiless defs are what each defimpl defines)
@@ -307,11 +308,39 @@ class Elixir(Language):
     def signature(self, node) -> str:
         return signature(node)
 
+    def index(self, resolver, symbol: dict) -> None:
+        if symbol["kind"] in ("namespace", "interface"):  # a module's full name (Shop.Cart) -> its symbol
+            resolver.tables.setdefault("elixir", {}).setdefault(symbol["qualname"], symbol)
+
+    def module_files(self, resolver, module: str, from_path: str) -> list[str] | None:
+        modules = resolver.tables.get("elixir", {})  # a module is named wherever its file is: `alias Shop.Cart`
+        return [modules[module]["path"]] if module in modules else []
+
+    def resolve(self, resolver, name, kind, from_path, imports, receiver, source, typed):
+        return _resolve(resolver, name, kind, receiver, imports, source)
+
     def crumb(self, symbol, parent, word: str, label: str) -> tuple[str, str]:
         if is_classy(symbol.kind):  # Shop.Cart, or Inner in it
             label = symbol.qualname.removeprefix(parent.qualname + "." if parent is not None and parent.qualname
                                                  else "")
         return signature_word(symbol, word), label  # defp
+
+
+def _resolve(resolver, name: str, kind: str, receiver: str, imports: dict[str, str], source: str) -> dict | None:
+    """What an Elixir name refers to (the chunker has made aliases full names): a behaviour or protocol by
+    its name; ``Shop.Price.check()`` the function of that module; a bare ``check()`` its own module's (an
+    outer module's does not count), else an imported module's; None for Kernel's and libraries'."""
+    if kind != "calls":
+        return resolver.tables.get("elixir", {}).get(name)
+    if receiver:
+        owners = [receiver]
+    else:
+        own = type_key(source)
+        while own and own not in resolver.tables.get("elixir", {}):
+            own = own.rpartition(".")[0]
+        owners = ([own] if own else []) + [m for bound, m in imports.items() if bound.startswith(STAR)]
+    return next((s for owner in owners for s in resolver.members.get((owner, name), [])
+                 if s["kind"] in ("function", "method")), None)
 
 
 register(Elixir(), "elixir", spec=SPEC)

@@ -8,6 +8,7 @@ field's use, so ``callers Cart`` lists ``Query.cart``, not the whole Query type.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from ..refs import Ref
@@ -198,6 +199,8 @@ NODES = frozenset({"call_expression", "template_string", "call"})
 #: what a document's text holds that is not GraphQL: ``${...}``, Python's quotes and an f-string's ``{...}``
 _NOT_GRAPHQL = frozenset({"template_substitution", "string_start", "string_end", "interpolation"})
 _NAMES = frozenset({"identifier", "property_identifier"})
+#: a schema's or a document's files
+FILES = (".graphql", ".graphqls", ".gql")
 #: what a fragment spread is selected on: a fragment's name, never a type's
 SPREAD = "..."
 
@@ -311,6 +314,39 @@ class GraphQL(Language):
 
     def binding_text(self, node, text: str) -> str:
         return signature(node)  # `lines(first: Int): [Line!]!`, without its description
+
+    answers = frozenset({"queries"})  # what a document in code (gql`...`) uses of the project's schema
+
+    def index(self, resolver, symbol: dict) -> None:
+        if symbol["kind"] not in ("module", "attribute", "impl"):  # a name -> types, fragments, directives
+            resolver.tables.setdefault("graphql", {}).setdefault(symbol["qualname"], []).append(symbol)
+
+    def resolve(self, resolver, name, kind, from_path, imports, receiver, source, typed):
+        return used(resolver, name, receiver, from_path) if kind in ("calls", "implements") else None
+
+    def answer(self, resolver, kind: str, name: str, receiver: str, from_path: str) -> dict | None:
+        return used(resolver, name, receiver, from_path)
+
+
+def used(resolver, name: str, path: str, from_path: str) -> dict | None:
+    """The GraphQL definition a document in ``from_path`` uses: a type, fragment or directive by name, a field
+    selected by the ``path`` of fields it is selected on (``owner`` on ``Query.cart``: the field of what ``cart``
+    returns)."""
+    if not path or path == SPREAD:  # a spread in code: a fragment, not the type it may share a name with
+        return _nearest(resolver, name, from_path, path == SPREAD)
+    schema = _nearest(resolver, SCHEMA, from_path)
+    return select(name, path, lambda owner, field: [
+        s for s in resolver.members.get((owner, field), []) if s["path"].endswith(FILES)],
+        roots_of(schema["signature"]) if schema else ROOTS)
+
+
+def _nearest(resolver, name: str, from_path: str, fragment: bool = False) -> dict | None:
+    """The GraphQL definition of a name nearest a file: its own, then its folder's, then any (one namespace per
+    schema, and a project may hold several); ``fragment``: a fragment's only."""
+    folder = posixpath.dirname(from_path)
+    found = [s for s in resolver.tables.get("graphql", {}).get(name, [])
+             if not fragment or s["signature"].startswith("fragment")]
+    return min(found, key=lambda s: (s["path"] != from_path, posixpath.dirname(s["path"]) != folder), default=None)
 
 
 class Host:

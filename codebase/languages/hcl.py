@@ -8,9 +8,11 @@ set the child's variables (``cidr = ...`` uses ``var.cidr`` there) and ``module.
 
 from __future__ import annotations
 
+import posixpath
+
 from ..refs import node_text
 from . import LangSpec
-from .base import Language, register
+from .base import COMMON, Language, register
 
 #: block type -> (the prefix of its address, the symbol kind); a resource's prefix is its type
 BLOCKS = {"resource": ("", "resource"), "data": ("data", "data"), "variable": ("var", "variable"),
@@ -140,6 +142,28 @@ class Hcl(Language):
 
     def crumb(self, symbol, parent, word: str, label: str) -> tuple[str, str]:
         return word, label if symbol.kind == "method" else symbol.qualname  # its address: aws_s3_bucket.logs
+
+    # a Terraform module is a folder: an address names a block of the file's folder, or of a module block's
+    def index(self, resolver, symbol: dict) -> None:
+        if symbol["path"].endswith(".tf"):
+            key = (posixpath.dirname(symbol["path"]), symbol["qualname"])
+            resolver.tables.setdefault("terraform", {}).setdefault(key, symbol)
+
+    def prepare(self, resolver, path: str, refs: list) -> None:
+        if path.endswith(".tf"):  # `module "vpc" { source = "./modules/vpc" }`: (folder, module.vpc) -> its folder
+            folder = posixpath.dirname(path)
+            resolver.tables.setdefault("terraform modules", {}).update(
+                ((folder, ref[0]), posixpath.normpath(posixpath.join(folder, ref[2]))) for ref in refs
+                if ref[1] == "imports" and ref[0].startswith("module."))
+
+    def resolve(self, resolver, name, kind, from_path, imports, receiver, source, typed):
+        if not from_path.endswith(".tf"):
+            return COMMON
+        folder: str | None = posixpath.dirname(from_path)
+        if receiver:  # a module block's input or output: its child's (`module.vpc` -> ./modules/vpc)
+            folder = resolver.tables.get("terraform modules", {}).get((folder, receiver))
+        return resolver.tables.get("terraform", {}).get((folder, name)) if kind == "calls" and folder is not None \
+            else None
 
 
 register(Hcl(), "hcl", spec=SPEC, extensions=())

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from ..refs import last_ident, node_text, required_module
 from . import LangSpec
-from .base import Language, register
+from ..receivers import owner_of
+from .base import COMMON, Language, register
 
 #: tables a Lua program finds already set: the standard library's, LuaJIT's, and the hosts' (Neovim, LÖVE,
 #: OpenResty); a call on one is the library's unless the project defines the module (Neovim's own runtime)
@@ -167,6 +168,15 @@ SPEC = LangSpec(
 
 class Lua(Language):
     requires = True
+    guesses_functions = False  # a local or a module's function is reached by its file or module only
+
+    def bare_names(self, resolver, name: str) -> list[dict] | None:
+        # a bare name is a local, an import or a global function: no other
+        return [s for s in resolver.by_name.get(name, []) if is_global(s)]
+
+    def resolve_method(self, resolver, name: str, receiver: str, imports: dict[str, str]):
+        root = receiver.partition(".")[0]
+        return _module_function(resolver, name, receiver, imports) if root in imports or root in GLOBALS else COMMON
 
     def definition_name(self, node, kind, out, scope):
         named = function_name(node) if node.type == "function_declaration" else assigned_function(node)
@@ -190,6 +200,32 @@ class Lua(Language):
         if node.type != "assignment_statement":
             return value, kind
         return binding(node)[1], binding_kind(node, name)
+
+
+def _module_function(resolver, name: str, receiver: str, imports: dict[str, str]) -> dict | None:
+    """A Lua function called through a module: an imported one's (``utils.raise``, ``List.new``), a
+    submodule's of an imported package (``pl.utils.raise``), a global table's where the project is that
+    module (Neovim's runtime calls ``vim.lsp.util.f``), a global function (``GLOBAL``); None for what the
+    project does not define by that name (``table.insert``, ``log.warn`` set in a loop): never guessed."""
+    root, _, rest = receiver.partition(".")
+    if root == "_G" and not rest:  # a name no local binds: a global function, or a builtin
+        return next((s for s in resolver.by_name.get(name, []) if is_global(s)), None)
+    module = imports[root] + ("." + rest if rest else "") if root in imports else receiver
+    files = _module_files(resolver, module) if "." in module or root in imports else []
+    found = resolver._exported(name, files) if files else []
+    # a module's function, else the method of the one class a module returns (`List.new`)
+    return next((s for s in found if not owner_of(s["qualname"])), None) or (
+        found[0] if len({owner_of(s["qualname"]) for s in found}) == 1 else None)
+
+
+def _module_files(resolver, module: str) -> list[str]:
+    """The project files of a Lua module path (``vim.lsp.util``: ``lua/vim/lsp/util.lua``), if any."""
+    key = (module, "\0lua")  # apart from module_files' keys, whose second part is a folder or a path
+    if key not in resolver._module_cache:
+        tail = "/" + module.replace(".", "/")
+        resolver._module_cache[key] = [p for stem, paths in resolver.by_stem.items() if ("/" + stem).endswith(tail)
+                                   for p in paths if p.endswith(".lua")]
+    return resolver._module_cache[key]
 
 
 register(Lua(), "lua", spec=SPEC)

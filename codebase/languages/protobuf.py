@@ -60,7 +60,7 @@ def signature(node) -> str:
     return " ".join(re.match(r"[^{;]*", node_text(node)).group().split())
 
 
-def resolve(name: str, written_in: str, scope: str, by_name: dict[str, list[dict]], from_path: str) -> dict | None:
+def lookup(name: str, written_in: str, scope: str, by_name: dict[str, list[dict]], from_path: str) -> dict | None:
     """The message, enum or service a type name means: ``Line`` written in ``shop.v1.Cart`` (``scope``: the full
     name of the message or rpc that writes it) is ``shop.v1.Cart.Line`` when that exists, else ``shop.v1.Line``,
     ``shop.Line``, ``Line``; ``written_in`` is the scope written before the name (``Cart`` in ``Cart.Line``),
@@ -105,6 +105,16 @@ class Protobuf(Language):
             out.imports[PACKAGE] = package_name(node)
             return []
         return None
+
+    def index(self, resolver, symbol: dict) -> None:
+        if symbol["kind"] in ("struct", "enum", "interface"):  # a full name (shop.v1.Cart) -> messages, enums
+            resolver.tables.setdefault("protobuf", {}).setdefault(symbol["qualname"], []).append(symbol)
+
+    def resolve(self, resolver, name, kind, from_path, imports, receiver, source, typed):
+        # a field's or an rpc's type, from its scope outwards, as protoc does
+        scope = source or imports.get(PACKAGE, "")  # a top-level `extend`'s field: the package's
+        return lookup(name, receiver, scope, resolver.tables.get("protobuf", {}), from_path) if kind == "calls" \
+            else None
 
 
 register(Protobuf(), "protobuf", spec=SPEC)

@@ -66,5 +66,14 @@ class Sql(Language):
     def signature(self, node) -> str:
         return signature(node)
 
+    def index(self, resolver, symbol: dict) -> None:
+        if symbol["kind"] != "module":  # a lower-case name -> SQL tables, views, functions
+            resolver.tables.setdefault("sql", {}).setdefault(symbol["name"].lower(), []).append(symbol)
+
+    def resolve(self, resolver, name, kind, from_path, imports, receiver, source, typed):
+        # names are not case-sensitive, and only SQL defines what SQL uses
+        found = resolver.tables.get("sql", {}).get(name.lower(), [])
+        return next((s for s in found if s["path"] == from_path), found[0] if found else None)
+
 
 register(Sql(), "sql", spec=SPEC)

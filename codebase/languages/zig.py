@@ -4,13 +4,15 @@ one (``fn ArrayList(comptime T: type) type``, whose struct's members are the typ
 ``@This()`` names it or the container it is in, and ``@import("mem.zig")`` binds a file. A call is a chain of
 suffixes (``std.mem.eql(...)``, ``list.append(...)``): its name and the path it is called on, resolved through
 the file's imports, aliases (``const debug = std.debug;``) and declared types (``self: *Self``, ``p: Point``,
-``var l = List.init(a)`` where ``fn init(a: Allocator) Self``) by ``codebase.modular``."""
+``var l = List.init(a)`` where ``fn init(a: Allocator) Self``), by ``_Paths`` below."""
 
 from __future__ import annotations
 
 import re
 
+from ..receivers import owner_of, type_key
 from ..refs import EXPRESSION, Ref
+from ..typed import HOLDS
 from ..typed import node_text
 from . import LangSpec
 from .base import Language, ranked, register
@@ -375,6 +377,127 @@ class Zig(Language):
 
     def crumb(self, symbol, parent, word: str, label: str) -> tuple[str, str]:
         return word_of(symbol.signature) or word, label  # fn, struct, enum, union, test
+
+    def resolve(self, resolver, name, kind, from_path, imports, receiver, source, typed):
+        return _Paths(resolver).call(name, kind, receiver, typed, from_path, source)
+
+
+#: what a Zig path leads to: ("file", path) or ("symbol", a symbol row)
+Place = tuple[str, object]
+_PLACE_KINDS = frozenset({"struct", "enum", "type"})
+_DEPTH = 12  # aliases of aliases: a cycle (`const a = b; const b = a;`) ends here
+
+
+class _Paths:
+    """Zig's names through files and containers (``std.mem.eql``, ``self.list.append``), over the Resolver's
+    indexes (``r``)."""
+
+    def __init__(self, r) -> None:
+        self.r = r
+
+    def call(self, name: str, kind: str, receiver: str, typed: str, from_path: str, source: str) -> dict | None:
+        """What a Zig call names: through what the receiver is declared to hold (``self: *Self``, ``l:
+        std.ArrayList(u8)``), else the receiver's path (``std.mem``: the file std.zig imports as mem), else a
+        bare name in the scopes it is written in (the function's, its containers', the file's); None for what
+        the project does not define (a builtin, a library's) or what only runs know."""
+        if kind != "calls" or receiver == EXPRESSION:
+            return None
+        scopes = _zig_scopes(source)
+        path = typed or receiver
+        if not path:
+            place = self._zig_path(name, from_path, scopes, 0)
+        else:
+            # `node.next.f()`: Node's field next (Node@next); `it.next()`, `it = map.iterator()`: Map@=iterator()
+            base, *steps = path.split(HOLDS)
+            place = self._zig_path(base, from_path, scopes, 0)
+            for step in [*steps, name]:
+                place = self._zig_step(place, step.removeprefix("="), 0) if place is not None else None
+        hit = place[1] if place is not None and place[0] == "symbol" else None
+        return hit if hit is not None and hit["kind"] in ("function", "method", "struct") else None
+
+    def _zig_path(self, dotted: str, path: str, scopes: list[str], depth: int) -> Place | None:
+        """Where a dotted path written in ``path`` within ``scopes`` (innermost first, "" the file) leads."""
+        head, *rest = dotted.split(".")
+        bare, call = head.removesuffix("()"), head.endswith("()")
+        if head == THIS:  # `self: *@This()`: the container the scope is in, else the file
+            own = next((s for s in scopes if s and self.r.by_file_qual.get((path, s), {}).get("kind") in _PLACE_KINDS), "")
+            place = self._zig_value(THIS + own, path, scopes, depth + 1)
+        else:  # Zig forbids shadowing: the innermost scope naming it is the only one
+            place = next((p for scope in scopes if (p := self._zig_name(path, scope, bare, depth)) is not None), None)
+        place = self._zig_called(place, depth + 1) if call and place is not None else place
+        for part in rest:
+            place = self._zig_step(place, part, depth + 1) if place is not None else None
+        return place
+
+    def _zig_step(self, place: Place, part: str, depth: int) -> Place | None:
+        """One step along a path: a file's top-level name or import, a container's member, a field's type."""
+        if depth > _DEPTH:
+            return None
+        bare, call = part.removesuffix("()"), part.endswith("()")
+        where, what = place
+        if where == "symbol" and what["kind"] == "attribute":  # a field: what its declared type is
+            typ = field_type(what["signature"])
+            owner = owner_of(what["qualname"])
+            place = self._zig_path(typ, what["path"], _zig_scopes(owner), depth + 1) if typ else None
+            return self._zig_step(place, part, depth + 1) if place is not None else None
+        place = self._zig_name(what if where == "file" else what["path"],
+                               "" if where == "file" else type_key(what["qualname"]), bare, depth)
+        return self._zig_called(place, depth + 1) if call and place is not None else place
+
+    def _zig_name(self, path: str, scope: str, name: str, depth: int) -> Place | None:
+        """What a name means in a container of a file (scope "": the file): its member, or where its binding
+        (``const mem = std.mem;``, keyed ``scope.name``) leads."""
+        found = self._zig_member(path, scope, name)
+        if found is not None:
+            return "symbol", found
+        value = self.r.file_imports.get(path, {}).get(f"{scope}.{name}" if scope else name)
+        return self._zig_value(value, path, _zig_scopes(scope), depth + 1) if value else None
+
+    def _zig_member(self, path: str, scope: str, name: str) -> dict | None:
+        """What a file's container (or the file, scope "") defines by a name, a field too; never a test."""
+        qual = f"{scope}.{name}" if scope else name
+        for mark in ("", "'", "''"):  # a test may have the name first (`test isAligned` above isAligned)
+            found = self.r.by_file_qual.get((path, qual + mark))
+            if found is None or found["kind"] != "test":
+                return found
+        return None
+
+    def _zig_value(self, value: str, path: str, scopes: list[str], depth: int) -> Place | None:
+        """Where a Zig binding's value (codebase.zig.bound) leads: a file, a container, an aliased path."""
+        if depth > _DEPTH:
+            return None
+        if value.startswith(THIS):
+            own = value[len(THIS):]
+            return ("file", path) if not own else ("symbol", self.r.by_file_qual[(path, own)]) \
+                if (path, own) in self.r.by_file_qual else None
+        if value.startswith(ALIAS):
+            return self._zig_path(value[len(ALIAS):], path, scopes, depth + 1)
+        module, _, fields = value.partition(FIELDS)
+        files = self.r.module_files(module, path)
+        place: Place | None = ("file", files[0]) if files else None
+        for part in fields.split(".") if fields else ():
+            place = self._zig_step(place, part, depth + 1) if place is not None else None
+        return place
+
+    def _zig_called(self, place: Place, depth: int) -> Place | None:
+        """What calling a thing gives, where its signature says: a type function's type (``ArrayList(u8)``), a
+        function's declared result (``Point.origin()``, ``fn origin() Self``)."""
+        if place[0] != "symbol" or place[1]["kind"] not in ("struct", "function", "method") or depth > _DEPTH:
+            return None
+        what = place[1]
+        if what["kind"] == "struct":  # a type function's own struct, or the one it returns (`return HashMap(K, V)`)
+            other = self.r.file_imports.get(what["path"], {}).get(what["qualname"] + "()")
+            return self._zig_value(other, what["path"], _zig_scopes(what["qualname"]), depth + 1) if other else place
+        typ = returns(what["signature"])
+        return self._zig_path(typ, what["path"], _zig_scopes(owner_of(what["qualname"])), depth + 1) if typ else None
+
+
+def _zig_scopes(qualname: str) -> list[str]:
+    """The scopes a name is looked up in from a symbol, innermost first: itself, its containers, the file ("")."""
+    scopes = [qualname]
+    while scopes[-1]:
+        scopes.append(owner_of(scopes[-1]))
+    return scopes
 
 
 register(Zig(), "zig", spec=SPEC)
