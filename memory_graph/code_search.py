@@ -90,8 +90,9 @@ class CodeSearch:
     ``graph_lock``), the BM25 index ``text`` and LanceDB (past the in-process copy).
 
     ``symbols`` finds what the question names; ``embed(query, timings)`` starts embedding it and returns a
-    call that waits for its vector; ``collect(jobs, pooled, last)`` runs the legs (the Engine's, which owns the pool); ``chunks_per_file(project)`` tells a repository from
-    a collection of snippets. Filters come validated and scoped by the Engine.
+    call that waits for its vector; ``collect(jobs, pooled, last)`` runs the legs (the Engine's, which owns the
+    pool); ``chunks_per_file(project)`` tells a repository from a collection of snippets. Filters come
+    validated and scoped by the Engine.
     """
 
     def __init__(self, config: Config, lance: LanceStore, text: TextIndex, view: CodeView, symbols: Symbols,

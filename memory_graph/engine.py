@@ -17,25 +17,26 @@ from .code import CodeMixin
 from .code_search import CodeSearch
 from .config import Config, default_data_dir
 from .embedding import Embedder, SentenceTransformerEmbedder
-from .entities import EntitiesMixin
+from .entities import Entities
 from .errors import NotFoundError, ReadOnlyError, ValidationError
 from .heap import thaw_heap
 from .legs_runner import LegRunner
 from .memory_search import MemorySearch
 from .lock import write_lock
 from .maintenance import MaintenanceMixin
-from .models import MODES, Filters, Hit, Memory, content_hash, new_id
+from .models import MODES, Entity, Filters, Hit, Memory, Relation, content_hash, new_id
 from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
                       passage_rows)
 from .store import LanceStore, TextIndex, sql_filter, sql_quote, vector_matrix
 from .store.remote import local_dir
 from .symbols import Symbols
 from .views import CodeView, MemoryView
+from .writes import Writes
 from .text import derive_title
 from .transfer import Progress, Transfer
-from .validation import (check_content, check_ids, check_importance, check_limit, check_offset,
-                         check_optional_text, check_query, check_span, check_tags, check_text, check_type,
-                         clean_title, parse_time, prepare_memory, strip_private)
+from .validation import (check_content, check_filters, check_ids, check_importance, check_limit, check_offset,
+                         check_optional_text, check_query, check_span, check_tags, check_type, clean_title,
+                         parse_time, prepare_memory, strip_private)
 
 log = logging.getLogger("memory_graph")
 
@@ -48,7 +49,7 @@ def _view_field(view: str, name: str, doc: str) -> property:
                     lambda self, value: setattr(getattr(self, view), name, value), doc=doc)
 
 
-class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
+class Engine(CodeMixin, MaintenanceMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
     A facade: it validates, scopes, keeps the stores and views consistent across writes and processes, and hands
@@ -81,6 +82,8 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms)
         self.memory_view, self.code_view = MemoryView(), CodeView()  # derived: filled by _open_stores
         self.legs = LegRunner(c.search_timeout_seconds)
+        self.writes = Writes(self._writing, self._log_change, self._after_write, self._now, self._sync_locked)
+        self.entities = Entities(c, self.lance, self.memory_view, self._graph_lock, lambda: self.embedder, self.writes)
         self.symbols = Symbols(c, self.lance, self.code_view, self._graph_lock, self._sync_locked,
                                self.check_project)
         self.memory_search = MemorySearch(c, self.lance, self.text, self.memory_view, self._graph_lock,
@@ -110,7 +113,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
     @config.setter
     def config(self, value: Config) -> None:
         self._config = value
-        for part in ("symbols", "code_search", "memory_search", "transfer"):
+        for part in ("symbols", "code_search", "memory_search", "transfer", "entities"):
             if part in self.__dict__:
                 getattr(self, part).config = value
         if "legs" in self.__dict__:
@@ -201,7 +204,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
             # the entities these memories will probably create are embedded in the same model call, so the
             # link step under the write lock finds their vectors in the embedder's cache
             with self._graph_lock:
-                _, likely, _ = self._link_many([(m, ents) for m, ents in prepared], now, embed=False)
+                _, likely, _ = self.entities.link([(m, ents) for m, ents in prepared], now, embed=False)
             vectors = self.embedder.encode(texts + [entity_text(r) for r in likely])[:len(texts)]
         else:
             vectors = _vectors
@@ -213,7 +216,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
                 raise ValidationError(f"memory id(s) already exist: {', '.join(taken[:5])}",
                                       hint="use update to change a stored memory")
             rows = [memory_to_row(m, v) for (m, _), v in zip(prepared, vectors)]
-            links, new_entities, renamed = self._link_many([(m, ents) for m, ents in prepared], now)
+            links, new_entities, renamed = self.entities.link([(m, ents) for m, ents in prepared], now)
             with self.lance.transaction(["memories", "passages", "entities", "mentions"]):
                 self.lance.add("memories", rows)
                 self.lance.add("passages", passages)
@@ -277,8 +280,8 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
             else:
                 vector = self.lance.by_ids("memories", [memory_id], ["vector"]).column("vector")[0].as_py()
             row = memory_to_row(m, vector)
-            explicit = self._explicit_entities(memory_id) if relink else []
-            links, new_entities, renamed = (self._link_many([(m, explicit)], self._now()) if relink
+            explicit = self.entities.explicit_of(memory_id) if relink else []
+            links, new_entities, renamed = (self.entities.link([(m, explicit)], self._now()) if relink
                                             else ([], [], []))
             with self.lance.transaction(["memories", "passages", "entities", "mentions"]):
                 self.lance.upsert("memories", [row])
@@ -367,6 +370,23 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
             self._after_write()
         return len(ids)
 
+    def _graph_add(self, memory_rows: list[dict], entity_rows: list[dict], mentions: list[dict],
+                   passages: list[dict] = ()) -> None:
+        """This process's views after a write of memories: their nodes, entities, mentions and vectors."""
+        with self._graph_lock:
+            for e in entity_rows:
+                self.graph.add_entity(e["id"], e["name"], e["entity_type"])
+                self.entity_index.add(e["id"], e["name"], e["entity_type"], e.get("aliases") or [])
+            for r in memory_rows:
+                self.graph.add_memory(r["id"], node_attrs(r))
+            self._keep_vectors(memory_rows, passages)
+            for mn in mentions:
+                self.graph.add_mention(mn["memory_id"], mn["entity_id"], mn["weight"])
+            # what writes added since the graph was loaded is walked by the garbage collector until frozen
+            # too: once the graph has doubled, freeze again (so a large import costs a handful of collections)
+            if self.graph.size() >= 2 * max(self._settled_size, 1_000):
+                self._settle()
+
     # ---- memories: reads ------------------------------------------------
     def get(self, memory_ids: str | list[str], strict: bool = True) -> list[Memory]:
         """Full records in the order asked. strict: raise NotFoundError naming any unknown id."""
@@ -438,7 +458,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
         check_offset(offset)
         if order_by not in ORDERS:
             raise ValidationError(f"order_by={order_by!r} is not one of {', '.join(ORDERS)}")
-        f = self._filters(project, memory_type, tags, created_after, created_before,
+        f = check_filters(self.config, project, memory_type, tags, created_after, created_before,
                           valid_at, include_invalid and valid_at is None, include_global=False)
         where = sql_filter(f, self._now())
         table = self.lance.query("memories", where, ["id", order_by])
@@ -471,22 +491,50 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
         return {"anchor": anchor, "before": self.get(earlier) if earlier else [],
                 "after": self.get(later) if later else []}
 
-    # ---- search ---------------------------------------------------------
-    def _filters(self, project, types, tags, created_after, created_before, as_of, include_invalid,
-                 include_global: bool = True) -> Filters:
-        if isinstance(types, str):
-            types = [types]
-        if project is not None and not isinstance(project, str):
-            raise ValidationError("project must be a string")
-        after, before = parse_time(created_after, "created_after"), parse_time(created_before, "created_before")
-        check_span(after, before, "created_after and created_before")
-        return Filters(
-            project=check_text(project.strip(), "project") if project is not None else None,
-            include_global=include_global,
-            types=tuple(check_type(t) for t in (types or ())), tags=tuple(check_tags(tags, self.config)),
-            created_after=after, created_before=before,
-            as_of=parse_time(as_of, "as_of"), include_invalid=bool(include_invalid))
+    # ---- entities and relations (``Entities``) ---------------------------
+    def create_entity(self, name: str, entity_type: str = "concept", description: str = "",
+                      aliases: Iterable[str] | None = None) -> Entity:
+        """Create an entity, or return (and enrich) the one of that name and type (``Entities.create``)."""
+        return self.entities.create(name, entity_type, description, aliases)
 
+    def get_entity(self, ref: str) -> Entity:
+        """An entity by id or by name (any type)."""
+        return self.entities.get(ref)
+
+    def list_entities(self, entity_type: str | None = None, limit: int = 100) -> list[Entity]:
+        return self.entities.of_type(entity_type, limit)
+
+    def memory_projects(self) -> list[str]:
+        """The projects that hold memories, sorted."""
+        return self.entities.projects()
+
+    def project_hint(self, project: str | None) -> str | None:
+        """After a search scoped to ``project``: a note when it holds no memory (``Entities.project_hint``)."""
+        return self.entities.project_hint(project)
+
+    def create_relation(self, source: str, target: str, relation_type: str = "related_to", weight: float = 1.0,
+                        valid_from=None, valid_until=None) -> Relation:
+        """Link two entities or memories (ids, or entity names; a new name becomes an entity)."""
+        return self.entities.create_relation(source, target, relation_type, weight, valid_from, valid_until)
+
+    def get_related(self, ref: str, depth: int = 1, direction: str = "both",
+                    relation_types: Iterable[str] | None = None, limit: int = 100) -> list[dict]:
+        """Neighbours of an entity or memory within ``depth`` hops, with names and titles."""
+        return self.entities.related(ref, depth, direction, relation_types, limit)
+
+    def delete_entity(self, ref: str) -> dict:
+        """Delete an entity (with its mentions and relations) or a relation (by its rel_ id)."""
+        return self.entities.delete(ref)
+
+    def prune_entities(self, apply: bool = False) -> list[Entity]:
+        """Extracted names that extraction would not create today (``Entities.prune``); apply: delete them."""
+        return self.entities.prune(apply)
+
+    def communities(self, min_size: int = 2, top: int = 5) -> list[dict]:
+        """Louvain communities of the entity graph, each with its best-connected members by name."""
+        return self.entities.communities(min_size, top)
+
+    # ---- search ---------------------------------------------------------
     @holding_blas
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", project: str | None = None,
                include_global: bool = True, types=None, tags=None, created_after=None, created_before=None,
@@ -507,7 +555,7 @@ class Engine(EntitiesMixin, CodeMixin, MaintenanceMixin):
         if min_score is not None and (isinstance(min_score, bool) or not isinstance(min_score, (int, float))
                                       or not 0 <= min_score <= 1):
             raise ValidationError("min_score must be a number in [0, 1]")
-        filters = self._filters(project, types, tags, created_after, created_before, as_of, include_invalid,
+        filters = check_filters(self.config, project, types, tags, created_after, created_before, as_of, include_invalid,
                                 include_global)
         self._sync_locked()
         return self.memory_search.search(query, limit, mode, filters, self._now(), min_score, use_ppr, use_decay,

@@ -89,7 +89,7 @@ def torn_memories(engine: "Engine") -> dict[str, list[str]]:
     with engine._graph_lock:
         for r in rows:
             if r["id"] not in linked:
-                links, _, _ = engine._link_many([(memory_from_row(r), [])], engine._now(),
+                links, _, _ = engine.entities.link([(memory_from_row(r), [])], engine._now(),
                                                 embed=False)
                 if links:
                     unlinked.append(r["id"])
@@ -146,7 +146,7 @@ def _mend(engine: "Engine", found: dict) -> None:
     passages = passage_rows(engine.embedder, engine.config,
                             [(i, embed_text(rows[i]["title"], rows[i]["content"])) for i in redo])
     with engine._graph_lock:
-        links, new_entities, renamed = engine._link_many(
+        links, new_entities, renamed = engine.entities.link(
             [(memory_from_row(rows[i]), []) for i in relink], now) if relink else ([], [], [])
     with lance.transaction([*found_dangling, "passages", "mentions", "entities"]):
         for table, ids in found_dangling.items():

@@ -36,8 +36,9 @@ class MemorySearch:
     ``graph_lock``), the BM25 index ``text`` and LanceDB.
 
     ``embed(query, timings)`` starts embedding a question and returns a call that waits for its vector, and
-    ``collect(jobs, pooled, last)`` runs the legs (the Engine's, which owns the model and the pool). It keeps each candidate's description between writes: the Engine
-    calls ``forget_reads`` when this or another process changes the data. Filters come validated.
+    ``collect(jobs, pooled, last)`` runs the legs (the Engine's, which owns the model and the pool). It keeps
+    each candidate's description between writes: the Engine calls ``forget_reads`` when this or another
+    process changes the data. Filters come validated.
     """
 
     def __init__(self, config: Config, lance: LanceStore, text: TextIndex, view: MemoryView,

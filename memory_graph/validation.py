@@ -9,7 +9,7 @@ from datetime import date, datetime, timezone
 
 from .config import Config
 from .errors import ValidationError
-from .models import MEMORY_TYPES, Memory, content_hash, iso, new_id
+from .models import MEMORY_TYPES, Filters, Memory, content_hash, iso, new_id
 from .secrets import mask_secrets
 from .text import derive_title
 
@@ -251,3 +251,21 @@ def prepare_memory(item: dict, now: float, config: Config) -> tuple[Memory, list
     if isinstance(ents, str) or not all(isinstance(e, str) and e.strip() for e in ents):
         raise ValidationError("entities must be a list of entity names or ids")
     return m, [e.strip() for e in ents]
+
+
+def check_filters(config: Config, project, types, tags, created_after, created_before, as_of, include_invalid,
+                  include_global: bool = True) -> Filters:
+    """A search's or a listing's filters, validated (times parsed, the project stripped, types and tags
+    checked)."""
+    if isinstance(types, str):
+        types = [types]
+    if project is not None and not isinstance(project, str):
+        raise ValidationError("project must be a string")
+    after, before = parse_time(created_after, "created_after"), parse_time(created_before, "created_before")
+    check_span(after, before, "created_after and created_before")
+    return Filters(
+        project=check_text(project.strip(), "project") if project is not None else None,
+        include_global=include_global,
+        types=tuple(check_type(t) for t in (types or ())), tags=tuple(check_tags(tags, config)),
+        created_after=after, created_before=before,
+        as_of=parse_time(as_of, "as_of"), include_invalid=bool(include_invalid))

@@ -12,6 +12,7 @@ from codebase import Indexer, index_project
 from codebase.scanner import scan
 from memory_graph import Config, Engine
 from memory_graph.errors import NotFoundError, StoreError, ValidationError
+from memory_graph.validation import check_filters
 from conftest import HashEmbedder, write_files
 
 
@@ -289,12 +290,11 @@ def test_search_code_filters(engine, repo):
 
 def test_bm25_text_of_code_splits_and_keeps_identifiers(engine, repo):
     idx(engine, repo)
-    ids, _ = engine.text.search("sku normalize", engine._filters(None, None, None, None, None, None, True), 0, 5,
-                                "code")
+    unfiltered = check_filters(engine.config, None, None, None, None, None, None, True)
+    ids, _ = engine.text.search("sku normalize", unfiltered, 0, 5, "code")
     titles = [engine.get_chunks([i])[0]["breadcrumb"] for i in ids]
     assert "function normalize_sku" in titles
-    ids, _ = engine.text.search("normalizesku", engine._filters(None, None, None, None, None, None, True), 0, 5,
-                                "code")
+    ids, _ = engine.text.search("normalizesku", unfiltered, 0, 5, "code")
     assert ids  # the whole identifier, lowercased without separators
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from memory_graph import Config, Engine, NotFoundError, StoreError, ValidationError
 from memory_graph.maintenance import WATCHED
+from memory_graph.validation import check_filters
 from conftest import fail_adds_to, snapshot
 
 DAY = 86_400.0
@@ -385,8 +386,8 @@ def test_the_vector_leg_returns_the_nearest_valid_memories(tmp_path, embedder, i
     real = engine.lance.vector_search
     engine.lance.vector_search = lambda *a, **kw: searches.append(kw.get("prefilter", True)) or real(*a, **kw)
     c = engine.config.candidates(10)
-    leg = engine.memory_search.vector_leg(query, engine._filters(None, None, None, None, None, None, False, True),
-                                          engine._now(), c)
+    filters = check_filters(engine.config, None, None, None, None, None, None, False, True)
+    leg = engine.memory_search.vector_leg(query, filters, engine._now(), c)
     valid = by_sim[invalid:]
     assert len(leg.ids) == c
     assert set(leg.ids).isdisjoint(by_sim[:invalid])

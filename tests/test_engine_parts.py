@@ -11,6 +11,7 @@ import pytest
 from codebase import index_project
 from memory_graph import Engine
 from memory_graph.code_search import CodeSearch
+from memory_graph.entities import Entities
 from memory_graph.errors import NotFoundError
 from memory_graph.legs_runner import LegRunner
 from memory_graph.memory_search import MemorySearch
@@ -18,6 +19,7 @@ from memory_graph.models import Filters
 from memory_graph.retrieval import LegResult
 from memory_graph.symbols import Symbols
 from memory_graph.transfer import Transfer
+from memory_graph.writes import Writes
 
 
 def test_symbols_built_alone_answers_from_the_view_it_is_given_and_calls_back_only_what_it_was_handed(engine, repo):
@@ -144,6 +146,31 @@ def test_a_search_embeds_the_question_while_it_runs_the_bm25_leg(engine, repo, m
     hits = engine.search("how often does the deploy run") if kind == "memory" else \
         engine.search_code("parse the settings file", project="demo")
     assert order == [("bm25", True), "embedded"] and hits
+
+
+def test_entities_built_alone_write_only_through_the_write_interface_they_are_given(engine):
+    mid = engine.store("Kestrel replaced the nightly deploy pipeline")
+    calls = []
+
+    @contextmanager
+    def section():
+        calls.append("enter")
+        yield
+        calls.append("leave")
+
+    writes = Writes(section, lambda **ids: calls.append(("log", {k: list(v) for k, v in ids.items()})),
+                    lambda: calls.append("after"), lambda: 1_700_000_000.0, lambda: calls.append("sync"))
+    entities = Entities(engine.config, engine.lance, engine.memory_view, threading.RLock(),
+                        lambda: engine.embedder, writes)
+    made = entities.create("Falcon", "service", "the search indexer")
+    assert calls == ["enter", ("log", {"entities": [made.id]}), "after", "leave"]
+    assert made.created_at == engine.get_entity("Falcon").created_at == 1_700_000_000.0  # the interface's clock
+    assert engine.get_entity("Falcon").description == "the search indexer"  # the engine's view holds it
+    calls.clear()
+    relation = entities.create_relation("Falcon", mid, "documented_by")
+    assert calls[0] == "enter" and calls[1][0] == "log" and calls[1][1]["relations"] == [relation.id]
+    assert [r["id"] for r in entities.related("Falcon")] == [r["id"] for r in engine.get_related("Falcon")] == [mid]
+    assert entities.projects() == engine.memory_projects() and calls[-1] == "sync"  # a read syncs first
 
 
 def test_the_views_fields_are_the_engines_attributes(engine):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from memory_graph import Config, Engine
 from memory_graph.embedding import window_starts
 from memory_graph.errors import StoreError
+from memory_graph.validation import check_filters
 
 from conftest import WindowEmbedder
 
@@ -200,7 +201,8 @@ def test_the_vector_leg_adds_passage_gain_times_what_the_best_passage_adds(tmp_p
     assert best > own  # the query's words lie past what the long memory's own vector reads
     expected = {long_id: own + gain * (best - own), short_id: float(emb.encode([short])[0] @ q)}
     ranked = sorted(expected, key=lambda m: -expected[m])[:e.config.candidates(1)]
-    legs = e.memory_search.run_legs(query, e._filters(None, None, None, None, None, None, False), e._now(), 1, "vector")
+    filters = check_filters(e.config, None, None, None, None, None, None, False)
+    legs = e.memory_search.run_legs(query, filters, e._now(), 1, "vector")
     assert legs["vector"].ids == ranked
     assert legs["vector"].scores == pytest.approx([expected[m] for m in ranked], abs=1e-5)
     e.close()
