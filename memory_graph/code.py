@@ -10,7 +10,9 @@ import json
 import posixpath
 import re
 from pathlib import PurePosixPath
-from typing import Any, Iterable
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -28,6 +30,12 @@ from .store.lance import vector_matrix
 from .store.sql import sql_in, sql_quote
 from .text import dotted_names
 from .validation import check_filter, check_limit, check_name, check_names, check_query
+from .writes import Writes
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .store import LanceStore, TextIndex
+    from .views import CodeView
 
 CODE_TABLES = ("code_chunks", "symbols", "symbol_edges", "files", "chunk_neighbours")
 #: what a chunk's node holds: code search's filters and each candidate's description, read without LanceDB
@@ -135,11 +143,25 @@ def link_bindings(graph: Graph, bindings: list[dict], chunks: list[dict], scopes
                 graph.add_edge(c["id"], s["id"], DEFINES, 1.0, key=DEFINES)
 
 
-class CodeMixin:
-    """Code chunks, symbols and their graph (mixed into the Engine)."""
+class CodeStore:
+    """Code chunks, symbols, edges and files: their writes (called by ``codebase.Indexer`` through the Engine)
+    and the derived code graph, symbol index and densities of ``view`` (changed under ``graph_lock``).
+
+    Built by the Engine with the stores, the view and its write interface (``writes``); ``copy_vectors()``
+    reads the chunks' vectors into an in-process copy, ``keep_chunk_vectors(old, new)`` keeps that copy up to
+    date, ``settle()`` freezes a new graph's objects out of the garbage collector's way, and index runs of
+    other processes are found in ``data_dir``.
+    """
+
+    def __init__(self, config: Config, lance: LanceStore, text: TextIndex, view: CodeView,
+                 graph_lock: threading.RLock, writes: Writes, data_dir: Path, copy_vectors: Callable[[], Any],
+                 keep_chunk_vectors: Callable[[list[str], list[dict]], None], settle: Callable[[], None]) -> None:
+        self.config, self.lance, self.text, self.view, self.writes = config, lance, text, view, writes
+        self._graph_lock, self.data_dir = graph_lock, data_dir
+        self._copy_vectors, self._keep_chunk_vectors, self._settle = copy_vectors, keep_chunk_vectors, settle
 
     # ---- loading the derived code graph ------------------------------------
-    def _load_code_graph(self, vectors: bool = True) -> None:
+    def load(self, vectors: bool = True) -> None:
         """Build the code graph, the symbol index and the chunks' densities from LanceDB; with ``vectors``, also
         the in-process copy of the chunks' vectors (without, the copy is kept: the chunks did not change)."""
         graph, index = Graph(bridge=SYMBOL), EntityIndex()
@@ -156,7 +178,7 @@ class CodeMixin:
         holders = {scopes.get((s["project"], s["path"], s["parent"])) for s in bindings}
         scope_chunks = []
         for r in self.lance.query("code_chunks", None, CHUNK_NODE_COLUMNS).to_pylist():
-            self._add_chunk_node(graph, r)
+            self.add_chunk_node(graph, r)
             if r["symbol_id"] in holders:
                 scope_chunks.append(r)
         link_bindings(graph, bindings, scope_chunks, scopes)
@@ -165,14 +187,14 @@ class CodeMixin:
             graph.add_edge(u, v, k, 1.0, key=k)
         rows = self.lance.query("chunk_neighbours", None, ["id", "sims"])
         densities = {i: density(s) for i, s in zip(rows.column("id").to_pylist(), rows.column("sims").to_pylist())}
-        copy = self._copy_vectors("code_chunks") if vectors else self.chunk_vectors
+        copy = self._copy_vectors() if vectors else self.view.vectors
         with self._graph_lock:
-            self.code_graph, self.symbol_index, self.chunk_density = graph, index, densities
-            self.chunk_vectors = copy
+            self.view.graph, self.view.index, self.view.density = graph, index, densities
+            self.view.vectors = copy
         self._settle()
 
     @staticmethod
-    def _add_chunk_node(graph: Graph, r: dict) -> None:
+    def add_chunk_node(graph: Graph, r: dict) -> None:
         graph.add_node(r["id"], CHUNK, project=r["project"], path=r["path"], language=r["language"],
                        chunk_type=r["chunk_type"], symbol_id=r["symbol_id"], start_line=r["start_line"],
                        end_line=r["end_line"], name=r["name"], breadcrumb=r["breadcrumb"])
@@ -180,13 +202,13 @@ class CodeMixin:
             graph.add_edge(r["id"], r["symbol_id"], DEFINES, 1.0, key=DEFINES)
 
     # ---- writes (called by codebase.Indexer) --------------------------------
-    def code_files(self, project: str) -> dict[str, dict]:
+    def files(self, project: str) -> dict[str, dict]:
         """The indexed files of a project: path -> hash, size, mtime, status."""
         rows = self.lance.query("files", f"project = {sql_quote(project)}",
                                 ["path", "content_hash", "size", "mtime", "status", "chunks"]).to_pylist()
         return {r["path"]: r for r in rows}
 
-    def code_vectors(self, project: str, paths: Iterable[str]) -> dict[str, np.ndarray]:
+    def vectors(self, project: str, paths: Iterable[str]) -> dict[str, np.ndarray]:
         """The stored vectors of these files' chunks, by the text the model read for each (chunk_embed_text),
         so that re-indexing a changed file embeds only the chunks whose text changed."""
         where = f"project = {sql_quote(project)} AND {sql_in('path', sorted(set(paths)))}"
@@ -195,7 +217,7 @@ class CodeMixin:
                                                      for c in ("path", "breadcrumb", "signature", "content")))]
         return dict(zip(texts, vector_matrix(rows))) if texts else {}
 
-    def code_write(self, project: str, files: list[dict], chunks: list[dict], symbols: list[dict],
+    def write(self, project: str, files: list[dict], chunks: list[dict], symbols: list[dict],
                    remove_paths: Iterable[str] = ()) -> None:
         """Replace what is stored for some files of a project in one write; remove other paths entirely.
 
@@ -203,7 +225,7 @@ class CodeMixin:
         Raises StoreError (nothing changed) if a store fails.
         """
         paths = sorted({f["path"] for f in files} | set(remove_paths))
-        with self._writing():
+        with self.writes.section():
             where = f"project = {sql_quote(project)} AND {sql_in('path', paths)}" if paths else "false"
             old = self.lance.query("code_chunks", where, ["id", "vector"])
             old_chunks = old.column("id").to_pylist()
@@ -230,51 +252,51 @@ class CodeMixin:
                                 deletes=[i for i in old_chunks if i not in new_ids], kind="code")
             with self._graph_lock:
                 for node in old_chunks + old_symbols:
-                    self.code_graph.remove_node(node)
-                    self.symbol_index.remove(node)
+                    self.view.graph.remove_node(node)
+                    self.view.index.remove(node)
                 self._keep_chunk_vectors(old_chunks, chunks)
                 for s in symbols:
-                    self.code_graph.add_node(s["id"], SYMBOL, name=s["qualname"] or s["name"], project=project,
+                    self.view.graph.add_node(s["id"], SYMBOL, name=s["qualname"] or s["name"], project=project,
                                              path=s["path"], symbol_kind=s["kind"],
                                              lines=(s["start_line"], s["end_line"]))
-                    index_symbol(self.symbol_index, s)
+                    index_symbol(self.view.index, s)
                 for c in chunks:
-                    self._add_chunk_node(self.code_graph, c)
-                link_bindings(self.code_graph, [s for s in symbols if s["kind"] in BINDING_KINDS], chunks,
+                    self.add_chunk_node(self.view.graph, c)
+                link_bindings(self.view.graph, [s for s in symbols if s["kind"] in BINDING_KINDS], chunks,
                               {(project, s["path"], s["qualname"]): s["id"] for s in symbols
                                if s["kind"] not in BINDING_KINDS})
-            self._after_write()
+            self.writes.after_write()
 
-    def code_touch(self, project: str, stats: dict[str, tuple[int, float]]) -> None:
+    def touch(self, project: str, stats: dict[str, tuple[int, float]]) -> None:
         """Record a new size and mtime for files whose content did not change."""
         if not stats:
             return
-        with self._writing():
+        with self.writes.section():
             where = f"project = {sql_quote(project)} AND {sql_in('path', stats)}"
             rows = self.lance.query("files", where).to_pylist()
             for r in rows:
                 r["size"], r["mtime"] = stats[r["path"]]
             with self.lance.transaction(["files"]):
                 self.lance.upsert("files", rows)
-            self._after_write()
+            self.writes.after_write()
 
-    def code_replace_edges(self, project: str, edges: list[dict], stamp: str) -> None:
+    def replace_edges(self, project: str, edges: list[dict], stamp: str) -> None:
         """Replace every symbol edge of a project (edges are re-resolved as a whole after each run)."""
-        with self._writing():
+        with self.writes.section():
             with self.lance.transaction(["symbol_edges", "meta"]):
                 self.lance.delete("symbol_edges", f"project = {sql_quote(project)}")
                 self.lance.add("symbol_edges", edges)
                 self.lance.set_meta({f"edges:{project}": stamp})
-            self._load_code_graph(vectors=False)
-            self._after_write()
+            self.load(vectors=False)
+            self.writes.after_write()
 
-    def code_refresh_density(self, project: str) -> int:
+    def refresh_density(self, project: str) -> int:
         """Bring the project's chunk neighbour lists (and so each chunk's density) up to date with its chunks;
         only new chunks and lists that named a removed one are computed over the whole project. Returns the
         number of lists written (0 when all are current: then only the ids and the lists are read)."""
         where = f"project = {sql_quote(project)}"
         k = self.config.code_density_k
-        with self._writing():
+        with self.writes.section():
             ids = self.lance.query("code_chunks", where, ["id"]).column("id").to_pylist()
             rows = self.lance.query("chunk_neighbours", where, ["id", "neighbours", "sims"]).to_pylist()
             previous = {r["id"]: (r["neighbours"], r["sims"]) for r in rows}
@@ -298,12 +320,12 @@ class CodeMixin:
                 self.lance.add("chunk_neighbours", out)
             with self._graph_lock:
                 for i in gone:
-                    self.chunk_density.pop(i, None)
-                self.chunk_density.update({i: density(v) for i, (_, v) in lists.items()})
-            self._after_write()
+                    self.view.density.pop(i, None)
+                self.view.density.update({i: density(v) for i, (_, v) in lists.items()})
+            self.writes.after_write()
         return len(out)
 
-    def code_symbols_and_refs(self, project: str) -> tuple[list[dict], dict[str, dict]]:
+    def symbols_and_refs(self, project: str) -> tuple[list[dict], dict[str, dict]]:
         """What the resolver needs: every symbol of a project and each file's references and imports."""
         where = f"project = {sql_quote(project)}"
         symbols = self.lance.query("symbols", where, ["id", "path", "name", "qualname", "kind", "parent",
@@ -321,7 +343,7 @@ class CodeMixin:
         where = f"project = {sql_quote(project)}"
         runs = keep_runs_out(self.data_dir, project, wait, doing="deleted")
         try:
-            with self._writing():
+            with self.writes.section():
                 counts = {name: self.lance.count(name, where) for name in CODE_TABLES}
                 if not counts["files"] and not counts["code_chunks"]:
                     raise NotFoundError("project", [project], hint="project_status lists the indexed projects")
@@ -331,11 +353,46 @@ class CodeMixin:
                         self.lance.delete(name, where)
                     self.lance.set_meta({f"edges:{project}": ""})
                     self.text.write(deletes=ids, kind="code")
-                self._load_code_graph()
-                self._after_write()
+                self.load()
+                self.writes.after_write()
         finally:
             runs.release()
         return counts
+
+
+class CodeMixin:
+    """The Engine's code half (mixed into it): the writes ``codebase.Indexer`` calls, handed to ``CodeStore``;
+    scopes, projects and index runs; code search and symbols, handed to ``CodeSearch`` and ``Symbols``."""
+
+    # ---- writes (``CodeStore``) ---------------------------------------------
+    def _load_code_graph(self, vectors: bool = True) -> None:
+        self.code_store.load(vectors)
+
+    def code_files(self, project: str) -> dict[str, dict]:
+        return self.code_store.files(project)
+
+    def code_vectors(self, project: str, paths: Iterable[str]) -> dict[str, np.ndarray]:
+        return self.code_store.vectors(project, paths)
+
+    def code_write(self, project: str, files: list[dict], chunks: list[dict], symbols: list[dict],
+                   remove_paths: Iterable[str] = ()) -> None:
+        self.code_store.write(project, files, chunks, symbols, remove_paths)
+
+    def code_touch(self, project: str, stats: dict[str, tuple[int, float]]) -> None:
+        self.code_store.touch(project, stats)
+
+    def code_replace_edges(self, project: str, edges: list[dict], stamp: str) -> None:
+        self.code_store.replace_edges(project, edges, stamp)
+
+    def code_refresh_density(self, project: str) -> int:
+        return self.code_store.refresh_density(project)
+
+    def code_symbols_and_refs(self, project: str) -> tuple[list[dict], dict[str, dict]]:
+        return self.code_store.symbols_and_refs(project)
+
+    def delete_project(self, project: str, wait: float = 1.0) -> dict[str, int]:
+        """Drop a project's code index (chunks, symbols, edges, files); memories are kept (``CodeStore``)."""
+        return self.code_store.delete_project(project, wait)
 
     # ---- reads ------------------------------------------------------------
     def has_code(self, project: str | None) -> bool:

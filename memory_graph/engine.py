@@ -13,7 +13,7 @@ import numpy as np
 from filelock import FileLock
 
 from .blas import holding_blas
-from .code import CodeMixin
+from .code import CodeMixin, CodeStore
 from .code_search import CodeSearch
 from .config import Config, default_data_dir
 from .embedding import Embedder, SentenceTransformerEmbedder
@@ -84,6 +84,9 @@ class Engine(CodeMixin, MaintenanceMixin):
         self.legs = LegRunner(c.search_timeout_seconds)
         self.writes = Writes(self._writing, self._log_change, self._after_write, self._now, self._sync_locked)
         self.entities = Entities(c, self.lance, self.memory_view, self._graph_lock, lambda: self.embedder, self.writes)
+        self.code_store = CodeStore(c, self.lance, self.text, self.code_view, self._graph_lock, self.writes,
+                                    self.data_dir, lambda: self._copy_vectors("code_chunks"), self._keep_chunk_vectors,
+                                    self._settle)
         self.symbols = Symbols(c, self.lance, self.code_view, self._graph_lock, self._sync_locked,
                                self.check_project)
         self.memory_search = MemorySearch(c, self.lance, self.text, self.memory_view, self._graph_lock,
@@ -113,7 +116,7 @@ class Engine(CodeMixin, MaintenanceMixin):
     @config.setter
     def config(self, value: Config) -> None:
         self._config = value
-        for part in ("symbols", "code_search", "memory_search", "transfer", "entities"):
+        for part in ("symbols", "code_search", "memory_search", "transfer", "entities", "code_store"):
             if part in self.__dict__:
                 getattr(self, part).config = value
         if "legs" in self.__dict__:

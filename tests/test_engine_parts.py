@@ -10,6 +10,7 @@ import pytest
 
 from codebase import index_project
 from memory_graph import Engine
+from memory_graph.code import CodeStore
 from memory_graph.code_search import CodeSearch
 from memory_graph.entities import Entities
 from memory_graph.errors import NotFoundError
@@ -19,6 +20,7 @@ from memory_graph.models import Filters
 from memory_graph.retrieval import LegResult
 from memory_graph.symbols import Symbols
 from memory_graph.transfer import Transfer
+from memory_graph.views import CodeView
 from memory_graph.writes import Writes
 
 
@@ -171,6 +173,31 @@ def test_entities_built_alone_write_only_through_the_write_interface_they_are_gi
     assert calls[0] == "enter" and calls[1][0] == "log" and calls[1][1]["relations"] == [relation.id]
     assert [r["id"] for r in entities.related("Falcon")] == [r["id"] for r in engine.get_related("Falcon")] == [mid]
     assert entities.projects() == engine.memory_projects() and calls[-1] == "sync"  # a read syncs first
+
+
+def test_code_store_built_alone_fills_the_view_it_is_given_and_writes_through_its_interface(engine, repo):
+    index_project(engine, repo, project="demo")
+    calls = []
+
+    @contextmanager
+    def section():
+        calls.append("enter")
+        yield
+        calls.append("leave")
+
+    writes = Writes(section, lambda **ids: calls.append("log"), lambda: calls.append("after"), time.time,
+                    lambda: calls.append("sync"))
+    view = CodeView()
+    store = CodeStore(engine.config, engine.lance, engine.text, view, threading.RLock(), writes, engine.data_dir,
+                      lambda: None, lambda old, new: calls.append("keep"), lambda: calls.append("settle"))
+    store.load()
+    assert sorted(view.graph.g.nodes) == sorted(engine.code_graph.g.nodes) and view.density == engine.chunk_density
+    assert view.index.names == engine.symbol_index.names and calls == ["settle"]
+    calls.clear()
+    path, row = sorted(store.files("demo").items())[0]
+    store.touch("demo", {path: (row["size"], row["mtime"] + 60)})
+    assert calls == ["enter", "after", "leave"] and store.files("demo")[path]["mtime"] == row["mtime"] + 60
+    assert engine.code_files("demo")[path]["mtime"] == row["mtime"] + 60  # the one store both read
 
 
 def test_the_views_fields_are_the_engines_attributes(engine):

@@ -195,7 +195,7 @@ def test_a_class_attribute_is_found_called_inherited_and_searched_as_its_class(e
 def test_a_write_links_class_attributes_before_the_run_reloads_the_code_graph(engine, tmp_path, monkeypatch):
     """A search during an index run sees each written batch's attributes defined by their class's chunk (the
     whole code graph is loaded again only at the run's end)."""
-    monkeypatch.setattr(engine, "_load_code_graph", lambda vectors=True: None)
+    monkeypatch.setattr(engine.code_store, "load", lambda vectors=True: None)
     write(tmp_path / "web", WEB)
     index_project(engine, tmp_path / "web", project="web")
     top = engine.search_code("response_class", mode="graph", project="web")[0]
