@@ -21,22 +21,18 @@ from .entities import Entities
 from .errors import NotFoundError, ReadOnlyError, ValidationError
 from .heap import thaw_heap
 from .legs_runner import LegRunner
+from .memories import Memories
 from .memory_search import MemorySearch
 from .lock import write_lock
 from .maintenance import MaintenanceMixin
-from .models import MODES, Entity, Filters, Hit, Memory, Relation, content_hash, new_id
-from .records import (MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs,
-                      passage_rows)
+from .models import MODES, Entity, Filters, Hit, Memory, Relation
 from .store import LanceStore, TextIndex, sql_filter, sql_quote, vector_matrix
 from .store.remote import local_dir
 from .symbols import Symbols
 from .views import CodeView, MemoryView
 from .writes import Writes
-from .text import derive_title
 from .transfer import Progress, Transfer
-from .validation import (check_content, check_filters, check_ids, check_importance, check_limit, check_offset,
-                         check_optional_text, check_query, check_span, check_tags, check_type, clean_title,
-                         parse_time, prepare_memory, strip_private)
+from .validation import check_filters, check_ids, check_limit, check_offset, check_query
 
 log = logging.getLogger("memory_graph")
 
@@ -84,6 +80,8 @@ class Engine(CodeMixin, MaintenanceMixin):
         self.legs = LegRunner(c.search_timeout_seconds)
         self.writes = Writes(self._writing, self._log_change, self._after_write, self._now, self._sync_locked)
         self.entities = Entities(c, self.lance, self.memory_view, self._graph_lock, lambda: self.embedder, self.writes)
+        self.memories = Memories(c, self.lance, self.text, self.memory_view, self._graph_lock, lambda: self.embedder,
+                                 self.entities, self.writes, self._keep_vectors, self._settle_if_grown)
         self.code_store = CodeStore(c, self.lance, self.text, self.code_view, self._graph_lock, self.writes,
                                     self.data_dir, lambda: self._copy_vectors("code_chunks"), self._keep_chunk_vectors,
                                     self._settle)
@@ -116,7 +114,7 @@ class Engine(CodeMixin, MaintenanceMixin):
     @config.setter
     def config(self, value: Config) -> None:
         self._config = value
-        for part in ("symbols", "code_search", "memory_search", "transfer", "entities", "code_store"):
+        for part in ("symbols", "code_search", "memory_search", "transfer", "entities", "code_store", "memories"):
             if part in self.__dict__:
                 getattr(self, part).config = value
         if "legs" in self.__dict__:
@@ -193,212 +191,32 @@ class Engine(CodeMixin, MaintenanceMixin):
     def store_many(self, items: list[dict], _vectors=None) -> list[str]:
         """Store many memories in one write (one embedding batch, one commit per store). Returns their ids.
 
-        Either every memory is stored or, on any error, none is.
+        Either every memory is stored or, on any error, none is (``Memories.store_many``).
         """
-        now = self._now()
-        prepared = [prepare_memory(item, now, self.config) for item in items]
-        if not prepared:
-            return []
-        ids = [m.id for m, _ in prepared]
-        if len(set(ids)) != len(ids):
-            raise ValidationError("duplicate ids in one batch")
-        texts = [embed_text(m.title, m.content) for m, _ in prepared]
-        if _vectors is None:
-            # the entities these memories will probably create are embedded in the same model call, so the
-            # link step under the write lock finds their vectors in the embedder's cache
-            with self._graph_lock:
-                _, likely, _ = self.entities.link([(m, ents) for m, ents in prepared], now, embed=False)
-            vectors = self.embedder.encode(texts + [entity_text(r) for r in likely])[:len(texts)]
-        else:
-            vectors = _vectors
-        passages = passage_rows(self.embedder, self.config, list(zip(ids, texts)))
-        given = [i for i, item in zip(ids, items) if item.get("id")]  # the others are fresh uuids
-        with self._writing():
-            taken = self.lance.by_ids("memories", given, ["id"]).column("id").to_pylist() if given else []
-            if taken:
-                raise ValidationError(f"memory id(s) already exist: {', '.join(taken[:5])}",
-                                      hint="use update to change a stored memory")
-            rows = [memory_to_row(m, v) for (m, _), v in zip(prepared, vectors)]
-            links, new_entities, renamed = self.entities.link([(m, ents) for m, ents in prepared], now)
-            with self.lance.transaction(["memories", "passages", "entities", "mentions"]):
-                self.lance.add("memories", rows)
-                self.lance.add("passages", passages)
-                self.lance.add("entities", new_entities)
-                if renamed:
-                    self.lance.upsert("entities", renamed)
-                self.lance.add("mentions", links)
-                self.text.write(upserts=[(r, "memory") for r in rows])
-                self._log_change(memories=ids, entities=[e["id"] for e in new_entities + renamed])
-            self._graph_add(rows, new_entities + renamed, links, passages)
-            self._after_write()
-        return ids
+        return self.memories.store_many(items, _vectors)
 
     def update(self, memory_id: str, *, content: str | None = None, title: str | None = None,
                memory_type: str | None = None, tags=None, importance: int | None = None,
                project: str | None = None, source: str | None = None, metadata: dict | None = None,
                valid_from=None, valid_until=None) -> Memory:
         """Change fields of a memory; re-embeds and re-links only if content (or title) changed."""
-        if all(v is None for v in (content, title, memory_type, tags, importance, project, source, metadata,
-                                   valid_from, valid_until)):
-            raise ValidationError("nothing to change", hint="give the fields to change, such as content or tags")
-        with self._writing():
-            old = self.get([memory_id])[0]
-            m = Memory(**{**old.__dict__})
-            if content is not None:
-                m.content = check_content(content, self.config)
-                m.content_hash = content_hash(m.content)
-                if title is None and old.title == derive_title(old.content):
-                    m.title = derive_title(m.content)
-            if title is not None:
-                if not isinstance(title, str) or not strip_private(title).strip() or \
-                        len(title) > self.config.max_title_chars:
-                    raise ValidationError(f"title must be 1..{self.config.max_title_chars} characters")
-                m.title = clean_title(title)
-            if memory_type is not None:
-                m.memory_type = check_type(memory_type)
-            if tags is not None:
-                m.tags = check_tags(tags, self.config)
-            if importance is not None:
-                m.importance = check_importance(importance)
-            if project is not None:
-                m.project = check_optional_text(project, "project")
-            if source is not None:
-                m.source = check_optional_text(source, "source")
-            if metadata is not None:
-                if not isinstance(metadata, dict):
-                    raise ValidationError("metadata must be a JSON object")
-                m.metadata = metadata
-            if valid_from is not None:
-                m.valid_from = parse_time(valid_from, "valid_from")
-            if valid_until is not None:
-                m.valid_until = parse_time(valid_until, "valid_until")
-            check_span(m.valid_from, m.valid_until)
-            m.updated_at = max(self._now(), old.updated_at + 1e-6)
-            relink = (m.content_hash, m.title, m.tags, m.project) != (old.content_hash, old.title, old.tags,
-                                                                       old.project)
-            reembed = embed_text(m.title, m.content) != embed_text(old.title, old.content)
-            if reembed:
-                vector = self.embedder.encode([embed_text(m.title, m.content)])[0]
-                passages = passage_rows(self.embedder, self.config, [(memory_id, embed_text(m.title, m.content))])
-            else:
-                vector = self.lance.by_ids("memories", [memory_id], ["vector"]).column("vector")[0].as_py()
-            row = memory_to_row(m, vector)
-            explicit = self.entities.explicit_of(memory_id) if relink else []
-            links, new_entities, renamed = (self.entities.link([(m, explicit)], self._now()) if relink
-                                            else ([], [], []))
-            with self.lance.transaction(["memories", "passages", "entities", "mentions"]):
-                self.lance.upsert("memories", [row])
-                if reembed:
-                    self.lance.delete_ids("passages", [memory_id], column="memory_id")
-                    self.lance.add("passages", passages)
-                if relink:
-                    self.lance.delete("mentions", f"memory_id = {sql_quote(memory_id)}")
-                    self.lance.add("entities", new_entities)
-                    if renamed:
-                        self.lance.upsert("entities", renamed)
-                    self.lance.add("mentions", links)
-                self.text.write(upserts=[(row, "memory")])
-                self._log_change(memories=[memory_id], entities=[e["id"] for e in new_entities + renamed])
-            with self._graph_lock:
-                if relink:
-                    self.graph.remove_mentions_of(memory_id)
-                if reembed and self.passage_vectors is not None:
-                    self.passage_vectors.remove_owned([memory_id])
-                self._graph_add([row], new_entities + renamed, links, passages if reembed else ())
-            self._after_write()
-            return m
+        return self.memories.update(memory_id, content=content, title=title, memory_type=memory_type, tags=tags,
+                                    importance=importance, project=project, source=source, metadata=metadata,
+                                    valid_from=valid_from, valid_until=valid_until)
 
     def invalidate(self, memory_id: str, at=None, reason: str = "", superseded_by: str | None = None) -> Memory:
-        """End a memory's validity (now, or at ``at``), with a reason and the id of what replaces it.
-
-        A memory that has already ended keeps when it ended unless ``at`` is given, and its reason and
-        replacement unless new ones are given."""
-        when = parse_time(at, "at") or self._now()
-        if superseded_by == memory_id:
-            raise ValidationError("a memory cannot supersede itself", hint="superseded_by is the memory replacing it")
-        if superseded_by:
-            self.get([superseded_by])
-        if not isinstance(reason, str) or len(reason) > 2_000:
-            raise ValidationError("reason must be a string of at most 2,000 characters")
-        with self._writing():
-            old = self.get([memory_id])[0]
-            if at is None and old.valid_until is not None and old.valid_until <= self._now():
-                when = old.valid_until  # invalidated again: when it ended is history, kept
-            if old.valid_from is not None and when <= old.valid_from:
-                raise ValidationError("the memory is not yet valid at that time", hint="give a later time")
-            m = Memory(**{**old.__dict__})
-            m.valid_until, m.invalidation_reason = when, reason or old.invalidation_reason
-            m.superseded_by = superseded_by or old.superseded_by
-            m.updated_at = max(self._now(), old.updated_at + 1e-6)
-            vector = self.lance.by_ids("memories", [memory_id], ["vector"]).column("vector")[0].as_py()
-            row = memory_to_row(m, vector)
-            rel = None
-            if superseded_by and superseded_by != old.superseded_by:
-                rel = dict(id=new_id("rel"), source=superseded_by, target=memory_id, relation_type="supersedes",
-                           weight=1.0, valid_from=when, valid_until=None, created_at=self._now())
-            with self.lance.transaction(["memories", "relations"]):
-                self.lance.upsert("memories", [row])
-                if rel:
-                    self.lance.add("relations", [rel])
-                self.text.write(upserts=[(row, "memory")])
-                self._log_change(memories=[memory_id], relations=[rel["id"]] if rel else [])
-            with self._graph_lock:
-                if memory_id in self.graph:
-                    self.graph.add_memory(memory_id, node_attrs(row))
-                if rel:
-                    self.graph.add_relation(rel["id"], superseded_by, memory_id, "supersedes", 1.0)
-            self._after_write()
-            return m
+        """End a memory's validity (now, or at ``at``), with a reason and the id of what replaces it
+        (``Memories.invalidate``)."""
+        return self.memories.invalidate(memory_id, at, reason, superseded_by)
 
     def delete(self, memory_ids: str | list[str]) -> int:
         """Hard-delete memories with their mentions, relations and index entries. Returns how many."""
-        ids = check_ids(memory_ids)
-        with self._writing():
-            self.get(ids)
-            where_rel = " OR ".join(f"source = {sql_quote(i)} OR target = {sql_quote(i)}" for i in ids)
-            with self.lance.transaction(["memories", "passages", "mentions", "relations"]):
-                self.lance.delete_ids("memories", ids)
-                self.lance.delete_ids("passages", ids, column="memory_id")
-                self.lance.delete_ids("mentions", ids, column="memory_id")
-                self.lance.delete("relations", where_rel)
-                self.text.write(deletes=ids, kind="memory")
-                self._log_change(memories=ids)  # dropping a node drops the relations at it
-            with self._graph_lock:
-                for i in ids:
-                    self.graph.remove_node(i)
-                if self.memory_vectors is not None:
-                    self.memory_vectors.remove(ids)
-                if self.passage_vectors is not None:
-                    self.passage_vectors.remove_owned(ids)
-            self._after_write()
-        return len(ids)
-
-    def _graph_add(self, memory_rows: list[dict], entity_rows: list[dict], mentions: list[dict],
-                   passages: list[dict] = ()) -> None:
-        """This process's views after a write of memories: their nodes, entities, mentions and vectors."""
-        with self._graph_lock:
-            for e in entity_rows:
-                self.graph.add_entity(e["id"], e["name"], e["entity_type"])
-                self.entity_index.add(e["id"], e["name"], e["entity_type"], e.get("aliases") or [])
-            for r in memory_rows:
-                self.graph.add_memory(r["id"], node_attrs(r))
-            self._keep_vectors(memory_rows, passages)
-            for mn in mentions:
-                self.graph.add_mention(mn["memory_id"], mn["entity_id"], mn["weight"])
-            # what writes added since the graph was loaded is walked by the garbage collector until frozen
-            # too: once the graph has doubled, freeze again (so a large import costs a handful of collections)
-            if self.graph.size() >= 2 * max(self._settled_size, 1_000):
-                self._settle()
+        return self.memories.delete(memory_ids)
 
     # ---- memories: reads ------------------------------------------------
     def get(self, memory_ids: str | list[str], strict: bool = True) -> list[Memory]:
         """Full records in the order asked. strict: raise NotFoundError naming any unknown id."""
-        ids = check_ids(memory_ids)
-        rows = {r["id"]: r for r in self.lance.by_ids("memories", ids, MEMORY_COLUMNS).to_pylist()}
-        missing = [i for i in ids if i not in rows]
-        if missing and strict:
-            raise NotFoundError("memory", missing)
-        return [memory_from_row(rows[i]) for i in ids if i in rows]
+        return self.memories.get(memory_ids, strict)
 
     def duplicates(self, memory_id: str, limit: int = 5) -> list[str]:
         """Up to ``limit`` other memories of the same project with exactly the same content, oldest first.

@@ -137,6 +137,12 @@ class MaintenanceMixin:
             settle_heap()
             self._settled_size = self.graph.size()
 
+    def _settle_if_grown(self) -> None:
+        """Freeze the memory graph's objects again once it has doubled since they last were: what writes added
+        is walked by the garbage collector until then (so a large import costs a handful of collections)."""
+        if self.graph.size() >= 2 * max(self._settled_size, 1_000):
+            self._settle()
+
     def _copy_vectors(self, table: str) -> VectorCache | None:
         """An in-process copy of a table's vectors, if it has at most ``vector_copy_max_rows`` rows."""
         rows = self.lance.count(table)

@@ -15,12 +15,14 @@ from memory_graph.code_search import CodeSearch
 from memory_graph.entities import Entities
 from memory_graph.errors import NotFoundError
 from memory_graph.legs_runner import LegRunner
+from memory_graph.memories import Memories
 from memory_graph.memory_search import MemorySearch
 from memory_graph.models import Filters
 from memory_graph.retrieval import LegResult
 from memory_graph.symbols import Symbols
 from memory_graph.transfer import Transfer
-from memory_graph.views import CodeView
+from memory_graph.validation import check_filters
+from memory_graph.views import CodeView, MemoryView
 from memory_graph.writes import Writes
 
 
@@ -198,6 +200,33 @@ def test_code_store_built_alone_fills_the_view_it_is_given_and_writes_through_it
     store.touch("demo", {path: (row["size"], row["mtime"] + 60)})
     assert calls == ["enter", "after", "leave"] and store.files("demo")[path]["mtime"] == row["mtime"] + 60
     assert engine.code_files("demo")[path]["mtime"] == row["mtime"] + 60  # the one store both read
+
+
+def test_memories_built_alone_write_every_store_and_the_view_they_are_given_through_their_interface(engine):
+    calls = []
+
+    @contextmanager
+    def section():
+        calls.append("enter")
+        yield
+        calls.append("leave")
+
+    writes = Writes(section, lambda **ids: calls.append(("log", sorted(ids.get("memories", [])))),
+                    lambda: calls.append("after"), lambda: 1_700_000_000.0, lambda: calls.append("sync"))
+    view = MemoryView()
+    memories = Memories(engine.config, engine.lance, engine.text, view, threading.RLock(), lambda: engine.embedder,
+                        engine.entities, writes, lambda rows, passages: calls.append(("keep", len(rows))),
+                        lambda: calls.append("settle?"))
+    [mid] = memories.store_many([{"content": "Orion is the codename of the billing-api rewrite"}])
+    assert calls == ["enter", ("log", [mid]), ("keep", 1), "settle?", "after", "leave"]
+    assert mid in view.graph and mid not in engine.graph  # the view it was given, not the engine's
+    assert engine.get(mid)[0].created_at == 1_700_000_000.0  # the store both read, stamped by the given clock
+    assert engine.text.search("billing rewrite codename", check_filters(engine.config, None, None, None, None,
+                                                                        None, None, False), 0, 5, "memory")[0] == [mid]
+    calls.clear()
+    memories.delete(mid)
+    assert calls == ["enter", ("log", [mid]), "after", "leave"] and mid not in view.graph and not engine.get(
+        mid, strict=False)
 
 
 def test_the_views_fields_are_the_engines_attributes(engine):
