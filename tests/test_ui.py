@@ -166,9 +166,16 @@ def live(store):
 
 
 def wait(driver, find, timeout=10.0):
+    """What ``find`` returns once it is truthy. An element read while the page it was on is replaced (after a
+    form posts) is stale: looked for again, as a reader would."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        found = find()
+        try:
+            found = find()
+        except (StaleElementReferenceException, NoSuchElementException):
+            found = None
         if found:
             return found
         time.sleep(0.1)
@@ -199,9 +206,10 @@ def test_in_a_browser_search_edit_invalidate_and_graph(browser, live, store, tmp
     wait(browser, lambda: "ended" in browser.find_element(By.ID, "validity").text)
     assert eng.get([old])[0].invalidation_reason == "the cluster was retired"
     browser.find_element(By.ID, "graph-link").click()
-    nodes = wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#graph g.node") if len(
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#graph g.node") if len(
         browser.find_elements(By.CSS_SELECTOR, "#graph g.node")) >= 3 else None)
-    labels = {n.find_element(By.TAG_NAME, "text").text for n in nodes}
+    labels = wait(browser, lambda: {n.find_element(By.TAG_NAME, "text").text
+                                    for n in browser.find_elements(By.CSS_SELECTOR, "#graph g.node")})
     assert "Postgres" in labels
     time.sleep(1.0)  # let the layout settle for the picture
     browser.save_screenshot(str(tmp_path / "graph.png"))
