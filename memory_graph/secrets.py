@@ -1,7 +1,10 @@
 """Secrets in text, found by what they look like rather than by a file's name: private key blocks, cloud keys,
 providers' tokens, passwords in connection strings and high-entropy values given to names such as ``*_KEY``,
-``*_SECRET`` or ``password``. Code indexing skips a file that holds one; a memory is stored with each one
-masked.
+``*_SECRET`` or ``password``. Code indexing skips a file that holds one (``find_secret``); a memory, a title and
+what a session captures are stored with each one masked (``mask_secrets``), and there also with what a person
+writes down (``WRITTEN``): any password in a URL, any value a secret-named variable is given, a password stated
+in prose, a JSON Web Token, a bearer token; in code, where a test fixture's ``password = "hunter22"`` must not
+hide the file, those stay unflagged.
 
 The rules follow the formats the providers document for their tokens (the same ones gitleaks and GitHub's
 secret scanning look for); values given to secret-sounding names count only when they look random (letters
@@ -68,6 +71,53 @@ RULES: tuple[tuple[str, re.Pattern, bool, tuple[str, ...]], ...] = (
 )
 
 
+#: what a person writes down, masked in what is stored (never decides whether a file is indexed): (what it is,
+#: pattern, the test its last group must pass, strings one of which the text must hold)
+WRITTEN: tuple[tuple[str, re.Pattern, str, tuple[str, ...]], ...] = (
+    ("password in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)@[\w.\[\]-]+", re.I), "given",
+     ("://",)),
+    ("secret assignment", re.compile(  # DB_PASSWORD=..., export API_TOKEN="...", PGPASSWORD=x psql, token: ...
+        r"(?i)\b[\w.-]*?(?:passw(?:or)?d|passwd|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key"
+        r"|private[_-]?key|credentials?)s?\b[\"']?[ \t]*(?:=|:|=>|:=)[ \t]*[\"']?([^\s\"',;]{4,})"), "written",
+     _KEYWORDS),
+    ("password", re.compile(  # "the redis password is s3cr3tP4ss", "root pwd: hunter2"
+        r"(?i)\b(?:passw(?:or)?d|passphrase|pwd)\b(?:[ \t]+(?:is|was|=|:)|[ \t]*[:=])[ \t]+[\"'`]?([^\s\"'`,;]{4,})"),
+     "spelled", ("passw", "pwd", "passphrase")),
+    ("JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.([A-Za-z0-9_-]{16,})"), "any",
+     ("eyJ",)),
+    ("bearer token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{20,}=*)"), "random", ("earer",)),
+    ("password on a command line", re.compile(r"\bmysql(?:dump|admin)?\b[^\n]*?[ \t]-p([^\s-][^\s]{3,})"), "given",
+     ("mysql",)),
+)
+#: what a value given to a secret's name is when it names no secret: a reference to one, a call, a path
+_REFERENCE = re.compile(r"^(?:\$|%|\{|<|\[|\(|os\.|env|process\.env|getenv|self\.|this\.|config\.|settings\.|"
+                        r"secrets?\.|vault|keyring|none$|null$|true$|false$|required$|optional$)|[(){}<>\[\]]", re.I)
+
+
+def _given(value: str) -> bool:
+    """Whether a value written where a secret goes is one: not a placeholder, a reference, a call or a bare
+    number, and not already masked."""
+    value = value.strip().rstrip(".")
+    return len(value) >= 4 and not _PLACEHOLDER.match(value) and not _REFERENCE.search(value) and \
+        "secret removed" not in value and any(c.isalpha() for c in value) and not value.startswith(("/", "./"))
+
+
+def _spelled(value: str) -> bool:
+    """Whether a word after "password is" is a password rather than prose ("stored", "expired"): given, and
+    holding a digit or a sign besides its letters."""
+    return _given(value) and any(not c.isalpha() for c in value.rstrip("."))
+
+
+def _written(value: str) -> bool:
+    """Whether a value a secret-named variable is given is a secret rather than a setting ("auto",
+    "required"): given, and holding a digit or a sign besides its letters, or long."""
+    return _given(value) and (not value.isalpha() or len(value) >= 12)
+
+
+_TESTS = {"given": _given, "spelled": _spelled, "written": _written, "random": lambda v: _random(v),
+          "any": lambda v: True}
+
+
 def entropy(value: str) -> float:
     """Shannon entropy of a string's characters, in bits a character."""
     counts = Counter(value)
@@ -107,10 +157,18 @@ def find_secret(text: str | bytes) -> str | None:
     return next((kind for kind, _ in _hits(text)), None)
 
 
+def _written_hits(text: str):
+    lowered = text.lower()
+    for kind, pattern, test, triggers in WRITTEN:
+        if any(t in text or t in lowered for t in triggers):
+            yield from ((kind, m) for m in pattern.finditer(text) if _TESTS[test](m.group(m.lastindex)))
+
+
 def mask_secrets(text: str) -> tuple[str, list[str]]:
-    """The text with each secret replaced by ``[secret removed: kind]``, and the kinds removed."""
+    """The text with each secret replaced by ``[secret removed: kind]``, and the kinds removed: what
+    ``find_secret`` finds and what a person writes down (``WRITTEN``)."""
     spans = []
-    for kind, m in _hits(text):
+    for kind, m in (*_hits(text), *_written_hits(text)):
         start, end = m.span(m.lastindex) if m.lastindex else m.span()
         spans.append((start, end, kind))
     if not spans:

@@ -172,3 +172,49 @@ def test_a_memory_is_stored_with_its_secrets_masked(engine):
     token = f"ghp_{tok(36)}"
     engine.update(mid, title=f"deploy role {token}")
     assert token not in engine.get(mid)[0].title and "[secret removed: GitHub token]" in engine.get(mid)[0].title
+
+
+#: (what, a note as a person writes it, the secret in it): masked in what is stored, although no rule for code
+#: files flags it (``secrets.WRITTEN``)
+WRITTEN_NOTES = [
+    ("a database URL", "the staging db is postgres://admin:hunter22@db.internal:5432/app", "hunter22"),
+    ("a URL in an env line", "DATABASE_URL=postgres://app:Tr0ub4dor3@10.0.0.5/app", "Tr0ub4dor3"),
+    ("an exported password", "export DB_PASSWORD=correcthorsebattery", "correcthorsebattery"),
+    ("an inline env", "PGPASSWORD=Sup3rS3cret psql -h db", "Sup3rS3cret"),
+    ("a quoted secret key", 'SECRET_KEY = "django-insecure-4x!b"', "django-insecure-4x!b"),
+    ("a password in prose", "the redis password is s3cr3tP4ss, ask Kim", "s3cr3tP4ss"),
+    ("a password in YAML", "password: hunter2", "hunter2"),
+    ("a mysql command", "mysql -u root -pMyS3cretPwd123 shop", "MyS3cretPwd123"),
+    ("a JSON Web Token", "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+                         "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U' api/v1/me", "dozjgNryP4J3jVmNHl0w5N"),
+    ("a bearer token", f"Authorization: Bearer {tok(40)}", None),
+]
+#: notes about secrets that hold none: each is stored as written
+HARMLESS_NOTES = [
+    "the password is stored in 1Password under Ops",
+    "rotate the API token every 90 days",
+    "password = get_password()",
+    "API_KEY = os.environ['API_KEY']",
+    "set DB_PASSWORD=${DB_PASSWORD} in CI",
+    "connect with postgres://user:password@localhost/db",
+    "token: <your token>",
+    "the password reset flow emails a token",
+    "tokenizer: bert-base-uncased",
+    "max_tokens: 4096 and num_tokens: auto",
+    "secret: true",
+    "the token was expired",
+]
+
+
+@pytest.mark.parametrize("what,note,secret", WRITTEN_NOTES, ids=[w for w, _, _ in WRITTEN_NOTES])
+def test_a_secret_a_person_writes_down_is_masked_in_what_is_stored(what, note, secret, engine):
+    secret = secret or note.rsplit(" ", 1)[-1]
+    masked, kinds = mask_secrets(note)
+    assert secret not in masked and kinds and "[secret removed:" in masked
+    mid = engine.store(note, project="ops")
+    assert secret not in engine.get(mid)[0].content
+
+
+@pytest.mark.parametrize("note", HARMLESS_NOTES)
+def test_a_note_about_secrets_that_holds_none_is_stored_as_written(note):
+    assert mask_secrets(note) == (note, [])

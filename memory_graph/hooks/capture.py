@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 from ..secrets import mask_secrets
 from ..validation import strip_private
-from .events import Event, mask_credentials
+from .events import Event
 
 #: commands that only look: their runs say nothing worth remembering unless they fail
 LOOK_COMMANDS = frozenset("ls ll cat head tail less more pwd cd echo printf grep rg ag find fd which whereis type "
@@ -88,7 +88,7 @@ class Write:
 
 def clean(text: str, limit: int) -> str:
     """``text`` fit to keep: private spans removed, secrets masked, whitespace folded, at most ``limit`` chars."""
-    text, _ = mask_secrets(mask_credentials(strip_private(text)))
+    text, _ = mask_secrets(strip_private(text))
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from . import claude
-from .events import Event, mask_credentials
+from .events import Event
 
 MAX_PAYLOAD_BYTES = 8_000_000
 #: the events that need no answer: spooled, applied by the daemon when it gets to them
@@ -91,7 +91,7 @@ def _safe(ev: Event) -> dict:
 
     def scrub(v):
         if isinstance(v, str):
-            return mask_secrets(mask_credentials(strip_private(v)))[0]
+            return mask_secrets(strip_private(v))[0]
         if isinstance(v, dict):
             return {k: scrub(x) for k, x in v.items()}
         if isinstance(v, list):
