@@ -78,10 +78,10 @@ WRITTEN: tuple[tuple[str, re.Pattern, str, tuple[str, ...]], ...] = (
      ("://",)),
     ("secret assignment", re.compile(  # DB_PASSWORD=..., export API_TOKEN="...", PGPASSWORD=x psql, token: ...
         r"(?i)\b[\w.-]*?(?:passw(?:or)?d|passwd|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key"
-        r"|private[_-]?key|credentials?)s?\b[\"']?[ \t]*(?:=|:|=>|:=)[ \t]*[\"']?([^\s\"',;]{4,})"), "written",
+        r"|private[_-]?key|credentials?)\b[\"']?[ \t]*(?:=|:|=>|:=)[ \t]*[\"']?([^\s\"',;\\]{4,})"), "written",
      _KEYWORDS),
     ("password", re.compile(  # "the redis password is s3cr3tP4ss", "root pwd: hunter2"
-        r"(?i)\b(?:passw(?:or)?d|passphrase|pwd)\b(?:[ \t]+(?:is|was|=|:)|[ \t]*[:=])[ \t]+[\"'`]?([^\s\"'`,;]{4,})"),
+        r"(?i)\b(?:passw(?:or)?d|passphrase|pwd)\b(?:[ \t]+(?:is|was|=|:)|[ \t]*[:=])[ \t]+[\"'`]?([^\s\"'`,;\\]{4,})"),
      "spelled", ("passw", "pwd", "passphrase")),
     ("JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.([A-Za-z0-9_-]{16,})"), "any",
      ("eyJ",)),
@@ -89,9 +89,13 @@ WRITTEN: tuple[tuple[str, re.Pattern, str, tuple[str, ...]], ...] = (
     ("password on a command line", re.compile(r"\bmysql(?:dump|admin)?\b[^\n]*?[ \t]-p([^\s-][^\s]{3,})"), "given",
      ("mysql",)),
 )
-#: what a value given to a secret's name is when it names no secret: a reference to one, a call, a path
+#: what a value given to a secret's name is when it names no secret: a reference to one (a variable, an
+#: attribute, a format's placeholder), a call, a path
 _REFERENCE = re.compile(r"^(?:\$|%|\{|<|\[|\(|os\.|env|process\.env|getenv|self\.|this\.|config\.|settings\.|"
-                        r"secrets?\.|vault|keyring|none$|null$|true$|false$|required$|optional$)|[(){}<>\[\]]", re.I)
+                        r"secrets?\.|vault|keyring|none$|null$|true$|false$|required$|optional$)|[(){}<>\[\]]|%s|%\(|"
+                        r"^[a-z_][a-z_.]*[_.][a-z_.]*$", re.I)
+#: a word a sentence opens with ("Configuration", "Implementation"): prose, not a password
+_CAPITALISED = re.compile(r"^[A-Z][a-z]+$")
 
 
 def _given(value: str) -> bool:
@@ -111,7 +115,7 @@ def _spelled(value: str) -> bool:
 def _written(value: str) -> bool:
     """Whether a value a secret-named variable is given is a secret rather than a setting ("auto",
     "required"): given, and holding a digit or a sign besides its letters, or long."""
-    return _given(value) and (not value.isalpha() or len(value) >= 12)
+    return _given(value) and (not value.isalpha() or len(value) >= 12 and not _CAPITALISED.match(value))
 
 
 _TESTS = {"given": _given, "spelled": _spelled, "written": _written, "random": lambda v: _random(v),

@@ -203,6 +203,12 @@ HARMLESS_NOTES = [
     "max_tokens: 4096 and num_tokens: auto",
     "secret: true",
     "the token was expired",
+    '"docstring_tokens": "Configuration - friendly boolean"',
+    "cloudant(user=conn.login, passwd=conn.password, account=conn.host)",
+    "consumer_secret = twitter_credential ( 'consumer_secret' )",
+    "pwd = ':%s@' % parsed.password",
+    "boto3.Session(aws_secret_access_key=aws_secret_access_key)",
+    "API key: Implementation pending, see the ticket",
 ]
 
 
