@@ -132,7 +132,7 @@ def after_foreign_writes(eng, data_dir: Path, texts: list[str], vectors: np.ndar
     memory, then ``eng`` searches: the search includes catching up with that write. Also the time a whole
     reload of the memory graph takes, which is what a catch-up would cost without the change log."""
     t = time.perf_counter()
-    eng._load_memory_graph()
+    eng.sync.load_memory_graph()
     reload_ms = 1000 * (time.perf_counter() - t)
     other = Engine(data_dir, config=Config.from_env(), embedder=FixedEmbedder(embedder))
     times = []

@@ -513,7 +513,7 @@ class CodeMixin:
                                                check_filter(project, "project"))
         filters = Filters(project=project, include_global=False, path_prefix=path_prefix,
                           languages=check_names(languages, "languages"), chunk_types=check_names(chunk_types, "chunk_types"))
-        self._sync_locked()
+        self.sync.catch_up()
         use_ppr = self.config.code_ppr if use_ppr is None else use_ppr
         hits = self.code_search.search(query, limit, mode, filters, use_ppr, use_mmr, timings)
         if not hits:  # a misspelt project or path would otherwise look like a search that found nothing
@@ -544,7 +544,7 @@ class CodeMixin:
         if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= self.config.max_graph_depth:
             raise ValidationError(f"depth must be an integer from 1 to {self.config.max_graph_depth}")
         check_limit(limit, self.config)
-        self._sync_locked()
+        self.sync.catch_up()
         return self.symbols.relations(symbol, relation, depth, project, limit)
 
     def get_chunks(self, ids: str | list[str]) -> list[dict]:

@@ -29,6 +29,7 @@ from .models import MODES, Entity, Filters, Hit, Memory, Relation
 from .store import LanceStore, TextIndex, sql_filter, sql_quote, vector_matrix
 from .store.remote import local_dir
 from .symbols import Symbols
+from .sync import Sync
 from .views import CodeView, MemoryView
 from .writes import Writes
 from .transfer import Progress, Transfer
@@ -78,26 +79,26 @@ class Engine(CodeMixin, MaintenanceMixin):
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms)
         self.memory_view, self.code_view = MemoryView(), CodeView()  # derived: filled by _open_stores
         self.legs = LegRunner(c.search_timeout_seconds)
-        self.writes = Writes(self._writing, self._log_change, self._after_write, self._now, self._sync_locked)
+        self.sync = Sync(c, self.lance, self.text, self.data_dir, self.memory_view, self.code_view, self._lock,
+                         self._graph_lock, self._file_lock, lambda vectors=True: self.code_store.load(vectors),
+                         self._forget_reads)
+        self.writes = Writes(self._writing, self.sync.log_change, self.sync.after_write, self._now, self.sync.catch_up)
         self.entities = Entities(c, self.lance, self.memory_view, self._graph_lock, lambda: self.embedder, self.writes)
         self.memories = Memories(c, self.lance, self.text, self.memory_view, self._graph_lock, lambda: self.embedder,
-                                 self.entities, self.writes, self._keep_vectors, self._settle_if_grown)
+                                 self.entities, self.writes, self.sync.keep_vectors, self.sync.settle_if_grown)
         self.code_store = CodeStore(c, self.lance, self.text, self.code_view, self._graph_lock, self.writes,
-                                    self.data_dir, lambda: self._copy_vectors("code_chunks"), self._keep_chunk_vectors,
-                                    self._settle)
-        self.symbols = Symbols(c, self.lance, self.code_view, self._graph_lock, self._sync_locked,
+                                    self.data_dir, lambda: self.sync.copy_vectors("code_chunks"),
+                                    self.sync.keep_chunk_vectors, self.sync.settle)
+        self.symbols = Symbols(c, self.lance, self.code_view, self._graph_lock, self.sync.catch_up,
                                self.check_project)
         self.memory_search = MemorySearch(c, self.lance, self.text, self.memory_view, self._graph_lock,
                                           self._embed_query, self.legs.collect)
         self.transfer = Transfer(c, self.lance, self.text, lambda: self.embedder, self._writing,
-                                 lambda: self._log_change(full=True), self._after_import)
+                                 lambda: self.sync.log_change(full=True), self._after_import)
         self.code_search = CodeSearch(c, self.lance, self.text, self.code_view, self.symbols, self._graph_lock,
                                       self._embed_query, self.legs.collect, self._chunks_per_file)
-        self._settled_size = 0  # the memory graph's size when its objects were last frozen (heap.settle_heap)
         self._chunk_ratio: tuple | None = None  # (project, generation) and its chunks per file
         self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
-        self._marker_seen: tuple = (None, float("-inf"))  # the change marker at the last version check, and when
-        self._versions_print: tuple | None = None  # the version folders' times then (LanceStore.settled_fingerprint)
         self._read_only: ReadOnlyError | None = None  # why this engine can only read, if it can
         try:
             with self._writing():
@@ -114,7 +115,8 @@ class Engine(CodeMixin, MaintenanceMixin):
     @config.setter
     def config(self, value: Config) -> None:
         self._config = value
-        for part in ("symbols", "code_search", "memory_search", "transfer", "entities", "code_store", "memories"):
+        for part in ("symbols", "code_search", "memory_search", "transfer", "entities", "code_store", "memories",
+                     "sync"):
             if part in self.__dict__:
                 getattr(self, part).config = value
         if "legs" in self.__dict__:
@@ -142,8 +144,8 @@ class Engine(CodeMixin, MaintenanceMixin):
             if self.text.unwritable is not None:
                 raise ReadOnlyError(f"the text index cannot be opened for writing: {self.text.unwritable}")
             self.lance.recover()
-            if getattr(self, "_known_versions", None) is not None:
-                self._sync_with_others(locked=True)
+            if self.sync.known_versions is not None:
+                self.sync.with_others(locked=True)
             self._forget_reads()
             commits = self.lance.commits
             try:
@@ -151,11 +153,11 @@ class Engine(CodeMixin, MaintenanceMixin):
             finally:
                 if self.lance.unlogged_since(commits):  # a code write, on object storage (unlogged_since)
                     try:
-                        self._log_change()
+                        self.sync.log_change()
                     except Exception as exc:  # committed all the same: others see it at the next change
                         log.warning("could not log a change for other machines: %s", exc)
                 self._forget_reads()
-                self._mark_changed()
+                self.sync.mark_changed()
 
     def _forget_reads(self) -> None:
         """Drop what searches keep between writes (called when this or another process changes the data)."""
@@ -235,7 +237,7 @@ class Engine(CodeMixin, MaintenanceMixin):
         """Older facts of the same project that this memory probably updates (``MemorySearch.may_update``),
         most alike first: for the caller to retire with ``invalidate(old, superseded_by=new)``."""
         check_ids([memory_id])
-        self._sync_locked()
+        self.sync.catch_up()
         return self.memory_search.may_update(memory_id, self._now(), limit)
 
     def similar(self, memory_id: str) -> list[tuple[str, float]]:
@@ -243,7 +245,7 @@ class Engine(CodeMixin, MaintenanceMixin):
         at least ``similar_min_cosine``; exact copies are ``duplicates``), most alike first: what a new memory
         may update, for the caller to retire with ``invalidate(old, superseded_by=new)``."""
         check_ids([memory_id])
-        self._sync_locked()  # another process's writes reach the graph and in-process vectors first, as a search's do
+        self.sync.catch_up()  # another process's writes reach the graph and in-process vectors first, as a search's do
         with self._graph_lock:  # store_memory calls this after each store: the graph's copy spares two reads
             node = self.graph.attrs(memory_id) if memory_id in self.graph else None
             held = self.memory_vectors
@@ -378,7 +380,7 @@ class Engine(CodeMixin, MaintenanceMixin):
             raise ValidationError("min_score must be a number in [0, 1]")
         filters = check_filters(self.config, project, types, tags, created_after, created_before, as_of, include_invalid,
                                 include_global)
-        self._sync_locked()
+        self.sync.catch_up()
         return self.memory_search.search(query, limit, mode, filters, self._now(), min_score, use_ppr, use_decay,
                                          use_mmr, timings)
 
@@ -406,6 +408,6 @@ class Engine(CodeMixin, MaintenanceMixin):
 
     def _after_import(self) -> None:
         """This process's derived state after an import: the graphs rebuilt, the tables compacted, stamped."""
-        self._load_graph()
+        self.sync.load_graph()
         self.lance.optimize(("memories", "entities", "relations", "mentions"), force=True)
-        self._write_stamp()
+        self.sync.write_stamp()

@@ -185,7 +185,7 @@ class Entities:
 
     def projects(self) -> list[str]:
         """The projects that hold memories (each has a project entity that its memories mention), sorted."""
-        self.writes.sync()
+        self.writes.catch_up()
         return self.project_names()
 
     def project_names(self) -> list[str]:

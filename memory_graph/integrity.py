@@ -107,17 +107,17 @@ def check(engine: "Engine", repair: bool = False) -> dict:
         report = {
             "dangling": {t: len(ids) for t, ids in found["dangling"].items()},
             "torn": {k: len(v) for k, v in found["torn"].items() if v},
-            "text_index_in_sync": engine.text.num_docs() == engine._text_docs_expected(),
+            "text_index_in_sync": engine.text.num_docs() == engine.sync.text_docs_expected(),
         }
         report["ok"] = not report["dangling"] and not report["torn"] and report["text_index_in_sync"]
         if repair and not report["ok"]:
             _mend(engine, found)
-            engine._reconcile_text(force=True)
-            engine._load_graph()
+            engine.sync.reconcile_text(force=True)
+            engine.sync.load_graph()
             if any(t in found["dangling"] for t in ("code_chunks", "chunk_neighbours")):
                 for project in sorted(set(_column(engine.lance, "files", "project").to_pylist())):
                     engine.code_refresh_density(project)  # the lists that named a removed chunk
-            engine._write_stamp()
+            engine.sync.write_stamp()
             report["repaired"] = True
         return report
 
@@ -157,7 +157,7 @@ def _mend(engine: "Engine", found: dict) -> None:
         if renamed:
             lance.upsert("entities", renamed)
         lance.add("mentions", links)
-        engine._log_change(full=True)
+        engine.sync.log_change(full=True)
     log.warning("mended %d dangling row(s), the passages of %d memories and the links of %d",
                 sum(map(len, found_dangling.values())), len(redo), len(relink))
 

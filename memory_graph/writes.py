@@ -15,11 +15,11 @@ class Writes:
     log_change(memories=, entities=, relations=, full=): record what a write changed, inside its LanceDB
     transaction, for other processes to catch up on. after_write(): what follows every write (upkeep, the
     change marker other processes look at, the reads kept between writes dropped). now(): the time a write is
-    stamped with. sync(): bring this process's views up to other processes' writes before a read.
+    stamped with. catch_up(): bring this process's views up to other processes' writes before a read.
     """
 
     section: Callable[[], ContextManager[None]]
     log_change: Callable[..., None]
     after_write: Callable[[], None]
     now: Callable[[], float]
-    sync: Callable[[], None]
+    catch_up: Callable[[], None]

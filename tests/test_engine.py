@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memory_graph import Config, Engine, NotFoundError, StoreError, ValidationError
-from memory_graph.maintenance import WATCHED
+from memory_graph.sync import WATCHED
 from memory_graph.validation import check_filters
 from conftest import fail_adds_to, snapshot
 
@@ -455,18 +455,18 @@ def test_bm25_reads_a_given_title_as_part_of_the_text(tmp_path, embedder, boost)
 
 
 def test_a_text_index_of_an_older_layout_is_rewritten_on_open(tmp_path, embedder, monkeypatch, caplog):
-    from memory_graph import maintenance
+    from memory_graph import sync
     from memory_graph.store import text_index
 
     with monkeypatch.context() as old:
         old.setattr(text_index, "TEXT_LAYOUT", 1)
-        old.setattr(maintenance, "TEXT_LAYOUT", 1)
+        old.setattr(sync, "TEXT_LAYOUT", 1)
         eng = Engine(tmp_path, Config(), embedder)
         ids = [eng.store(f"note {i} about the deploy", title=f"deploy note {i}") for i in range(3)]
         stale = eng.text.revisions("memory")
         eng.close()
     eng = Engine(tmp_path, Config(), embedder)
-    truth = {r["id"]: text_index.rev_of(r) for r in eng.lance.query(maintenance.TEXT_KINDS["memory"]).to_pylist()}
+    truth = {r["id"]: text_index.rev_of(r) for r in eng.lance.query(sync.TEXT_KINDS["memory"]).to_pylist()}
     assert set(truth) == set(ids) and all(stale[i] != truth[i] for i in ids)
     assert eng.text.revisions("memory") == truth
     assert "3 added or updated" in caplog.text
@@ -540,7 +540,7 @@ def test_ann_index_is_rebuilt_once_replacing_writes_leave_it_many_deltas(tmp_pat
             eng.optimize()
         assert eng.lance.ann_deltas("memories") == start + 6 > 4
     assert eng.lance.ann_deltas("memories") == 1
-    assert eng._known_versions == eng.lance.versions(WATCHED)  # its own rebuild is no other process's write
+    assert eng.sync.known_versions == eng.lance.versions(WATCHED)  # its own rebuild is no other process's write
     assert [h.id for h in eng.search("rewritten note 11 wombats Maria", mode="vector", limit=1)] == [ids[11]]
 
 

@@ -20,6 +20,7 @@ from memory_graph.memory_search import MemorySearch
 from memory_graph.models import Filters
 from memory_graph.retrieval import LegResult
 from memory_graph.symbols import Symbols
+from memory_graph.sync import WATCHED, Sync
 from memory_graph.transfer import Transfer
 from memory_graph.validation import check_filters
 from memory_graph.views import CodeView, MemoryView
@@ -227,6 +228,23 @@ def test_memories_built_alone_write_every_store_and_the_view_they_are_given_thro
     memories.delete(mid)
     assert calls == ["enter", ("log", [mid]), "after", "leave"] and mid not in view.graph and not engine.get(
         mid, strict=False)
+
+
+def test_sync_built_alone_builds_the_views_it_is_given_and_catches_them_up_with_another_writer(engine, embedder):
+    first = engine.store("Orion is the codename of the billing-api rewrite")
+    memory, loaded, forgot = MemoryView(), [], []
+    sync = Sync(engine.config, engine.lance, engine.text, engine.data_dir, memory, CodeView(), threading.RLock(),
+                threading.RLock(), engine._file_lock, lambda vectors=True: loaded.append(vectors),
+                lambda: forgot.append(True))
+    sync.load_graph()
+    assert first in memory.graph and memory.graph is not engine.graph and loaded == [True]
+    assert sync.reconcile_text()["in_sync"] and sync.known_versions == engine.lance.versions(WATCHED)
+    other = Engine(engine.data_dir, config=engine.config, embedder=embedder)  # another process's writes
+    second = other.store("Kestrel replaced the nightly deploy pipeline")
+    other.close()
+    assert second not in memory.graph
+    sync.catch_up()
+    assert second in memory.graph and forgot and sync.known_versions == engine.lance.versions(WATCHED)
 
 
 def test_the_views_fields_are_the_engines_attributes(engine):

@@ -267,7 +267,7 @@ def test_optimize_can_keep_only_the_latest_version_and_loses_nothing(tmp_path):
     eng.optimize()
     kept = disk()
     eng.optimize(keep_versions_seconds=0)
-    assert disk() < kept and eng._read_stamp() == eng._stamp()
+    assert disk() < kept and eng.sync.read_stamp() == eng.sync.stamp()
     with pytest.raises(ValidationError, match="keep_versions_seconds"):
         eng.optimize(keep_versions_seconds=-1)
     eng.close()
@@ -284,10 +284,10 @@ def test_a_stale_stamp_rewrites_only_the_documents_that_differ(tmp_path):
     eng.store_many([{"content": f"note {i} about the Vega pipeline"} for i in range(5)])
     assert index_project(eng, FIXTURE_REPO).chunks > 0
     (tmp_path / "derived.json").write_text("[]")
-    assert eng._reconcile_text() == {"added": 0, "removed": 0, "in_sync": False}
+    assert eng.sync.reconcile_text() == {"added": 0, "removed": 0, "in_sync": False}
     eng.text.write(deletes=[next(iter(eng.text.revisions("code")))])
     (tmp_path / "derived.json").write_text("[]")
-    assert eng._reconcile_text()["added"] == 1
+    assert eng.sync.reconcile_text()["added"] == 1
     eng.close()
     consistent(tmp_path)
 

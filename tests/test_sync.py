@@ -34,11 +34,11 @@ def fresh(data) -> tuple:
 
 
 class Counting:
-    """Counts the calls of an engine's method and lets them through."""
+    """Counts the calls of a method of an engine's component and lets them through."""
 
-    def __init__(self, eng: Engine, name: str) -> None:
-        self.calls, self._inner = 0, getattr(eng, name)
-        setattr(eng, name, self)
+    def __init__(self, part, name: str) -> None:
+        self.calls, self._inner = 0, getattr(part, name)
+        setattr(part, name, self)
 
     def __call__(self, *args, **kwargs):
         self.calls += 1
@@ -57,8 +57,8 @@ def pair(tmp_path):
 
 def test_each_kind_of_write_is_applied_by_id_and_matches_a_fresh_load(pair):
     data, reader, writer = pair
-    reloads = Counting(reader, "_load_memory_graph")
-    refreshes = Counting(reader, "_refresh_graph")
+    reloads = Counting(reader.sync, "load_memory_graph")
+    refreshes = Counting(reader.sync, "refresh_graph")
     state: dict = {}
 
     def store():
@@ -90,7 +90,7 @@ def test_each_kind_of_write_is_applied_by_id_and_matches_a_fresh_load(pair):
 
 def test_the_writer_does_not_replay_its_own_changes(pair):
     _, _, writer = pair
-    refreshes = Counting(writer, "_refresh_graph")
+    refreshes = Counting(writer.sync, "refresh_graph")
     writer.store("Erin set up the staging cluster")
     writer.store("Erin tore down the staging cluster")
     writer.search("staging")
@@ -101,7 +101,7 @@ def test_a_reader_behind_the_pruned_log_reloads_whole(tmp_path):
     data = tmp_path / "data"
     reader = Engine(data, config=Config(), embedder=HashEmbedder())
     writer = Engine(data, config=Config(change_log_rows=2), embedder=HashEmbedder())
-    reloads = Counting(reader, "_load_memory_graph")
+    reloads = Counting(reader.sync, "load_memory_graph")
     for i in range(4):
         writer.store(f"Frank deployed release {i} of the Orion service")
     writer.optimize()
@@ -115,7 +115,7 @@ def test_a_backlog_of_more_than_sync_max_ids_reloads_whole(tmp_path):
     data = tmp_path / "data"
     reader = Engine(data, config=Config(sync_max_ids=4), embedder=HashEmbedder())
     writer = Engine(data, config=Config(), embedder=HashEmbedder())
-    reloads = Counting(reader, "_load_memory_graph")
+    reloads = Counting(reader.sync, "load_memory_graph")
     writer.store_many([{"content": f"a quiet note number {i}"} for i in range(4)])
     reader.search("note")
     assert reloads.calls == 0
@@ -132,7 +132,7 @@ def test_an_import_makes_other_processes_reload_whole(tmp_path):
     data = tmp_path / "data"
     reader = Engine(data, config=Config(), embedder=HashEmbedder())
     writer = Engine(data, config=Config(), embedder=HashEmbedder())
-    reloads = Counting(reader, "_load_memory_graph")
+    reloads = Counting(reader.sync, "load_memory_graph")
     writer.import_(tmp_path / "dump.jsonl")
     reader.search("Kepler")
     assert reloads.calls == 1
@@ -284,7 +284,7 @@ def test_the_copy_of_the_vectors_is_dropped_past_vector_copy_max_rows_and_search
     hits = {h.id for h in eng.search("quokka photo", mode="vector", limit=20)}
     assert hits == set(first + more)
     eng.delete(more)
-    eng._load_memory_graph()  # a whole reload decides again
+    eng.sync.load_memory_graph()  # a whole reload decides again
     assert len(eng.memory_vectors) == 5 and eng.stats()["vector_index"] == "in-process"
     eng.close()
 
@@ -352,7 +352,7 @@ def test_a_commit_that_left_no_change_marker_is_seen_once_the_check_interval_pas
     writer = Engine(data, config=config, embedder=HashEmbedder())
     try:
         reader.search("anything", limit=1)
-        writer._mark_changed = lambda: None  # the kill: LanceDB committed, the marker stayed as it was
+        writer.sync.mark_changed = lambda: None  # the kill: LanceDB committed, the marker stayed as it was
         mid = writer.store("Orion's billing API moved to Kafka", project="acme")
         assert mid not in reader.graph  # within the interval the marker is trusted
         time.sleep(0.3)
@@ -379,6 +379,6 @@ def test_past_the_check_interval_unchanged_version_folders_spare_asking_lancedb(
         reader.search("billing", limit=1)
     assert versions.calls == 0
     time.sleep(0.01)
-    writer._mark_changed = lambda: None  # a commit without the marker: only the folders tell
+    writer.sync.mark_changed = lambda: None  # a commit without the marker: only the folders tell
     mid = writer.store("Vega's cache moved to Redis", project="acme")
     assert [h.id for h in reader.search("Vega cache Redis", limit=1)] == [mid] and versions.calls >= 1

@@ -438,7 +438,7 @@ REV_FIELDS = ("content_hash", "title", "tags", "project", "memory_type", "create
 
 
 #: how a record becomes a document; a new layout changes every stamp, so indexes written by an older one are
-#: brought up to date when opened (``Engine._reconcile_text``)
+#: brought up to date when opened (``Sync.reconcile_text``)
 TEXT_LAYOUT = 3
 
 
