@@ -7,7 +7,6 @@ outside the data directory.
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from pathlib import PurePosixPath
 import threading
@@ -24,7 +23,7 @@ from .linking import EntityIndex
 from .models import MODES, Filters, Hits
 from .paths import is_package_file
 from .retrieval.density import current_lists, density, update_neighbours
-from .runs import describe, keep_runs_out, notes_runs, running
+from .runs import keep_runs_out, notes_runs
 from .symbols import SYMBOL_RELATIONS
 from .store.lance import vector_matrix
 from .store.sql import sql_in, sql_quote
@@ -361,8 +360,9 @@ class CodeStore:
 
 
 class CodeMixin:
-    """The Engine's code half (mixed into it): the writes ``codebase.Indexer`` calls, handed to ``CodeStore``;
-    scopes, projects and index runs; code search and symbols, handed to ``CodeSearch`` and ``Symbols``."""
+    """The Engine's code methods (mixed into it), each a validation and a hand-off: the writes
+    ``codebase.Indexer`` calls to ``CodeStore``, projects and scopes to ``Projects``, code search and symbols to
+    ``CodeSearch`` and ``Symbols``. It holds no state of its own."""
 
     # ---- writes (``CodeStore``) ---------------------------------------------
     def _load_code_graph(self, vectors: bool = True) -> None:
@@ -394,103 +394,37 @@ class CodeMixin:
         """Drop a project's code index (chunks, symbols, edges, files); memories are kept (``CodeStore``)."""
         return self.code_store.delete_project(project, wait)
 
-    # ---- reads ------------------------------------------------------------
+    # ---- projects and scopes (``Projects``) ----------------------------------
     def has_code(self, project: str | None) -> bool:
         """Whether a project has a code index (one cheap count; for every search_code call)."""
-        return bool(project) and self.lance.count("files", f"project = {sql_quote(project)}") > 0
+        return self.projects.has_code(project)
 
     def indexing(self, project: str | None = None) -> list[dict[str, Any]]:
         """The index runs in progress on this data directory, in any process (or one project's)."""
-        return running(self.data_dir, project)
+        return self.projects.indexing(project)
 
     def index_note(self, project: str | None) -> str | None:
         """A note for answers about a project being indexed (for None: about any project being indexed)."""
-        return "; ".join(describe(r) for r in self.indexing(project)) or None
+        return self.projects.index_note(project)
 
     def check_project(self, project: str | None) -> None:
-        """Raise NotFoundError, naming the indexed projects, when a project is given and has no code index
-        (and no run is indexing it: its first files are not written yet)."""
-        if project and not self.has_code(project) and not self.indexing(project):
-            names = sorted(self._code_roots())
-            known = f"the indexed projects are {', '.join(names)}" if names else "no project is indexed yet"
-            raise NotFoundError("project", [project], hint=f"{known}; index_project indexes a folder")
+        """Raise NotFoundError, naming the indexed projects, when a project is given and has no code index."""
+        self.projects.check_project(project)
 
     def check_scope(self, project: str | None, path_prefix: str | None) -> None:
         """Raise NotFoundError when the project is not indexed or no indexed file's path has the prefix."""
-        self.check_project(project)
-        if path_prefix:
-            where = (f"project = {sql_quote(project)} AND " if project else "") + \
-                f"starts_with(path, {sql_quote(path_prefix)})"
-            if not self.lance.count("files", where):
-                raise NotFoundError("path", [path_prefix], message=f"no indexed file's path starts with "
-                                    f"{path_prefix!r}", hint="paths are relative to the project's root; "
-                                    "search_symbols with a file's name finds where it is")
+        self.projects.check_scope(project, path_prefix)
 
     def code_projects(self, project: str | None = None) -> list[dict[str, Any]]:
         """Indexed projects (or one) with their counts and the time of the last indexed file."""
-        where = f"project = {sql_quote(project)}" if project else None
-        rows = self.lance.query("files", where, ["project", "root", "indexed_at", "chunks"]).to_pylist()
-        out: dict[str, dict] = {}
-        for r in rows:
-            p = out.setdefault(r["project"], {"project": r["project"], "root": r["root"], "files": 0,
-                                              "chunks": 0, "last_indexed": 0.0})
-            p["files"] += 1
-            p["chunks"] += r["chunks"] or 0
-            p["last_indexed"] = max(p["last_indexed"], r["indexed_at"] or 0.0)
-        for p in out.values():
-            where = f"project = {sql_quote(p['project'])}"
-            p["symbols"] = self.lance.count("symbols", where)
-            p["edges"] = self.lance.count("symbol_edges", where)
-            p["unresolved_edges"] = self.lance.count("symbol_edges", f"{where} AND target = ''")
-        return sorted(out.values(), key=lambda p: p["project"])
+        return self.projects.code_projects(project)
 
     def path_scope(self, path_prefix: str | None, project: str | None) -> tuple[str | None, str | None]:
-        """A path_prefix as paths are stored (relative to the project's root, "/"-separated), and the project.
-
-        ``./src/`` and an absolute path under an indexed root (as an editor or a traceback has it) name the
-        folder ``src/`` names; an absolute path also picks the project whose root holds it.
-        Raises ValidationError for an absolute path under no indexed project's root (the error lists them)."""
-        if not path_prefix:
-            return None, project
-        wanted = posixpath.normpath(path_prefix) + ("/" if path_prefix.endswith("/") else "")
-        if not wanted.startswith("/"):
-            if wanted.split("/")[0] == "..":
-                raise ValidationError(f"path_prefix {path_prefix} leads out of the project's root",
-                                      hint="give a path relative to the project's root, such as src/")
-            return (None if wanted in (".", "./") else wanted), project
-        roots = self._code_roots(project)
-        for name, root in sorted(roots.items(), key=lambda nr: -len(nr[1])):  # nested roots: the deepest one
-            root = root.rstrip("/")
-            if wanted.rstrip("/") == root:
-                return None, name
-            if wanted.startswith(root + "/"):
-                return wanted[len(root) + 1:], name
-        if project:
-            self.check_project(project)
-        listed = ", ".join(f"{r} ({n})" for n, r in sorted(roots.items())) or "none"
-        raise ValidationError(f"path_prefix {path_prefix} is under no indexed project's root (roots: {listed})",
-                              hint="give a path relative to the project's root, such as src/")
-
-    def _code_roots(self, project: str | None = None) -> dict[str, str]:
-        """Each indexed project's root folder (a row per file is read: for errors and absolute paths only)."""
-        where = f"project = {sql_quote(project)}" if project else None
-        return {r["project"]: r["root"] for r in self.lance.query("files", where, ["project", "root"]).to_pylist()}
-
-    def _chunks_per_file(self, project: str | None) -> float:
-        """Chunks per indexed file of a project (or of every project): a repository's files hold several
-        definitions, a collection of snippets one each. Counted once per change of the data."""
-        key = (project, self._generation)
-        if self._chunk_ratio is not None and self._chunk_ratio[0] == key:
-            return self._chunk_ratio[1]
-        where = f"project = {sql_quote(project)}" if project else None
-        files = self.lance.count("files", where)
-        ratio = self.lance.count("code_chunks", where) / files if files else 0.0
-        self._chunk_ratio = (key, ratio)
-        return ratio
+        """A path_prefix as paths are stored, and the project (``Projects.path_scope``)."""
+        return self.projects.path_scope(path_prefix, project)
 
     def project_root(self, project: str) -> str | None:
-        rows = self.lance.query("files", f"project = {sql_quote(project)}", ["root"], limit=1).to_pylist()
-        return rows[0]["root"] if rows else None
+        return self.projects.project_root(project)
 
     @notes_runs
     @holding_blas

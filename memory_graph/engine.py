@@ -24,20 +24,20 @@ from .legs_runner import LegRunner
 from .memories import Memories
 from .memory_search import MemorySearch
 from .lock import write_lock
-from .maintenance import MaintenanceMixin
-from .models import MODES, Entity, Filters, Hit, Memory, Relation
-from .store import LanceStore, TextIndex, sql_filter, sql_quote, vector_matrix
+from .maintenance import Progress, Upkeep
+from .models import MODES, Entity, Hit, Memory, Relation
+from .store import LanceStore, TextIndex
 from .store.remote import local_dir
+from .projects import Projects
 from .symbols import Symbols
 from .sync import Sync
 from .views import CodeView, MemoryView
 from .writes import Writes
-from .transfer import Progress, Transfer
-from .validation import check_filters, check_ids, check_limit, check_offset, check_query
+from .transfer import Transfer
+from .validation import check_filters, check_ids, check_limit, check_query
 
 log = logging.getLogger("memory_graph")
 
-ORDERS = ("created_at", "updated_at", "importance")
 
 
 def _view_field(view: str, name: str, doc: str) -> property:
@@ -46,7 +46,7 @@ def _view_field(view: str, name: str, doc: str) -> property:
                     lambda self, value: setattr(getattr(self, view), name, value), doc=doc)
 
 
-class Engine(CodeMixin, MaintenanceMixin):
+class Engine(CodeMixin):
     """Long-term memory over LanceDB (truth), Tantivy (BM25) and a networkx graph.
 
     A facade: it validates, scopes, keeps the stores and views consistent across writes and processes, and hands
@@ -77,7 +77,7 @@ class Engine(CodeMixin, MaintenanceMixin):
         self._file_lock = FileLock(str(self.data_dir / ".write.lock"))
         self.lance = LanceStore(self.data_dir / "lance", self.config, uri=self.store_uri)
         self.text = TextIndex(self.data_dir / "bm25", self.config.max_query_terms)
-        self.memory_view, self.code_view = MemoryView(), CodeView()  # derived: filled by _open_stores
+        self.memory_view, self.code_view = MemoryView(), CodeView()  # derived: filled by Upkeep.open
         self.legs = LegRunner(c.search_timeout_seconds)
         self.sync = Sync(c, self.lance, self.text, self.data_dir, self.memory_view, self.code_view, self._lock,
                          self._graph_lock, self._file_lock, lambda vectors=True: self.code_store.load(vectors),
@@ -85,27 +85,31 @@ class Engine(CodeMixin, MaintenanceMixin):
         self.writes = Writes(self._writing, self.sync.log_change, self.sync.after_write, self._now, self.sync.catch_up)
         self.entities = Entities(c, self.lance, self.memory_view, self._graph_lock, lambda: self.embedder, self.writes)
         self.memories = Memories(c, self.lance, self.text, self.memory_view, self._graph_lock, lambda: self.embedder,
-                                 self.entities, self.writes, self.sync.keep_vectors, self.sync.settle_if_grown)
+                                 self.entities, self.writes, self.sync.keep_vectors, self.sync.settle_if_grown,
+                                 lambda *args: self.memory_search.nearest_memories(*args))
         self.code_store = CodeStore(c, self.lance, self.text, self.code_view, self._graph_lock, self.writes,
                                     self.data_dir, lambda: self.sync.copy_vectors("code_chunks"),
                                     self.sync.keep_chunk_vectors, self.sync.settle)
+        self.upkeep = Upkeep(c, self.lance, self.text, self.memory_view, self.code_view, lambda: self.embedder,
+                             self.sync, self.code_store, self.writes, self.data_dir, self.store_uri, self._file_lock,
+                             lambda: self._read_only, self._forget_reads)
+        self.projects = Projects(c, self.lance, self.data_dir, lambda: self._generation)
         self.symbols = Symbols(c, self.lance, self.code_view, self._graph_lock, self.sync.catch_up,
-                               self.check_project)
+                               self.projects.check_project)
         self.memory_search = MemorySearch(c, self.lance, self.text, self.memory_view, self._graph_lock,
                                           self._embed_query, self.legs.collect)
         self.transfer = Transfer(c, self.lance, self.text, lambda: self.embedder, self._writing,
                                  lambda: self.sync.log_change(full=True), self._after_import)
         self.code_search = CodeSearch(c, self.lance, self.text, self.code_view, self.symbols, self._graph_lock,
-                                      self._embed_query, self.legs.collect, self._chunks_per_file)
-        self._chunk_ratio: tuple | None = None  # (project, generation) and its chunks per file
+                                      self._embed_query, self.legs.collect, self.projects.chunks_per_file)
         self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
         self._read_only: ReadOnlyError | None = None  # why this engine can only read, if it can
         try:
             with self._writing():
-                self._open_stores()
+                self.upkeep.open()
         except ReadOnlyError as exc:  # a read-only directory, a full disk holding an unfinished write
             self._read_only = exc
-            self._open_for_reading(exc)
+            self.upkeep.open_for_reading(exc)
 
     @property
     def config(self) -> Config:
@@ -116,7 +120,7 @@ class Engine(CodeMixin, MaintenanceMixin):
     def config(self, value: Config) -> None:
         self._config = value
         for part in ("symbols", "code_search", "memory_search", "transfer", "entities", "code_store", "memories",
-                     "sync"):
+                     "sync", "upkeep", "projects"):
             if part in self.__dict__:
                 getattr(self, part).config = value
         if "legs" in self.__dict__:
@@ -221,17 +225,8 @@ class Engine(CodeMixin, MaintenanceMixin):
         return self.memories.get(memory_ids, strict)
 
     def duplicates(self, memory_id: str, limit: int = 5) -> list[str]:
-        """Up to ``limit`` other memories of the same project with exactly the same content, oldest first.
-
-        Both are kept (an event can recur); store_memory tells the agent, which may delete its repeat."""
-        check_ids([memory_id])
-        rows = self.lance.by_ids("memories", [memory_id], ["content_hash", "project"]).to_pylist()
-        if not rows:
-            raise NotFoundError("memory", [memory_id])
-        where = (f"content_hash = {sql_quote(rows[0]['content_hash'])} AND project = {sql_quote(rows[0]['project'])} "
-                 f"AND id != {sql_quote(memory_id)}")
-        rows = self.lance.query("memories", where, ["id", "created_at"]).to_pylist()
-        return [r["id"] for r in sorted(rows, key=lambda r: (r["created_at"], r["id"]))[:limit]]
+        """Up to ``limit`` other memories of the same project with exactly the same content, oldest first."""
+        return self.memories.duplicates(memory_id, limit)
 
     def may_update(self, memory_id: str, limit: int = 3) -> list[tuple[str, float]]:
         """Older facts of the same project that this memory probably updates (``MemorySearch.may_update``),
@@ -241,54 +236,17 @@ class Engine(CodeMixin, MaintenanceMixin):
         return self.memory_search.may_update(memory_id, self._now(), limit)
 
     def similar(self, memory_id: str) -> list[tuple[str, float]]:
-        """Current memories of the same project that say much the same as this one (cosine of the stored vectors
-        at least ``similar_min_cosine``; exact copies are ``duplicates``), most alike first: what a new memory
-        may update, for the caller to retire with ``invalidate(old, superseded_by=new)``."""
-        check_ids([memory_id])
-        self.sync.catch_up()  # another process's writes reach the graph and in-process vectors first, as a search's do
-        with self._graph_lock:  # store_memory calls this after each store: the graph's copy spares two reads
-            node = self.graph.attrs(memory_id) if memory_id in self.graph else None
-            held = self.memory_vectors
-            vec = held.get(memory_id) if held is not None and node is not None else None
-        if vec is None:
-            project = self.get([memory_id])[0].project  # NotFoundError for an unknown id
-            rows = self.lance.by_ids("memories", [memory_id], ["id", "vector"])
-            if not rows.num_rows:  # deleted meanwhile
-                return []
-            vec = vector_matrix(rows)[0]
-        else:
-            project = node.project
-        limit = self.config.similar_limit
-        if limit <= 0:
-            return []
-        filters, now = Filters(project=project, include_global=False), self._now()
-        ids, sims = self.memory_search.nearest_memories(vec, filters, sql_filter(filters, now), now, 2 * limit + 1)
-        close = {i: float(s) for i, s in zip(ids, sims) if i != memory_id and s >= self.config.similar_min_cosine}
-        if not close:
-            return []
-        read = {o.id: o for o in self.get([memory_id, *close], strict=False)}
-        if memory_id not in read:  # deleted meanwhile
-            return []
-        others = [o for i, o in read.items() if i != memory_id and o.content_hash != read[memory_id].content_hash]
-        return sorted(((o.id, close[o.id]) for o in others), key=lambda t: -t[1])[:limit]
+        """Current memories of the same project that say much the same as this one, most alike first
+        (``Memories.similar``)."""
+        return self.memories.similar(memory_id)
 
     def list(self, project: str | None = None, memory_type: str | Iterable[str] | None = None, tags=None,
              created_after=None, created_before=None, valid_at=None, include_invalid: bool = True,
              limit: int = 20, offset: int = 0, order_by: str = "created_at",
              descending: bool = True) -> tuple[list[Memory], int]:
         """Memories matching the filters, one page at a time. Returns (page, total matching)."""
-        check_limit(limit, self.config)
-        check_offset(offset)
-        if order_by not in ORDERS:
-            raise ValidationError(f"order_by={order_by!r} is not one of {', '.join(ORDERS)}")
-        f = check_filters(self.config, project, memory_type, tags, created_after, created_before,
-                          valid_at, include_invalid and valid_at is None, include_global=False)
-        where = sql_filter(f, self._now())
-        table = self.lance.query("memories", where, ["id", order_by])
-        keyed = sorted(zip(table.column(order_by).to_pylist(), table.column("id").to_pylist()),
-                       reverse=descending)
-        page = [i for _, i in keyed[offset:offset + limit]]
-        return (self.get(page) if page else []), len(keyed)
+        return self.memories.page(project, memory_type, tags, created_after, created_before, valid_at,
+                                  include_invalid, limit, offset, order_by, descending)
 
     def timeline(self, anchor_id: str | None = None, query: str | None = None, before: int = 3,
                  after: int = 3, project: str | None = None) -> dict[str, Any]:
@@ -304,15 +262,7 @@ class Engine(CodeMixin, MaintenanceMixin):
                 raise NotFoundError("memory", [], hint="try another query",
                                     message=f"no memory matches {query[:40]!r} to anchor the timeline")
             anchor_id = hits[0].id
-        anchor = self.get([anchor_id])[0]
-        scope = f"project = {sql_quote(anchor.project)}"
-        rows = self.lance.query("memories", scope, ["id", "created_at"]).to_pylist()
-        rows.sort(key=lambda r: (r["created_at"], r["id"]))
-        pos = next(i for i, r in enumerate(rows) if r["id"] == anchor_id)
-        earlier = [r["id"] for r in rows[max(0, pos - before):pos]]
-        later = [r["id"] for r in rows[pos + 1:pos + 1 + after]]
-        return {"anchor": anchor, "before": self.get(earlier) if earlier else [],
-                "after": self.get(later) if later else []}
+        return self.memories.timeline(anchor_id, before, after)
 
     # ---- entities and relations (``Entities``) ---------------------------
     def create_entity(self, name: str, entity_type: str = "concept", description: str = "",
@@ -395,6 +345,37 @@ class Engine(CodeMixin, MaintenanceMixin):
             return vec
 
         return self.legs.start(embed).result
+
+    # ---- upkeep (``Upkeep``) ---------------------------------------------
+    def rebuild(self, progress: Progress | None = None) -> dict:
+        """Rebuild the BM25 index, the graph and the code chunks' neighbour lists from LanceDB (the source of
+        truth), once the rows a write of an older version left torn or dangling are mended."""
+        from .integrity import mend
+
+        return self.upkeep.rebuild(progress, mend=lambda: mend(self))
+
+    def deferred_index_rebuilds(self, check: tuple[str, ...] = ("code_chunks",)):
+        """A block whose writes rebuild no ANN index until it ends (``Upkeep.deferred_index_rebuilds``)."""
+        return self.upkeep.deferred_index_rebuilds(check)
+
+    def optimize(self, keep_versions_seconds: float | None = None) -> None:
+        """Compact the tables, prune old versions and build or refresh the ANN index now."""
+        self.upkeep.optimize(keep_versions_seconds)
+
+    def reembed(self, progress: Progress | None = None,
+                tables: tuple[str, ...] = ("memories", "entities", "code_chunks"), since: str = "") -> int:
+        """Re-embed every memory, entity and code chunk (or only ``tables``) with the current model."""
+        return self.upkeep.reembed(progress, tables, since)
+
+    def check(self, repair: bool = False) -> dict:
+        """Torn or dangling rows and the BM25 index's state (``integrity.check``); ``repair`` mends them."""
+        from .integrity import check
+
+        return check(self, repair)
+
+    def stats(self) -> dict:
+        """Counts, health of the derived indexes and of the rows (dangling ones), model and disk use."""
+        return self.upkeep.stats()
 
     def export(self, path: str | Path, progress: Progress | None = None) -> dict:
         """Write the memories, entities, relations and mentions (vectors included) to a JSON Lines file

@@ -4,17 +4,21 @@ reading their records (``Memories``)."""
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .entities import Entities
 from .errors import NotFoundError, ValidationError
-from .models import Memory, content_hash, new_id
+from .models import Filters, Memory, content_hash, new_id
 from .records import MEMORY_COLUMNS, embed_text, entity_text, memory_from_row, memory_to_row, node_attrs, passage_rows
-from .store import sql_quote
+from .store import sql_filter, sql_quote, vector_matrix
 from .text import derive_title
-from .validation import (check_content, check_ids, check_importance, check_optional_text, check_span, check_tags,
-                         check_type, clean_title, parse_time, prepare_memory, strip_private)
+from .validation import (check_content, check_filters, check_ids, check_importance, check_limit, check_offset,
+                         check_optional_text, check_span, check_tags, check_type, clean_title, parse_time,
+                         prepare_memory, strip_private)
 from .writes import Writes
+
+#: what a listing may be ordered by
+ORDERS = ("created_at", "updated_at", "importance")
 
 if TYPE_CHECKING:
     from .config import Config
@@ -35,11 +39,12 @@ class Memories:
 
     def __init__(self, config: Config, lance: LanceStore, text: TextIndex, view: MemoryView,
                  graph_lock: threading.RLock, embedder: Callable[[], Any], entities: Entities, writes: Writes,
-                 keep_vectors: Callable[[list[dict], list[dict]], None], settle_if_grown: Callable[[], None]) -> None:
+                 keep_vectors: Callable[[list[dict], list[dict]], None], settle_if_grown: Callable[[], None],
+                 nearest: Callable[..., tuple[list[str], list[float]]]) -> None:
         self.config, self.lance, self.text, self.view, self.entities, self.writes = (config, lance, text, view,
                                                                                     entities, writes)
         self._graph_lock, self._embedder = graph_lock, embedder
-        self._keep_vectors, self._settle_if_grown = keep_vectors, settle_if_grown
+        self._keep_vectors, self._settle_if_grown, self._nearest = keep_vectors, settle_if_grown, nearest
 
     def store_many(self, items: list[dict], _vectors=None) -> list[str]:
         """Store many memories in one write (one embedding batch, one commit per store). Returns their ids.
@@ -246,3 +251,79 @@ class Memories:
         if missing and strict:
             raise NotFoundError("memory", missing)
         return [memory_from_row(rows[i]) for i in ids if i in rows]
+
+    # ---- reads ------------------------------------------------------------
+    def duplicates(self, memory_id: str, limit: int = 5) -> list[str]:
+        """Up to ``limit`` other memories of the same project with exactly the same content, oldest first.
+
+        Both are kept (an event can recur); store_memory tells the agent, which may delete its repeat."""
+        check_ids([memory_id])
+        rows = self.lance.by_ids("memories", [memory_id], ["content_hash", "project"]).to_pylist()
+        if not rows:
+            raise NotFoundError("memory", [memory_id])
+        where = (f"content_hash = {sql_quote(rows[0]['content_hash'])} AND project = {sql_quote(rows[0]['project'])} "
+                 f"AND id != {sql_quote(memory_id)}")
+        rows = self.lance.query("memories", where, ["id", "created_at"]).to_pylist()
+        return [r["id"] for r in sorted(rows, key=lambda r: (r["created_at"], r["id"]))[:limit]]
+
+    def similar(self, memory_id: str) -> list[tuple[str, float]]:
+        """Current memories of the same project that say much the same as this one (cosine of the stored vectors
+        at least ``similar_min_cosine``; exact copies are ``duplicates``), most alike first: what a new memory
+        may update, for the caller to retire with ``invalidate(old, superseded_by=new)``."""
+        check_ids([memory_id])
+        self.writes.catch_up()  # another process's writes reach the graph and in-process vectors first, as a search's do
+        with self._graph_lock:  # store_memory calls this after each store: the graph's copy spares two reads
+            node = self.view.graph.attrs(memory_id) if memory_id in self.view.graph else None
+            held = self.view.vectors
+            vec = held.get(memory_id) if held is not None and node is not None else None
+        if vec is None:
+            project = self.get([memory_id])[0].project  # NotFoundError for an unknown id
+            rows = self.lance.by_ids("memories", [memory_id], ["id", "vector"])
+            if not rows.num_rows:  # deleted meanwhile
+                return []
+            vec = vector_matrix(rows)[0]
+        else:
+            project = node.project
+        limit = self.config.similar_limit
+        if limit <= 0:
+            return []
+        filters, now = Filters(project=project, include_global=False), self.writes.now()
+        ids, sims = self._nearest(vec, filters, sql_filter(filters, now), now, 2 * limit + 1)
+        close = {i: float(s) for i, s in zip(ids, sims) if i != memory_id and s >= self.config.similar_min_cosine}
+        if not close:
+            return []
+        read = {o.id: o for o in self.get([memory_id, *close], strict=False)}
+        if memory_id not in read:  # deleted meanwhile
+            return []
+        others = [o for i, o in read.items() if i != memory_id and o.content_hash != read[memory_id].content_hash]
+        return sorted(((o.id, close[o.id]) for o in others), key=lambda t: -t[1])[:limit]
+
+    def page(self, project: str | None = None, memory_type: str | Iterable[str] | None = None, tags=None,
+             created_after=None, created_before=None, valid_at=None, include_invalid: bool = True,
+             limit: int = 20, offset: int = 0, order_by: str = "created_at",
+             descending: bool = True) -> tuple[list[Memory], int]:
+        """Memories matching the filters, one page at a time. Returns (page, total matching)."""
+        check_limit(limit, self.config)
+        check_offset(offset)
+        if order_by not in ORDERS:
+            raise ValidationError(f"order_by={order_by!r} is not one of {', '.join(ORDERS)}")
+        f = check_filters(self.config, project, memory_type, tags, created_after, created_before,
+                          valid_at, include_invalid and valid_at is None, include_global=False)
+        where = sql_filter(f, self.writes.now())
+        table = self.lance.query("memories", where, ["id", order_by])
+        keyed = sorted(zip(table.column(order_by).to_pylist(), table.column("id").to_pylist()),
+                       reverse=descending)
+        page = [i for _, i in keyed[offset:offset + limit]]
+        return (self.get(page) if page else []), len(keyed)
+
+    def timeline(self, anchor_id: str, before: int, after: int) -> dict[str, Any]:
+        """Chronological neighbours of an anchor memory in its project (``before`` and ``after`` checked)."""
+        anchor = self.get([anchor_id])[0]
+        scope = f"project = {sql_quote(anchor.project)}"
+        rows = self.lance.query("memories", scope, ["id", "created_at"]).to_pylist()
+        rows.sort(key=lambda r: (r["created_at"], r["id"]))
+        pos = next(i for i, r in enumerate(rows) if r["id"] == anchor_id)
+        earlier = [r["id"] for r in rows[max(0, pos - before):pos]]
+        later = [r["id"] for r in rows[pos + 1:pos + 1 + after]]
+        return {"anchor": anchor, "before": self.get(earlier) if earlier else [],
+                "after": self.get(later) if later else []}

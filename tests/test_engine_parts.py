@@ -17,7 +17,9 @@ from memory_graph.errors import NotFoundError
 from memory_graph.legs_runner import LegRunner
 from memory_graph.memories import Memories
 from memory_graph.memory_search import MemorySearch
+from memory_graph.maintenance import Upkeep
 from memory_graph.models import Filters
+from memory_graph.projects import Projects
 from memory_graph.retrieval import LegResult
 from memory_graph.symbols import Symbols
 from memory_graph.sync import WATCHED, Sync
@@ -217,7 +219,7 @@ def test_memories_built_alone_write_every_store_and_the_view_they_are_given_thro
     view = MemoryView()
     memories = Memories(engine.config, engine.lance, engine.text, view, threading.RLock(), lambda: engine.embedder,
                         engine.entities, writes, lambda rows, passages: calls.append(("keep", len(rows))),
-                        lambda: calls.append("settle?"))
+                        lambda: calls.append("settle?"), engine.memory_search.nearest_memories)
     [mid] = memories.store_many([{"content": "Orion is the codename of the billing-api rewrite"}])
     assert calls == ["enter", ("log", [mid]), ("keep", 1), "settle?", "after", "leave"]
     assert mid in view.graph and mid not in engine.graph  # the view it was given, not the engine's
@@ -245,6 +247,43 @@ def test_sync_built_alone_builds_the_views_it_is_given_and_catches_them_up_with_
     assert second not in memory.graph
     sync.catch_up()
     assert second in memory.graph and forgot and sync.known_versions == engine.lance.versions(WATCHED)
+
+
+def test_projects_built_alone_answer_as_the_engine_does_and_count_again_only_when_the_data_changes(engine, repo):
+    index_project(engine, repo, project="demo")
+    generation = [0]
+    projects = Projects(engine.config, engine.lance, engine.data_dir, lambda: generation[0])
+    assert projects.code_projects() == engine.code_projects() and projects.has_code("demo")
+    root = projects.project_root("demo")
+    assert projects.path_scope(f"{root}/src/", None) == ("src/", "demo") == engine.path_scope(f"{root}/src/", None)
+    with pytest.raises(NotFoundError):
+        projects.check_project("nope")
+    ratio = projects.chunks_per_file("demo")
+    files = engine.code_files("demo")
+    engine.code_write("demo", [], [], [], remove_paths=sorted(files)[:1])  # the data changes
+    assert projects.chunks_per_file("demo") == ratio  # kept while the generation is the same
+    generation[0] += 1
+    assert projects.chunks_per_file("demo") == engine.lance.count("code_chunks") / (len(files) - 1)
+
+
+def test_upkeep_built_alone_writes_through_its_interface_and_reports_the_stores_it_is_given(engine):
+    engine.store_many([{"content": f"note {i} about the deploy pipeline"} for i in range(3)])
+    calls = []
+
+    @contextmanager
+    def section():
+        calls.append("enter")
+        yield
+        calls.append("leave")
+
+    writes = Writes(section, lambda **ids: None, lambda: None, time.time, lambda: None)
+    upkeep = Upkeep(engine.config, engine.lance, engine.text, engine.memory_view, engine.code_view,
+                    lambda: engine.embedder, engine.sync, engine.code_store, writes, engine.data_dir, None,
+                    engine._file_lock, lambda: None, lambda: calls.append("forget"))
+    upkeep.optimize()
+    assert calls == ["enter", "leave"]
+    stats = upkeep.stats()
+    assert stats["counts"] == engine.stats()["counts"] and stats["counts"]["memories"] == 3 and stats["healthy"]
 
 
 def test_the_views_fields_are_the_engines_attributes(engine):
