@@ -155,18 +155,25 @@ def test_a_search_embeds_the_question_while_it_runs_the_bm25_leg(engine, repo, m
     assert order == [("bm25", True), "embedded"] and hits
 
 
-def test_entities_built_alone_write_only_through_the_write_interface_they_are_given(engine):
-    mid = engine.store("Kestrel replaced the nightly deploy pipeline")
-    calls = []
-
+def recording_writes(calls: list, log=lambda ids: "log", now=time.time, after: bool = True) -> Writes:
+    """A write interface that records, in ``calls``, each section entered and left ("enter", "leave"), each
+    change logged (``log(ids)``, unless None), each write finished ("after") and each catch-up ("sync")."""
     @contextmanager
     def section():
         calls.append("enter")
         yield
         calls.append("leave")
 
-    writes = Writes(section, lambda **ids: calls.append(("log", {k: list(v) for k, v in ids.items()})),
-                    lambda: calls.append("after"), lambda: 1_700_000_000.0, lambda: calls.append("sync"))
+    return Writes(section, lambda **ids: log is not None and calls.append(log(ids)),
+                  lambda: after and calls.append("after"), now, lambda: calls.append("sync"))
+
+
+def test_entities_built_alone_write_only_through_the_write_interface_they_are_given(engine):
+    mid = engine.store("Kestrel replaced the nightly deploy pipeline")
+    calls = []
+
+    writes = recording_writes(calls, log=lambda ids: ("log", {k: list(v) for k, v in ids.items()}),
+                              now=lambda: 1_700_000_000.0)
     entities = Entities(engine.config, engine.lance, engine.memory_view, threading.RLock(),
                         lambda: engine.embedder, writes)
     made = entities.create("Falcon", "service", "the search indexer")
@@ -184,14 +191,7 @@ def test_code_store_built_alone_fills_the_view_it_is_given_and_writes_through_it
     index_project(engine, repo, project="demo")
     calls = []
 
-    @contextmanager
-    def section():
-        calls.append("enter")
-        yield
-        calls.append("leave")
-
-    writes = Writes(section, lambda **ids: calls.append("log"), lambda: calls.append("after"), time.time,
-                    lambda: calls.append("sync"))
+    writes = recording_writes(calls)
     view = CodeView()
     store = CodeStore(engine.config, engine.lance, engine.text, view, threading.RLock(), writes, engine.data_dir,
                       lambda: None, lambda old, new: calls.append("keep"), lambda: calls.append("settle"))
@@ -208,14 +208,8 @@ def test_code_store_built_alone_fills_the_view_it_is_given_and_writes_through_it
 def test_memories_built_alone_write_every_store_and_the_view_they_are_given_through_their_interface(engine):
     calls = []
 
-    @contextmanager
-    def section():
-        calls.append("enter")
-        yield
-        calls.append("leave")
-
-    writes = Writes(section, lambda **ids: calls.append(("log", sorted(ids.get("memories", [])))),
-                    lambda: calls.append("after"), lambda: 1_700_000_000.0, lambda: calls.append("sync"))
+    writes = recording_writes(calls, log=lambda ids: ("log", sorted(ids.get("memories", []))),
+                              now=lambda: 1_700_000_000.0)
     view = MemoryView()
     memories = Memories(engine.config, engine.lance, engine.text, view, threading.RLock(), lambda: engine.embedder,
                         engine.entities, writes, lambda rows, passages: calls.append(("keep", len(rows))),
@@ -270,13 +264,7 @@ def test_upkeep_built_alone_writes_through_its_interface_and_reports_the_stores_
     engine.store_many([{"content": f"note {i} about the deploy pipeline"} for i in range(3)])
     calls = []
 
-    @contextmanager
-    def section():
-        calls.append("enter")
-        yield
-        calls.append("leave")
-
-    writes = Writes(section, lambda **ids: None, lambda: None, time.time, lambda: None)
+    writes = recording_writes(calls, log=None, after=False)
     upkeep = Upkeep(engine.config, engine.lance, engine.text, engine.memory_view, engine.code_view,
                     lambda: engine.embedder, engine.sync, engine.code_store, writes, engine.data_dir, None,
                     engine._file_lock, lambda: None, lambda: calls.append("forget"))
