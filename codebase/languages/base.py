@@ -1,9 +1,9 @@
-"""What the core asks of a language beyond its row in the table (``SPECS``), and the registry that answers.
+"""What the core asks of a language beyond its node types (``LangSpec``), and the registry that answers.
 
-The chunker, the labels, the bindings and the references call the hooks of ``Language``; each hook does the
-common thing here, and a language's module overrides those it reads differently and registers an instance
-(``register``). The core never names a language: it asks ``language_named(name)``. A new language is its module
-(its ``Language`` subclass, registered) and its row in the table.
+The chunker, the labels, the bindings, the references and the resolver call the hooks of ``Language``; each hook
+does the common thing here, and a language's module overrides those it reads differently and registers an
+instance (``register``, with its node types and extensions). The core never names a language: it asks
+``language_named(name)``. A new language is one module of this package: discovered, it registers itself.
 """
 
 from __future__ import annotations
