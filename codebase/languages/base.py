@@ -15,6 +15,9 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+# the one module of the core a language's hooks read on every node: it imports nothing of this package
+from ..typed import DECLARED_NODES, LOCAL_TYPE_NODES, RETURNED, aliased, declared_types, local_type, parameter_property
+
 if TYPE_CHECKING:
     from ..chunks import ParsedFile, Symbol
     from ..walk import Walk
@@ -76,8 +79,6 @@ class Language:
         """(variable, class, rank) of each variable the node gives a class (``known``: variable -> class in its
         scope): rank 3 for a class named outright, 2 for what a function returns, 1 for what another variable
         holds."""
-        from ..typed import LOCAL_TYPE_NODES, aliased, local_type, parameter_property
-
         typed = local_type(node) if node.type in LOCAL_TYPE_NODES else None
         found = [typed] if typed else []
         if typed is None and (alias := aliased(node)) is not None and (held := known.get(alias[1], "")):
@@ -287,8 +288,6 @@ class DeclaredTypes:
     of a type the project does not define is a library's, never guessed from the method's name."""
 
     def typed(self, node, known: dict[str, str]) -> list[tuple[str, str, int]]:
-        from ..typed import DECLARED_NODES, declared_types
-
         return ranked(declared_types(node) if node.type in DECLARED_NODES or node.type == "variable_declarator"
                       else [])
 
@@ -325,8 +324,6 @@ def common_name_node(node):
 
 def ranked(found: list[tuple[str, str]]) -> list[tuple[str, str, int]]:
     """Each (variable, class) with its rank: 2 for what a function returns, 3 for a class named outright."""
-    from ..typed import RETURNED
-
     return [(var, cls, 2 if cls.endswith(RETURNED) else 3) for var, cls in found]
 
 
