@@ -151,7 +151,7 @@ def _definitions(out: ParsedFile, text: str, lines: list[str], spec: LangSpec, l
     owner: list[int] = [-1] * nlines          # index into out.symbols of the innermost definition per line
     classes: dict[int, dict[str, str]] = {}   # per symbol index: variable -> the class it holds (local_type)
     ranks: dict[tuple[int, str], int] = {}    # how surely each of those is known (_typed)
-    w = Walk(out, spec, nlines)
+    w = Walk(out, spec)
     parents, defs = w.parents, w.defs
 
     def held(receiver: str, scope: int) -> str:

@@ -16,7 +16,6 @@ class Walk:
 
     out: ParsedFile
     spec: LangSpec
-    lines: int                                                          # the file's line count
     calls: list[tuple[Ref, int]] = field(default_factory=list)          # each call, with the symbol it is made in
     call_at: dict[tuple[int, int], Ref] = field(default_factory=dict)   # each call by its bytes
     #: a call on a call's result: the inner call's bytes, and its mark (AWAITED or "")
