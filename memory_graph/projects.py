@@ -24,7 +24,7 @@ class Projects:
 
     def __init__(self, config: Config, lance: LanceStore, data_dir: Path, generation: Callable[[], int]) -> None:
         self.config, self.lance, self.data_dir, self._generation = config, lance, data_dir, generation
-        self._chunk_ratio: tuple | None = None  # (project, generation) and its chunks per file
+        self._chunk_ratio: tuple[int, dict[str | None, float]] = (-1, {})  # generation, chunks per file by project
 
     def has_code(self, project: str | None) -> bool:
         """Whether a project has a code index (one cheap count; for every search_code call)."""
@@ -110,14 +110,15 @@ class Projects:
     def chunks_per_file(self, project: str | None) -> float:
         """Chunks per indexed file of a project (or of every project): a repository's files hold several
         definitions, a collection of snippets one each. Counted once per change of the data."""
-        key = (project, self._generation())
-        if self._chunk_ratio is not None and self._chunk_ratio[0] == key:
-            return self._chunk_ratio[1]
-        where = f"project = {sql_quote(project)}" if project else None
-        files = self.lance.count("files", where)
-        ratio = self.lance.count("code_chunks", where) / files if files else 0.0
-        self._chunk_ratio = (key, ratio)
-        return ratio
+        generation = self._generation()
+        if self._chunk_ratio[0] != generation:
+            self._chunk_ratio = (generation, {})
+        known = self._chunk_ratio[1]
+        if project not in known:  # each project's kept: questions about several repositories take turns
+            where = f"project = {sql_quote(project)}" if project else None
+            files = self.lance.count("files", where)
+            known[project] = self.lance.count("code_chunks", where) / files if files else 0.0
+        return known[project]
 
     def project_root(self, project: str) -> str | None:
         """The folder a project was indexed from, or None."""

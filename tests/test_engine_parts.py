@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
+from types import SimpleNamespace
 
 import pytest
 
@@ -253,6 +254,12 @@ def test_projects_built_alone_answer_as_the_engine_does_and_count_again_only_whe
     with pytest.raises(NotFoundError):
         projects.check_project("nope")
     ratio = projects.chunks_per_file("demo")
+    everywhere = projects.chunks_per_file(None)
+    counted = []
+    projects.lance = SimpleNamespace(count=lambda *a: counted.append(a))  # a count now would be recorded
+    assert (projects.chunks_per_file("demo"), projects.chunks_per_file(None)) == (ratio, everywhere)
+    assert counted == []  # each project's ratio is kept, not only the last one asked for
+    projects.lance = engine.lance
     files = engine.code_files("demo")
     engine.code_write("demo", [], [], [], remove_paths=sorted(files)[:1])  # the data changes
     assert projects.chunks_per_file("demo") == ratio  # kept while the generation is the same
