@@ -75,7 +75,7 @@ class MemorySearch:
         signals = match_signals(legs, bm.scale / share if bm is not None and bm.scale and share > 0 else None)
         hits = rank_stable(legs, config=cfg, weights=cfg.memory_weights, limit=limit, now=at,
                            query_entities=q_ents, local_graph=self._local_graph, describe=self.describe,
-                           changes=self.says_change, min_score=min_score, period=asked_period(query, at),
+                           changes=self.says_change, subjects=self.subjects, min_score=min_score, period=asked_period(query, at),
                            use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
         with self._graph_lock:
             names = self.view.index.names
@@ -144,7 +144,7 @@ class MemorySearch:
         if c.update_marked_cosine > 1 or limit <= 0:
             return []
         mine = self.describe([memory_id]).get(memory_id)
-        if mine is None or not mine.subjects:
+        if mine is None or not self.subjects([memory_id]).get(memory_id):
             return []
         with self._graph_lock:
             graph = self.view.graph
@@ -155,7 +155,8 @@ class MemorySearch:
         if not near:
             return []
         info = {**self.describe(list(near)), memory_id: mine}
-        pairs = [(old, cos) for old, new, cos in update_pairs(info, c.update_marked_cosine) if new == memory_id]
+        pairs = [(old, cos) for old, new, cos in update_pairs(info, c.update_marked_cosine, self.subjects)
+                 if new == memory_id]
         if not pairs:
             return []
         changed = any(cos < c.update_min_cosine for _, cos in pairs) and \
@@ -310,7 +311,6 @@ class MemorySearch:
             vectors = vector_matrix(rows) if rows.num_rows else []
             for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
                 fresh[r["id"]] = candidate(r, vector, self.config)
-        fresh = self._with_subjects(fresh)
         if generation == self._generation:  # no write began or ended while reading
             for i, cand in fresh.items():
                 self._described.put(i, cand)
@@ -334,9 +334,9 @@ class MemorySearch:
         rows = self.lance.by_ids("memories", ids, ["id", "title", "content"]).to_pylist()
         return {r["id"]: f"{r['title']}\n{r['content']}" for r in rows}
 
-    def _with_subjects(self, described: dict[str, Candidate]) -> dict[str, Candidate]:
-        """Each candidate with the specific entities it names (what latest_first compares)."""
+    def subjects(self, ids: list[str]) -> dict[str, frozenset]:
+        """The specific entities each memory names, what it may be about (``Graph.subjects``), by id."""
         hub = self.config.graph_hub_degree
         with self._graph_lock:
             graph = self.view.graph
-            return {i: replace(c, subjects=graph.subjects(i, hub)) for i, c in described.items()}
+            return {i: graph.subjects(i, hub) for i in ids if i in graph}

@@ -154,9 +154,9 @@ def test_a_leg_that_fails_is_left_out_and_the_search_goes_on(tmp_path, embedder)
     eng.close()
 
 
-def pairs_by_loop(info, marked):
+def pairs_by_loop(info, marked, subjects):
     """update_pairs as first written: a Python loop over every pair."""
-    ids = sorted((d for d, c in info.items() if c.subjects and c.vector is not None),
+    ids = sorted((d for d, c in info.items() if subjects[d] and c.vector is not None),
                  key=lambda d: (info[d].created_at, d))
     if len(ids) < 2:
         return []
@@ -166,7 +166,7 @@ def pairs_by_loop(info, marked):
     return [(old, ids[j], float(cos[i, j])) for i, old in enumerate(ids) if info[old].evergreen
             for j in range(i + 1, len(ids))
             if cos[i, j] >= marked and info[ids[j]].created_at > info[old].created_at
-            and info[old].subjects & info[ids[j]].subjects]
+            and subjects[old] & subjects[ids[j]]]
 
 
 @settings(max_examples=80, deadline=None)
@@ -177,8 +177,12 @@ def test_update_pairs_are_those_a_loop_over_every_pair_finds(pool, seed):
     rng = np.random.default_rng(seed)
     topics = rng.normal(size=(4, 8))
     info = {f"m{i}": Candidate(created_at=float(t), evergreen=ev, vector=topics[k] + 0.3 * rng.normal(size=8),
-                               words=set(), subjects=subj) for i, (t, ev, k, subj) in enumerate(pool)}
-    assert update_pairs(info, 0.6) == pairs_by_loop(info, 0.6)
+                               words=set()) for i, (t, ev, k, _) in enumerate(pool)}
+    subjects = {f"m{i}": subj for i, (_, _, _, subj) in enumerate(pool)}
+    got = update_pairs(info, 0.6, lambda ids: {i: subjects[i] for i in ids})
+    want = pairs_by_loop(info, 0.6, subjects)
+    assert [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in want]
+    assert [c for _, _, c in got] == pytest.approx([c for _, _, c in want], abs=1e-6)
 
 
 def test_a_search_goes_on_when_blas_cannot_be_held(tmp_path, embedder, monkeypatch, caplog):

@@ -15,14 +15,26 @@ from memory_graph.retrieval.when import asked_period, period_factors
 DAY = 86_400.0
 
 
+SUBJECTS: dict[str, frozenset] = {}  # what each candidate of the test names, asked through `named`
+
+
 def cand(t: float, vec, subjects=("e1",), evergreen=True) -> Candidate:
-    return Candidate(created_at=t, evergreen=evergreen, vector=np.asarray(vec, dtype=np.float32), words=set(),
-                     subjects=frozenset(subjects))
+    c = Candidate(created_at=t, evergreen=evergreen, vector=np.asarray(vec, dtype=np.float32), words=set())
+    SUBJECTS[id(c)] = frozenset(subjects)
+    return c
+
+
+def pairs_of(info: dict[str, Candidate], marked: float, asked: list | None = None):
+    """update_pairs over the candidates, their subjects read from what cand was given (and noted in asked)."""
+    def named(ids):
+        (asked if asked is not None else []).append(list(ids))
+        return {i: SUBJECTS[id(info[i])] for i in ids}
+    return update_pairs(info, marked, named)
 
 
 def test_a_newer_fact_about_the_same_subject_trades_places_with_the_older():
     info = {"old": cand(1 * DAY, [1, 0]), "new": cand(2 * DAY, [0.9, 0.1]), "other": cand(3 * DAY, [0, 1])}
-    pairs = update_pairs(info, 0.5)
+    pairs = pairs_of(info, 0.5)
     assert [(a, b) for a, b, _ in pairs] == [("old", "new")]
     scores, replaced = latest_first({"old": 0.9, "new": 0.8, "other": 0.5}, pairs, 0.8, {})
     assert scores == {"old": 0.8, "new": 0.9, "other": 0.5} and replaced == {"old": "new"}
@@ -30,7 +42,7 @@ def test_a_newer_fact_about_the_same_subject_trades_places_with_the_older():
 
 def test_of_a_chain_the_latest_comes_first():
     info = {f"v{i}": cand(i * DAY, [1, 0.01 * i]) for i in range(3)}
-    pairs = update_pairs(info, 0.5)
+    pairs = pairs_of(info, 0.5)
     scores, replaced = latest_first({"v0": 0.9, "v1": 0.8, "v2": 0.7}, pairs, 0.8, {})
     assert sorted(scores, key=scores.get, reverse=True) == ["v2", "v1", "v0"]
     assert replaced == {"v0": "v2", "v1": "v2"}
@@ -41,12 +53,15 @@ def test_no_update_without_a_shared_subject_an_older_fact_or_enough_likeness():
     episode = {"old": cand(DAY, [1, 0], evergreen=False), "new": cand(2 * DAY, [1, 0])}
     unlike = {"old": cand(DAY, [1, 0]), "new": cand(2 * DAY, [0, 1])}
     for info in (no_subject, episode, unlike):
-        assert update_pairs(info, 0.5) == []
+        asked: list = []
+        assert pairs_of(info, 0.5, asked) == []
+        # the entities are read only of a pair close enough: not of an episode's, nor of two unlike notes
+        assert asked == ([["new", "old"]] if info is no_subject else [])
 
 
 def test_a_looser_likeness_counts_only_when_the_new_one_says_something_changed():
     info = {"old": cand(DAY, [1, 0]), "new": cand(2 * DAY, [0.6, 0.8])}  # cosine 0.6
-    pairs = update_pairs(info, 0.5)
+    pairs = pairs_of(info, 0.5)
     same, _ = latest_first({"old": 0.9, "new": 0.8}, pairs, 0.8, {"new": False})
     moved, _ = latest_first({"old": 0.9, "new": 0.8}, pairs, 0.8, {"new": True})
     assert same["old"] > same["new"] and moved["new"] > moved["old"]
@@ -56,7 +71,7 @@ def test_a_looser_likeness_counts_only_when_the_new_one_says_something_changed()
 
 def test_a_newer_memory_the_query_tells_apart_keeps_its_place():
     info = {"old": cand(DAY, [1, 0]), "new": cand(2 * DAY, [1, 0])}
-    scores, replaced = latest_first({"old": 0.9, "new": 0.3}, update_pairs(info, 0.5), 0.8, {}, min_ratio=0.8)
+    scores, replaced = latest_first({"old": 0.9, "new": 0.3}, pairs_of(info, 0.5), 0.8, {}, min_ratio=0.8)
     assert scores == {"old": 0.9, "new": 0.3} and replaced == {}
 
 

@@ -4,6 +4,7 @@ search by partitions (an IVF index) that keeps its partitions right through any 
 from __future__ import annotations
 
 import sys
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -55,6 +56,44 @@ def test_nearest_equals_brute_force_after_any_puts_and_removes(ops, query, k):
     assert sims == sorted(sims, reverse=True)
     q = np.array(query, dtype=np.float32) / np.linalg.norm(query)
     assert sims == pytest.approx([float(model[i] @ q / np.linalg.norm(model[i])) for i in want], abs=1e-5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=OPS, query=VEC, k=st.integers(1, 3))
+def test_the_int8_scan_equals_brute_force_after_any_puts_and_removes(ops, query, k):
+    """As above, with every copy large enough to scan its int8 rows first (puts that widen a dimension's range,
+    removes that move the last row)."""
+    with mock.patch("memory_graph.store.vectors.SCAN_MIN_ROWS", 1):
+        test_nearest_equals_brute_force_after_any_puts_and_removes.hypothesis.inner_test(ops, query, k)
+
+
+def test_the_int8_scan_returns_the_exact_neighbours_of_clustered_vectors_through_writes():
+    """3,000 vectors around 40 centres (many near-ties), written in batches, some with a dimension far past the
+    range seen so far, some removed: every search equals a float32 brute force, ids and similarities, and it
+    went through the int8 rows."""
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((40, 16))
+    vectors = (centres[rng.integers(0, 40, 3_000)] + 0.2 * rng.standard_normal((3_000, 16))).astype(np.float32)
+    vectors[:2_500, 5] *= 0.01
+    vectors[2_500:, 5] += 12.0  # the last batch widens dimension 5's range: every int8 row is written again
+    ids = [f"m{i:04d}" for i in range(3_000)]
+    cache = VectorCache(16)
+    for start in range(0, 3_000, 500):
+        cache.put(ids[start:start + 500], vectors[start:start + 500])
+    cache.remove(ids[100:400])
+    held = {i: v / np.linalg.norm(v) for i, v in zip(ids, vectors) if i in cache}
+    matrix, names = np.stack(list(held.values())), list(held)
+    scans = []
+    real = cache._scan
+    with mock.patch.object(cache, "_scan", lambda *a: scans.append(1) or real(*a)):
+        for q in centres[rng.integers(0, 40, 30)] + 0.2 * rng.standard_normal((30, 16)):
+            for k in (10, 50):
+                got, sims = cache.nearest(q, k)
+                cos = matrix @ (q / np.linalg.norm(q)).astype(np.float32)
+                want = sorted(range(len(names)), key=lambda r: (-cos[r], names[r]))[:k]
+                assert got == [names[r] for r in want]
+                assert sims == pytest.approx([float(cos[r]) for r in want], abs=1e-5)
+    assert len(scans) == 60 and cache._shadow is not None
 
 
 def test_nearest_of_an_empty_copy_or_for_k_zero_is_empty():

@@ -53,8 +53,6 @@ class Candidate:
     #: what the caller knows of the candidate before the query, as a factor on its score (a memory's importance;
     #: code: a test file's chunk ranks below the code it tests)
     prior: float = 1.0
-    #: the specific entities it mentions, what it may be about (updates.latest_first); empty for code
-    subjects: frozenset = frozenset()
 
 
 def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, limit: int, now: float,
@@ -62,6 +60,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
          local_graph: Callable[[list[str], list[str]], tuple[list[str], np.ndarray]] | None = None,
          describe: Callable[[list[str]], dict[str, Candidate]],
          changes: Callable[[list[str]], dict[str, bool]] | None = None,
+         subjects: Callable[[list[str]], Mapping[str, frozenset]] | None = None,
          min_score: float | None = None, period: tuple[float, float] | None = None, use_ppr: bool = True,
          use_decay: bool = True, use_mmr: bool = True, kind: str = "memory",
          timings: dict[str, float] | None = None) -> list[Hit]:
@@ -71,7 +70,9 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     the query's names restarts less of it). ``local_graph`` returns PPR's subgraph around the candidates and the
     query's entities (its nodes and their weight matrix, ``Graph.local_matrix``); ``describe`` returns a Candidate per id still in the store (ids it omits are dropped: a
     derived index may lag behind). ``changes`` says of memories whether their text says that something
-    changed (``updates.says_change``; asked only of the newer memory of a possible update).
+    changed (``updates.says_change``; asked only of the newer memory of a possible update); ``subjects`` gives
+    the specific entities memories name, what they may be about (asked only of those in a pair close enough to
+    be an update; without it, no memory is ranked as another's update).
     ``period`` is a past [start, end) the query asks about (``when.asked_period``): memories written in it
     are favoured, and no newer memory takes an older one's place (the query asks for the past).
     ``timings``, if given, receives the seconds each stage took (fusion, describe, ppr_edges, ppr, decay,
@@ -137,8 +138,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
             {d: info[d].created_at for d in factors_decay}, period, config.period_boost).values())}
     scores = {d: fused[d] * factors_ppr[d] * factors_decay[d] * info[d].prior for d in pool}
     replaced: dict[str, str] = {}
-    if kind == "memory" and config.update_marked_cosine <= 1.0 and period is None:
-        pairs = update_pairs({d: info[d] for d in pool}, config.update_marked_cosine)
+    if kind == "memory" and config.update_marked_cosine <= 1.0 and period is None and subjects is not None:
+        pairs = update_pairs({d: info[d] for d in pool}, config.update_marked_cosine, subjects)
         unsure = sorted({new for _, new, cos in pairs if cos < config.update_min_cosine})
         changed = changes(unsure) if unsure and changes else {}
         scores, replaced = latest_first(scores, pairs, config.update_min_cosine, changed, config.update_min_ratio)

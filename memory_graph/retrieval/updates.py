@@ -4,7 +4,7 @@ fact it updates. Pure functions over ids, scores and what the caller knows of ea
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import numpy as np
 
@@ -23,12 +23,18 @@ def says_change(text: str) -> bool:
     return CHANGE_MARKERS.search(text) is not None
 
 
-def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float) -> list[tuple[str, str, float]]:
+def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float,
+                 subjects: Callable[[list[str]], Mapping[str, frozenset]]) -> list[tuple[str, str, float]]:
     """(old, new, cosine) for every pair where ``new`` may update ``old``: ``old`` states a fact (an evergreen
     memory: semantic, decision, a preference...; an episode is an event, which a later one does not undo),
     ``new`` is younger, both name a specific entity in common and their cosine reaches ``marked_cosine``.
-    Oldest first."""
-    ids = sorted((d for d, c in info.items() if c.subjects and c.vector is not None),
+    Oldest first.
+
+    ``subjects(ids)`` gives the specific entities each of ``ids`` names (those it leaves out name none); it is
+    asked only of the candidates in a pair close enough, which on entity-rich text spares reading every
+    candidate's entities.
+    """
+    ids = sorted((d for d, c in info.items() if c.vector is not None),
                  key=lambda d: (info[d].created_at, d))
     if len(ids) < 2:
         return []
@@ -40,10 +46,12 @@ def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float) -> list[
     # the pairs of (i, j), i < j, row by row as a loop over them would take them: only those close enough are
     # looked at in Python
     near = np.triu(cos >= marked_cosine, 1) & evergreen[:, None] & (created[None, :] > created[:, None])
+    rows, cols = np.nonzero(near)
+    named = subjects(sorted({ids[k] for k in (*rows.tolist(), *cols.tolist())})) if len(rows) else {}
     out = []
-    for i, j in zip(*np.nonzero(near)):
+    for i, j in zip(rows.tolist(), cols.tolist()):
         old, new = ids[i], ids[j]
-        if info[old].subjects & info[new].subjects:
+        if named.get(old, frozenset()) & named.get(new, frozenset()):
             out.append((old, new, float(cos[i, j])))
     return out
 
