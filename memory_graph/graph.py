@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import chain
 from sys import intern
 from typing import Callable, Collection, Iterable, Iterator
 
@@ -377,29 +379,36 @@ class Graph:
         at = {x: i for i, x in enumerate(nodes)}
         nc, n = len(cands), len(nodes)
         w = np.zeros((n, n))
-        linked: dict[str, list[tuple[int, float]]] = {}  # another node -> (candidate, weight) of each link to it
-        for i, c in enumerate(cands):
-            for v, weight in self.linked(c):
-                j = at.get(v)
-                if j is None:
-                    linked.setdefault(v, []).append((i, weight))
-                elif j >= nc:  # a query node
-                    w[i, j] += weight
-                    w[j, i] += weight
-                elif j != i:  # a relation between candidates, seen from both ends
-                    w[i, j] += weight / 2
-                    w[j, i] += weight / 2
+        # a candidate with links beside its mentions (relations, or mentioned itself) is read link by link; the
+        # others' mentions are counted from their tuples in C, and weights are read only of links into the
+        # subgraph or to a node two candidates share
+        others = {i: self.linked(c) for i, c in enumerate(cands) if c in self.g or c in self._mentioned_by}
+        plain = [(i, c) for i, c in enumerate(cands) if i not in others]
+        reached = Counter(chain.from_iterable(
+            (v for v, _ in others[i]) if i in others else self._mentions.get(c, ()) for i, c in enumerate(cands)))
+        into = [(j, by) for v, j in at.items() if (by := self._mentioned_by.get(v))]  # subgraph nodes named
+        inside = [(i, j, by[c]) for i, c in plain for j, by in into if c in by]
+        inside += [(i, at[v], weight) for i, links in others.items() for v, weight in links if v in at]
+        for i, j, weight in sorted(inside, key=lambda t: t[0]):  # (stable: one candidate's in its links' order)
+            if j >= nc:  # a query node
+                w[i, j] += weight
+                w[j, i] += weight
+            elif j != i:  # a relation between candidates, seen from both ends
+                w[i, j] += weight / 2
+                w[j, i] += weight / 2
         # only a node two candidates link to joins them: the degree is looked up for those alone
-        shared = [(v, links) for v, links in linked.items() if len(links) > 1 and self.kind(v) == self.bridge]
-        degrees = [self.degree(v) for v, _ in shared]
-        shared = [(links, d) for (_, links), d in zip(shared, degrees) if d <= hub_degree * 20]
-        if shared:
-            b = np.zeros((nc, len(shared)))
-            # a thousand links on entity-rich text: summed by numpy in their order, not written one by one
-            rows = [i for links, _ in shared for i, _ in links]
-            cols = [col for col, (links, _) in enumerate(shared) for _ in links]
-            np.add.at(b, (rows, cols), [weight for links, _ in shared for _, weight in links])
-            folded = (b / np.asarray([max(1, d) for _, d in shared], dtype=float)) @ b.T
+        shared = [v for v, count in reached.items() if count > 1 and v not in at and self.kind(v) == self.bridge]
+        degrees = [self.degree(v) for v in shared]
+        column = {v: col for col, v in enumerate(v for v, d in zip(shared, degrees) if d <= hub_degree * 20)}
+        if column:
+            keys = column.keys()
+            found = [(i, column[v], self._mentioned_by[v][c]) for i, c in plain
+                     for v in keys & self._mentions.get(c, ())]
+            found += [(i, column[v], weight) for i, links in others.items() for v, weight in links if v in column]
+            rows, cols, values = zip(*found)
+            b = np.zeros((nc, len(column)))
+            np.add.at(b, (rows, cols), values)  # a candidate's two links to one node add up
+            folded = (b / np.asarray([max(1, d) for d in degrees if d <= hub_degree * 20], dtype=float)) @ b.T
             np.fill_diagonal(folded, 0.0)
             w[:nc, :nc] += folded
         w[np.arange(nc), np.arange(nc)] = 1.0

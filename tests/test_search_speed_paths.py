@@ -217,3 +217,62 @@ def test_a_nodes_degree_counts_its_distinct_neighbours_each_way(mentions, relati
         out = {v for v, _t, _w, d in g.neighbors(node) if d == "out"}
         into = {v for v, _t, _w, d in g.neighbors(node) if d == "in"}
         assert g.degree(node) == len(out) + len(into)
+
+
+def local_matrix_by_loop(graph: Graph, candidates, query_nodes, hub_degree):
+    """Graph.local_matrix as first written: every link of every candidate read in one Python loop."""
+    cands = [c for c in dict.fromkeys(candidates) if c in graph]
+    held = set(cands)
+    nodes = cands + [q for q in dict.fromkeys(query_nodes) if q in graph and q not in held]
+    at = {x: i for i, x in enumerate(nodes)}
+    nc, n = len(cands), len(nodes)
+    w = np.zeros((n, n))
+    linked = {}
+    for i, c in enumerate(cands):
+        for v, weight in graph.linked(c):
+            j = at.get(v)
+            if j is None:
+                linked.setdefault(v, []).append((i, weight))
+            elif j >= nc:
+                w[i, j] += weight
+                w[j, i] += weight
+            elif j != i:
+                w[i, j] += weight / 2
+                w[j, i] += weight / 2
+    shared = [(v, links) for v, links in linked.items() if len(links) > 1 and graph.kind(v) == graph.bridge]
+    shared = [(links, d) for (_, links), d in zip(shared, [graph.degree(v) for v, _ in shared]) if d <= hub_degree * 20]
+    if shared:
+        b = np.zeros((nc, len(shared)))
+        np.add.at(b, ([i for links, _ in shared for i, _ in links],
+                      [col for col, (links, _) in enumerate(shared) for _ in links]),
+                  [weight for links, _ in shared for _, weight in links])
+        folded = (b / np.asarray([max(1, d) for _, d in shared], dtype=float)) @ b.T
+        np.fill_diagonal(folded, 0.0)
+        w[:nc, :nc] += folded
+    w[np.arange(nc), np.arange(nc)] = 1.0
+    return nodes, w
+
+
+@settings(max_examples=150, deadline=None)
+@given(mentions=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 7), st.sampled_from([1.0, 0.5, 0.8])),
+                         max_size=60),
+       relations=st.lists(st.tuples(st.sampled_from(["m", "e"]), st.integers(0, 11), st.sampled_from(["m", "e"]),
+                                    st.integers(0, 11), st.sampled_from([1.0, 0.3])), max_size=8),
+       candidates=st.lists(st.integers(0, 13), max_size=12), query=st.lists(st.integers(0, 9), max_size=4),
+       hub=st.integers(0, 2))
+def test_local_matrix_equals_a_loop_over_every_link(mentions, relations, candidates, query, hub):
+    """The same nodes and the same weights, to the last bit: memories with mentions only, memories with
+    relations too (read link by link), relations between candidates, query nodes and hubs."""
+    g = Graph()
+    for e in range(8):
+        g.add_entity(f"e{e}", f"entity {e}", "name")
+    for m in range(12):
+        g.add_memory(f"m{m}", NOTE)
+    for m, e, weight in mentions:
+        g.add_mention(f"m{m}", f"e{e}", weight)
+    for k, (a, i, b, j, weight) in enumerate(relations):
+        g.add_relation(f"r{k}", f"{a}{i % 8 if a == 'e' else i}", f"{b}{j % 8 if b == 'e' else j}", "rel", weight)
+    cands, q = [f"m{c}" for c in candidates], [f"e{e}" for e in query]
+    nodes, w = g.local_matrix(cands, q, hub)
+    want_nodes, want = local_matrix_by_loop(g, cands, q, hub)
+    assert nodes == want_nodes and np.array_equal(w, want)
