@@ -205,7 +205,8 @@ class CodeSearch:
                 graph, accept = self.view.graph, code_node_filter(filters)
                 found = nearest_accepted(self.view.vectors, vec, c, lambda i: i in graph and accept(graph.attrs(i)),
                                          self.config.postfilter_factor if where else 1,
-                                         self.config.copy_filter_window)
+                                         self.config.copy_filter_window,
+                                         None if filters.project is None else [filters.project])
                 if found is not None:
                     return found
         return self.lance.vector_search("code_chunks", vec, where, c, ["id"])

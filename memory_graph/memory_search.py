@@ -222,7 +222,8 @@ class MemorySearch:
             if held is not None:
                 accept = node_filter(filters, now)
                 found = nearest_accepted(held, vec, c, lambda i: i in graph and accept(graph.attrs(i)),
-                                         factor if where else 1, self.config.copy_filter_window)
+                                         factor if where else 1, self.config.copy_filter_window,
+                                         project_groups(filters))
                 if found is None and filters.project is not None:
                     found = self._nearest_in_project(vec, filters, accept, c)
                 if found is not None:
@@ -340,3 +341,10 @@ class MemorySearch:
         with self._graph_lock:
             graph = self.view.graph
             return {i: graph.subjects(i, hub) for i in ids if i in graph}
+
+
+def project_groups(filters: Filters) -> list[str] | None:
+    """The projects a memory search's filters let through (its own, and the global memories' ""), or None."""
+    if filters.project is None:
+        return None
+    return [filters.project, ""] if filters.include_global and filters.project != "" else [filters.project]

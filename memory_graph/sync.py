@@ -122,9 +122,12 @@ class Sync:
                            c.partition_rows, c.partition_probes, c.partition_retrain_growth)
         copy.reserve(rows)
         passages = table == "passages"
-        for batch in self.lance.batches(table, ["id", "memory_id", "vector"] if passages else ["id", "vector"]):
+        # a memory's or chunk's project is its group: a search scoped to one project reads its rows alone
+        for batch in self.lance.batches(table, ["id", "memory_id", "vector"] if passages else
+                                        ["id", "project", "vector"]):
             copy.put(batch.column("id").to_pylist(), vector_matrix(batch),
-                     batch.column("memory_id").to_pylist() if passages else None, partition=False)
+                     batch.column("memory_id").to_pylist() if passages else None, partition=False,
+                     groups=None if passages else batch.column("project").to_pylist())
         copy.refresh_partitions()
         return copy
 
@@ -139,7 +142,8 @@ class Sync:
                 setattr(self.memory, attr, None)
             else:
                 copy.put([r["id"] for r in rows], [r["vector"] for r in rows],
-                         [r["memory_id"] for r in rows] if attr == "passages" else None)
+                         [r["memory_id"] for r in rows] if attr == "passages" else None,
+                         groups=[r["project"] for r in rows] if attr == "vectors" else None)
 
     def keep_chunk_vectors(self, removed: list[str], chunks: list[dict]) -> None:
         """Follow a write of code chunks in the in-process copy of their vectors, or drop a copy that would
@@ -151,7 +155,7 @@ class Sync:
         if len(copy) + len(chunks) > self.config.vector_copy_max_rows:
             self.code.vectors = None
         elif chunks:
-            copy.put([c["id"] for c in chunks], [c["vector"] for c in chunks])
+            copy.put([c["id"] for c in chunks], [c["vector"] for c in chunks], groups=[c["project"] for c in chunks])
 
     def log_change(self, memories: Iterable[str] = (), entities: Iterable[str] = (),
                     relations: Iterable[str] = (), full: bool = False) -> None:

@@ -96,6 +96,34 @@ def test_the_int8_scan_returns_the_exact_neighbours_of_clustered_vectors_through
     assert len(scans) == 60 and cache._shadow is not None
 
 
+@settings(max_examples=80, deadline=None)
+@given(ops=st.lists(st.tuples(st.sampled_from(["put", "remove"]), st.lists(st.sampled_from("abcdefghij"), min_size=1,
+                                                                         max_size=4, unique=True), VEC,
+                              st.sampled_from(["p", "q", "", None])), max_size=30),
+       query=VEC, k=st.integers(1, 6), wanted=st.sampled_from([["p"], ["q", ""], [""], ["z"]]))
+def test_a_search_limited_to_groups_finds_what_a_filter_on_them_keeps(ops, query, k, wanted):
+    """Rows put with a group (a project), moved to another, put without one, removed: the nearest of some groups,
+    read from their rows alone, are the nearest that a filter on the groups lets through from all rows."""
+    cache, group = VectorCache(DIM), {}
+    for op, ids, vec, g in ops:
+        if op == "put":
+            cache.put(ids, [np.array(vec, dtype=np.float32)] * len(ids), groups=None if g is None else [g] * len(ids))
+            group.update(dict.fromkeys(ids, g))
+        else:
+            cache.remove(ids)
+    q = np.array(query, dtype=np.float32)
+    accept = lambda i: group[i] in wanted  # noqa: E731
+    scoped = nearest_accepted(cache, q, k, accept, 1, 1_000, wanted)
+    filtered = nearest_accepted(cache, q, k, accept, 1, 1_000)
+    assert scoped is not None and filtered is not None
+    assert scoped[1] == pytest.approx(filtered[1], abs=1e-6) and len(scoped[0]) == len(filtered[0])
+    tied = {i for i, s in zip(*filtered) if abs(s - filtered[1][-1]) < 1e-6} if filtered[0] else set()
+    assert set(scoped[0]) - tied == set(filtered[0]) - tied
+    # what a limited search reads: the groups' rows and those put without a group, never another group's
+    read = {cache._ids[r] for r in cache.group_rows(wanted)}
+    assert read == {i for i in cache._row if group[i] in wanted or group[i] is None}
+
+
 def test_nearest_of_an_empty_copy_or_for_k_zero_is_empty():
     cache = VectorCache(DIM)
     assert cache.nearest(np.ones(DIM), 5) == ([], [])

@@ -43,6 +43,9 @@ class VectorCache:
     also holds its vectors as int8 (scalar quantization, one step per dimension: its largest magnitude over
     127), a quarter of the memory, so its similarities are off by about 0.001.
 
+    Each row may belong to a group (``put``'s ``groups``: a memory's or a chunk's project): a search of an
+    exact copy asked for some groups reads their rows alone, and those put without one.
+
     An exact copy of ``SCAN_MIN_ROWS`` rows or more keeps int8 rows beside its float32 ones (a quarter more
     memory): a search scans those, then rescores in float32 every row the int8 error could have put out of
     its first ``k``, so its answer is the exact one, read from a quarter of the memory.
@@ -69,6 +72,8 @@ class VectorCache:
         # an exact copy's int8 rows beside its float32 ones, and their step per dimension (scan)
         self._shadow: np.ndarray | None = None
         self._shadow_step: np.ndarray | None = None
+        self._group = np.zeros(0, dtype=np.int32)  # each row's group, beside _matrix (0: none)
+        self._group_code: dict[str, int] = {}  # a group's name -> its number (from 1)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -81,10 +86,11 @@ class VectorCache:
         """How many partitions a search chooses from; 0 while it is exact."""
         return 0 if self._centroids is None else len(self._centroids)
 
-    def put(self, ids: Sequence[str], vectors, owners: Sequence[str] | None = None, partition: bool = True) -> None:
+    def put(self, ids: Sequence[str], vectors, owners: Sequence[str] | None = None, partition: bool = True,
+            groups: Sequence[str] | None = None) -> None:
         """Add vectors, or replace those of ids already held; ``owners`` (one per id) lets
-        ``remove_owned`` drop them together. partition=False leaves the partitions as they are (a load in
-        batches), until ``refresh_partitions``."""
+        ``remove_owned`` drop them together; ``groups`` (one per id) is what ``nearest`` may be limited to.
+        partition=False leaves the partitions as they are (a load in batches), until ``refresh_partitions``."""
         mat = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
         mat = mat / np.linalg.norm(mat, axis=1, keepdims=True).clip(1e-12)
         last = {i: j for j, i in enumerate(ids)}
@@ -92,6 +98,7 @@ class VectorCache:
             keep = sorted(last.values())
             ids, mat = [ids[j] for j in keep], mat[keep]
             owners = [owners[j] for j in keep] if owners else owners
+            groups = [groups[j] for j in keep] if groups else groups
         fresh = [intern(i) for i in dict.fromkeys(ids) if i not in self._row]  # the graph holds the same ids
         need = len(self._ids) + len(fresh)
         if need > len(self._matrix):  # doubling keeps a run of single stores from copying every time
@@ -107,6 +114,8 @@ class VectorCache:
             # a value past the int8 range of its dimension: widen that range for all rows, with room to spare
             self._requantize(np.maximum(self._step, np.abs(mat).max(axis=0) * 1.25 / 127))
         self._matrix[rows] = self._encode(mat)
+        self._group[rows] = [self._group_code.setdefault(g, len(self._group_code) + 1) for g in groups] \
+            if groups else 0
         if self._step is None:
             self._shadow_put(rows, mat)
         trained = partition and self.refresh_partitions()  # (a new training places every row)
@@ -125,6 +134,7 @@ class VectorCache:
             grown[:len(self._ids)] = self._matrix[:len(self._ids)]
             self._matrix = grown
             self._part = np.resize(self._part, rows)
+            self._group = np.resize(self._group, rows)
             if self._shadow is not None:
                 shadow = np.zeros((rows, self.dim), dtype=np.int8)
                 shadow[:len(self._shadow)] = self._shadow[:rows]
@@ -145,6 +155,7 @@ class VectorCache:
                 moved = self._ids[last]
                 self._matrix[row] = self._matrix[last]
                 self._part[row] = self._part[last]
+                self._group[row] = self._group[last]
                 if self._shadow is not None:
                     self._shadow[row] = self._shadow[last]
                 self._ids[row] = moved
@@ -185,10 +196,12 @@ class VectorCache:
         rows = self._decode(self._matrix[[self._row[i] for i in held]]).astype(np.float32, copy=False)
         return dict(zip(held, np.einsum("ij,j->i", rows, q).tolist()))
 
-    def nearest(self, query: np.ndarray, k: int) -> tuple[list[str], list[float]]:
+    def nearest(self, query: np.ndarray, k: int, groups: Iterable[str] | None = None) -> tuple[list[str], list[float]]:
         """The ``k`` ids most similar to ``query`` by cosine, best first (ties by id), with their similarities.
 
         Exact while the copy is not partitioned, or when ``k`` asks for a quarter of its rows or more.
+        ``groups``: of an exact copy, only the rows of these groups are read (a partitioned one reads its
+        partitions whatever the groups).
         """
         n = len(self._ids)
         k = min(k, n)
@@ -196,7 +209,11 @@ class VectorCache:
             return [], []
         q = np.asarray(query, dtype=np.float32)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
-        rows = self._probed_rows(q, k) if self._centroids is not None and 4 * k < n else None
+        rows = None
+        if groups is not None and self._centroids is None:
+            rows = self.group_rows(groups)
+        elif self._centroids is not None and 4 * k < n:
+            rows = self._probed_rows(q, k)
         # einsum unless BLAS is held to one thread (in a search): OpenBLAS spreads a product this size over its
         # threads, which then spin and starve the model's threads embedding the next query (embedding + search
         # took 16-50 ms against 7 ms with einsum, at 10,000 rows); on one thread, BLAS is the faster
@@ -211,11 +228,19 @@ class VectorCache:
         else:
             parts = (np.take(self._matrix, rows[s:s + _SEARCH_SLICE], axis=0)
                      for s in range(0, len(rows), _SEARCH_SLICE))
-        sims = np.concatenate([product(p.astype(np.float32, copy=False), scaled) for p in parts])
+        sims = np.concatenate([product(p.astype(np.float32, copy=False), scaled) for p in parts] or
+                              [np.zeros(0, dtype=np.float32)])
         k = min(k, len(rows))
+        if k <= 0:
+            return [], []
         top = np.argpartition(-sims, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
         order = sorted(top.tolist(), key=lambda r: (-float(sims[r]), self._ids[rows[r]]))
         return [self._ids[rows[r]] for r in order], [float(sims[r]) for r in order]
+
+    def group_rows(self, groups: Iterable[str]) -> np.ndarray:
+        """The rows of these groups, and those put without a group (which any group may hold), in row order."""
+        codes = [0] + [self._group_code[g] for g in groups if g in self._group_code]
+        return np.flatnonzero(np.isin(self._group[:len(self._ids)], codes))
 
     def _scan(self, q: np.ndarray, k: int, product) -> tuple[list[str], list[float]]:
         """``nearest`` over the int8 rows, exact: a row's int8 cosine is off from its float32 one by at most
@@ -288,6 +313,7 @@ class VectorCache:
         order = np.argsort(self._part[:n], kind="stable")
         self._matrix[:n] = self._matrix[order]
         self._part[:n] = self._part[order]
+        self._group[:n] = self._group[order]
         self._ids = [self._ids[r] for r in order.tolist()]
         self._row = {i: r for r, i in enumerate(self._ids)}
         self._grouped = None
@@ -360,15 +386,19 @@ def spherical_kmeans(decode: Callable[[np.ndarray], np.ndarray], vectors: np.nda
 
 
 def nearest_accepted(cache: VectorCache, query: np.ndarray, k: int, accept: Callable[[str], bool],
-                     first_window: int, max_window: int) -> tuple[list[str], list[float]] | None:
+                     first_window: int, max_window: int, groups: Iterable[str] | None = None
+                     ) -> tuple[list[str], list[float]] | None:
     """The ``k`` nearest ids that ``accept`` lets through, from windows of the nearest ``first_window`` x k
     widening to ``max_window`` x k; None if even the widest window holds fewer than k and more rows remain
-    (the caller then filters first, which a selective filter needs)."""
+    (the caller then filters first, which a selective filter needs). ``groups``: the only groups ``accept``
+    lets through (a project), whose rows alone an exact copy then reads."""
     window = max(1, first_window) * k
+    groups = None if groups is None or cache.partitions else list(groups)
+    total = len(cache) if groups is None else len(cache.group_rows(groups))
     while True:
-        ids, sims = cache.nearest(query, window)
+        ids, sims = cache.nearest(query, window, groups)
         kept = [(i, s) for i, s in zip(ids, sims) if accept(i)]
-        if len(kept) >= k or len(ids) == len(cache):  # enough, or every row seen
+        if len(kept) >= k or len(ids) == total:  # enough, or every row seen
             kept = kept[:k]
             return [i for i, _ in kept], [s for _, s in kept]
         if window >= max_window * k:
