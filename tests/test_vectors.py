@@ -369,7 +369,7 @@ def test_a_search_scoped_to_a_small_project_reads_its_rows_of_the_copy_not_lance
 
 @settings(max_examples=80, deadline=None)
 @given(ops=OPS, query=VEC, probes=st.integers(1, 3))
-def test_the_probed_rows_are_those_of_the_probed_partitions_when_searches_come_between_writes(ops, query, probes):
+def test_the_probed_runs_are_those_of_the_probed_partitions_when_searches_come_between_writes(ops, query, probes):
     """A search reads its partitions' rows from an index of rows by partition, kept from the last search: after
     every write it holds exactly the rows whose partition is probed, as a scan of every row's would find."""
     cache = VectorCache(DIM, partition_min_rows=3, partition_rows=2, probes=probes, retrain_growth=2.0)
@@ -379,11 +379,37 @@ def test_the_probed_rows_are_those_of_the_probed_partitions_when_searches_come_b
         n = len(cache)
         if not cache.partitions:
             continue
-        got = cache._probed_rows(q, 1)
+        runs = cache._probed_runs(q, 1)
         order = np.argsort(-(cache._centroids @ q), kind="stable")
         m = max(min(probes, len(order)), int(np.searchsorted(np.cumsum(cache._sizes[order]), 4)) + 1)
-        want = np.flatnonzero(np.isin(cache._part[:n], order[:m]))
-        assert got.tolist() == want.tolist()
+        # one run per probed partition, nearest first, each its rows in row order
+        assert [r.tolist() for r in runs] == [np.flatnonzero(cache._part[:n] == p).tolist() for p in order[:m]]
+        got, sims = cache.nearest(q, 1)  # read in place where a run is contiguous, gathered where not
+        rows = np.concatenate(runs)
+        best = max(rows.tolist(), key=lambda r: (float(cache._decode(cache._matrix[r:r + 1])[0] @ q), -r))
+        assert sims == pytest.approx([float(cache._decode(cache._matrix[best:best + 1])[0] @ q)], abs=1e-5)
+
+
+def test_probing_every_partition_after_later_writes_finds_what_a_scan_of_the_int8_rows_finds():
+    """Rows put after the training sit apart from their partitions' runs, and removals move rows: a search that
+    probes every partition still reads each row once, its own (read in place or gathered)."""
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((700, 16)).astype(np.float32)
+    ids = [f"m{i:03d}" for i in range(700)]
+    cache = VectorCache(16, partition_min_rows=400, partition_rows=20, probes=10_000, retrain_growth=2.0)
+    cache.put(ids[:500], vectors[:500])  # trained: each partition one run
+    cache.put(ids[500:700], vectors[500:700])  # later rows: after the runs, in no partition's
+    cache.remove(ids[10:40])  # the last rows move into the freed ones
+    assert cache.partitions and cache._trained_rows == 500
+    n = len(cache)
+    decoded = cache._decode(cache._matrix[:n]).astype(np.float32)
+    for q in rng.standard_normal((20, 16)).astype(np.float32):
+        q = q / np.linalg.norm(q)
+        got, sims = cache.nearest(q, 20)
+        cos = decoded @ q
+        want = sorted(range(n), key=lambda r: (-cos[r], cache._ids[r]))[:20]
+        assert got == [cache._ids[r] for r in want]
+        assert sims == pytest.approx([float(cos[r]) for r in want], abs=1e-5)
 
 
 def test_get_many_reads_the_held_vectors_in_one_gather_as_get_reads_each():

@@ -209,11 +209,12 @@ class VectorCache:
             return [], []
         q = np.asarray(query, dtype=np.float32)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
-        rows = None
+        rows, runs = None, None
         if groups is not None and self._centroids is None:
             rows = self.group_rows(groups)
         elif self._centroids is not None and 4 * k < n:
-            rows = self._probed_rows(q, k)
+            runs = self._probed_runs(q, k)
+            rows = np.concatenate(runs)
         # einsum unless BLAS is held to one thread (in a search): OpenBLAS spreads a product this size over its
         # threads, which then spin and starve the model's threads embedding the next query (embedding + search
         # took 16-50 ms against 7 ms with einsum, at 10,000 rows); on one thread, BLAS is the faster
@@ -225,6 +226,9 @@ class VectorCache:
         if rows is None:
             rows = np.arange(n)
             parts = (self._matrix[s:min(s + _SEARCH_SLICE, n)] for s in range(0, n, _SEARCH_SLICE))
+        elif runs is not None:  # a partition's rows lie in one run of the matrix, read in place, unless put later
+            parts = (self._matrix[r[0]:r[-1] + 1] if r[-1] - r[0] + 1 == len(r) else np.take(self._matrix, r, axis=0)
+                     for r in runs if len(r))
         else:
             parts = (np.take(self._matrix, rows[s:s + _SEARCH_SLICE], axis=0)
                      for s in range(0, len(rows), _SEARCH_SLICE))
@@ -273,8 +277,9 @@ class VectorCache:
         self._shadow[rows] = quantize(mat, self._shadow_step)
 
     # ---- partitions -------------------------------------------------------
-    def _probed_rows(self, q: np.ndarray, k: int) -> np.ndarray:
-        """Rows of the ``probes`` partitions nearest ``q``, and of as many more as it takes to hold 4 x k."""
+    def _probed_runs(self, q: np.ndarray, k: int) -> list[np.ndarray]:
+        """The rows of each of the ``probes`` partitions nearest ``q``, and of as many more as it takes to hold
+        4 x k, nearest first (each partition's in row order)."""
         order = np.argsort(-(self._centroids @ q), kind="stable")
         held = np.cumsum(self._sizes[order])
         m = max(min(self.probes, len(order)), int(np.searchsorted(held, 4 * k)) + 1)
@@ -282,7 +287,7 @@ class VectorCache:
             by_part = np.argsort(self._part[:len(self._ids)], kind="stable")
             self._grouped = by_part, np.concatenate([[0], np.cumsum(self._sizes)])
         by_part, starts = self._grouped
-        return np.sort(np.concatenate([by_part[starts[p]:starts[p + 1]] for p in order[:m].tolist()]))
+        return [by_part[starts[p]:starts[p + 1]] for p in order[:m].tolist()]
 
     def refresh_partitions(self) -> bool:
         """Train the partitions anew, or drop them, where the row count calls for it; whether it did either."""
