@@ -74,6 +74,8 @@ class VectorCache:
         self._shadow_step: np.ndarray | None = None
         self._group = np.zeros(0, dtype=np.int32)  # each row's group, beside _matrix (0: none)
         self._group_code: dict[str, int] = {}  # a group's name -> its number (from 1)
+        self._changes = 0  # counts the puts and removes, which any rows kept for a group predate
+        self._group_rows_kept: dict[tuple, tuple[int, np.ndarray]] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -91,6 +93,7 @@ class VectorCache:
         """Add vectors, or replace those of ids already held; ``owners`` (one per id) lets
         ``remove_owned`` drop them together; ``groups`` (one per id) is what ``nearest`` may be limited to.
         partition=False leaves the partitions as they are (a load in batches), until ``refresh_partitions``."""
+        self._changes += 1
         mat = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
         mat = mat / np.linalg.norm(mat, axis=1, keepdims=True).clip(1e-12)
         last = {i: j for j, i in enumerate(ids)}
@@ -142,6 +145,7 @@ class VectorCache:
 
     def remove(self, ids: Iterable[str]) -> None:
         """Drop these ids (unknown ones are ignored); the last row moves into each freed one."""
+        self._changes += 1
         for i in ids:
             row = self._row.pop(i, None)
             if row is None:
@@ -242,9 +246,22 @@ class VectorCache:
         return [self._ids[rows[r]] for r in order], [float(sims[r]) for r in order]
 
     def group_rows(self, groups: Iterable[str]) -> np.ndarray:
-        """The rows of these groups, and those put without a group (which any group may hold), in row order."""
-        codes = [0] + [self._group_code[g] for g in groups if g in self._group_code]
-        return np.flatnonzero(np.isin(self._group[:len(self._ids)], codes))
+        """The rows of these groups, and those put without a group (which any group may hold), in row order;
+        kept until the rows change (a search asks twice: for its rows and for how many there are)."""
+        key = tuple(groups)
+        kept = self._group_rows_kept.get(key)
+        if kept is not None and kept[0] == self._changes:
+            return kept[1]
+        held = self._group[:len(self._ids)]
+        mask = held == 0
+        for g in key:
+            if g in self._group_code:
+                mask |= held == self._group_code[g]
+        rows = np.flatnonzero(mask)
+        if len(self._group_rows_kept) > 64:
+            self._group_rows_kept.clear()
+        self._group_rows_kept[key] = (self._changes, rows)
+        return rows
 
     def _scan(self, q: np.ndarray, k: int, product) -> tuple[list[str], list[float]]:
         """``nearest`` over the int8 rows, exact: a row's int8 cosine is off from its float32 one by at most
@@ -315,6 +332,7 @@ class VectorCache:
         """Order the rows by partition (in their order within one), so that a search reads each partition it
         probes as one run of memory rather than rows strewn over the matrix; rows put later go after them."""
         n = len(self._ids)
+        self._changes += 1
         order = np.argsort(self._part[:n], kind="stable")
         self._matrix[:n] = self._matrix[order]
         self._part[:n] = self._part[order]
