@@ -75,8 +75,9 @@ class MemorySearch:
         signals = match_signals(legs, bm.scale / share if bm is not None and bm.scale and share > 0 else None)
         hits = rank_stable(legs, config=cfg, weights=cfg.memory_weights, limit=limit, now=at,
                            query_entities=q_ents, local_graph=self._local_graph, describe=self.describe,
-                           changes=self.says_change, subjects=self.subjects, min_score=min_score, period=asked_period(query, at),
-                           use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr, timings=timings)
+                           changes=self.says_change, subjects=self.subjects, min_score=min_score,
+                           period=asked_period(query, at), use_ppr=use_ppr, use_decay=use_decay, use_mmr=use_mmr,
+                           timings=timings)
         with self._graph_lock:
             names = self.view.index.names
             for h in hits:
