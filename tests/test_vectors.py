@@ -68,9 +68,9 @@ def test_the_int8_scan_equals_brute_force_after_any_puts_and_removes(ops, query,
 
 
 def test_the_int8_scan_returns_the_exact_neighbours_of_clustered_vectors_through_writes():
-    """3,000 vectors around 40 centres (many near-ties), written in batches, some with a dimension far past the
-    range seen so far, some removed: every search equals a float32 brute force, ids and similarities, and it
-    went through the int8 rows."""
+    """3,000 vectors around 40 centres (many near-ties), written in batches after a first search made the int8
+    rows, some with a dimension far past the range seen so far, some removed: every search equals a float32
+    brute force, ids and similarities, and it went through the int8 rows."""
     rng = np.random.default_rng(3)
     centres = rng.standard_normal((40, 16))
     vectors = (centres[rng.integers(0, 40, 3_000)] + 0.2 * rng.standard_normal((3_000, 16))).astype(np.float32)
@@ -80,6 +80,10 @@ def test_the_int8_scan_returns_the_exact_neighbours_of_clustered_vectors_through
     cache = VectorCache(16)
     for start in range(0, 3_000, 500):
         cache.put(ids[start:start + 500], vectors[start:start + 500])
+        if start == 2_000:  # 2,500 rows: the first search that scans makes the int8 rows, the writes keep them
+            assert cache._shadow is None
+            cache.nearest(centres[0], 10)
+            assert cache._shadow is not None
     cache.remove(ids[100:400])
     held = {i: v / np.linalg.norm(v) for i, v in zip(ids, vectors) if i in cache}
     matrix, names = np.stack(list(held.values())), list(held)

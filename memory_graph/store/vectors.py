@@ -47,8 +47,9 @@ class VectorCache:
     exact copy asked for some groups reads their rows alone, and those put without one.
 
     An exact copy of ``SCAN_MIN_ROWS`` rows or more keeps int8 rows beside its float32 ones (a quarter more
-    memory): a search scans those, then rescores in float32 every row the int8 error could have put out of
-    its first ``k``, so its answer is the exact one, read from a quarter of the memory.
+    memory), made by its first search and kept up to date from then on: a search scans those, then rescores in
+    float32 every row the int8 error could have put out of its first ``k``, so its answer is the exact one,
+    read from a quarter of the memory.
     """
 
     def __init__(self, dim: int, partition_min_rows: int = 0, partition_rows: int = 400, probes: int = 16,
@@ -69,7 +70,8 @@ class VectorCache:
         self._grouped: tuple[np.ndarray, np.ndarray] | None = None
         self._trained_rows = 0
         self._step: np.ndarray | None = None  # int8 rows: value = int8 x step, per dimension; None: float32
-        # an exact copy's int8 rows beside its float32 ones, and their step per dimension (scan)
+        # an exact copy's int8 rows beside its float32 ones, and their step per dimension (scan); made by the
+        # first search that scans, so that a load (or a copy about to be partitioned) does not make them
         self._shadow: np.ndarray | None = None
         self._shadow_step: np.ndarray | None = None
         self._group = np.zeros(0, dtype=np.int32)  # each row's group, beside _matrix (0: none)
@@ -119,7 +121,7 @@ class VectorCache:
         self._matrix[rows] = self._encode(mat)
         self._group[rows] = [self._group_code.setdefault(g, len(self._group_code) + 1) for g in groups] \
             if groups else 0
-        if self._step is None:
+        if self._shadow is not None:
             self._shadow_put(rows, mat)
         trained = partition and self.refresh_partitions()  # (a new training places every row)
         if not trained and self._centroids is not None:
@@ -224,7 +226,9 @@ class VectorCache:
         # took 16-50 ms against 7 ms with einsum, at 10,000 rows); on one thread, BLAS is the faster
         # a slice at a time: one large temporary a search would stay in its thread's heap
         product = np.matmul if one_thread() else _einsum_rows
-        if rows is None and self._shadow is not None and n >= SCAN_MIN_ROWS and 4 * k < n:
+        if rows is None and self._step is None and n >= SCAN_MIN_ROWS and 4 * k < n:
+            if self._shadow is None:
+                self._make_shadow()
             return self._scan(q, k, product)
         scaled = q if self._step is None else q * self._step
         if rows is None:
@@ -279,19 +283,25 @@ class VectorCache:
         order = sorted(top.tolist(), key=lambda r: (-float(sims[r]), self._ids[rows[r]]))
         return [self._ids[rows[r]] for r in order], [float(sims[r]) for r in order]
 
+    def _make_shadow(self) -> None:
+        """The int8 rows of every float32 row, each dimension's step its largest magnitude over 127, with room
+        to spare (so that rows put later seldom widen it)."""
+        n = len(self._ids)
+        largest = np.zeros(self.dim, dtype=np.float32)
+        for s in range(0, n, _SLICE):
+            largest = np.maximum(largest, np.abs(self._matrix[s:min(s + _SLICE, n)]).max(axis=0))
+        self._shadow_step = (largest * 1.25 / 127).clip(1e-12).astype(np.float32)
+        self._shadow = np.zeros((len(self._matrix), self.dim), dtype=np.int8)
+        for s in range(0, n, _SLICE):
+            self._shadow[s:min(s + _SLICE, n)] = quantize(self._matrix[s:min(s + _SLICE, n)], self._shadow_step)
+
     def _shadow_put(self, rows: np.ndarray, mat: np.ndarray) -> None:
-        """Write float32 rows' int8 copies; a value past the int8 range of its dimension first widens that
-        range for every row (with room to spare), so that no value is clipped and the scan's bound holds."""
-        largest = np.abs(mat).max(axis=0) if len(mat) else np.zeros(self.dim, dtype=np.float32)
-        if self._shadow is None or (largest > 127 * self._shadow_step).any():
-            step = largest * 1.25 / 127 if self._shadow is None else np.maximum(self._shadow_step,
-                                                                               largest * 1.25 / 127)
-            self._shadow_step = step.clip(1e-12).astype(np.float32)
-            self._shadow = np.zeros((len(self._matrix), self.dim), dtype=np.int8)
-            n = len(self._ids)
-            for s in range(0, n, _SLICE):
-                self._shadow[s:min(s + _SLICE, n)] = quantize(self._matrix[s:min(s + _SLICE, n)], self._shadow_step)
-        self._shadow[rows] = quantize(mat, self._shadow_step)
+        """Write float32 rows' int8 copies (their float32 rows already written); a value past the int8 range of
+        its dimension makes every int8 row again, so that no value is clipped and the scan's bound holds."""
+        if len(mat) and (np.abs(mat).max(axis=0) > 127 * self._shadow_step).any():
+            self._make_shadow()
+        else:
+            self._shadow[rows] = quantize(mat, self._shadow_step)
 
     # ---- partitions -------------------------------------------------------
     def _probed_runs(self, q: np.ndarray, k: int) -> list[np.ndarray]:
@@ -366,10 +376,7 @@ class VectorCache:
             decoded = old[s:e] if old_step is None else dequantize(old[s:e], old_step)
             self._matrix[s:e] = decoded if step is None else quantize(decoded, step)
         self._step = step
-        # the int8 rows are the matrix now; back to float32, the int8 copy beside it is made again
-        self._shadow = self._shadow_step = None
-        if step is None and n:
-            self._shadow_put(np.arange(n), self._matrix[:n])
+        self._shadow = self._shadow_step = None  # the int8 rows are the matrix now, or made again by a search
 
 
 def quantize(vectors: np.ndarray, step: np.ndarray) -> np.ndarray:
