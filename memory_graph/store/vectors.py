@@ -283,14 +283,18 @@ class VectorCache:
         order = sorted(top.tolist(), key=lambda r: (-float(sims[r]), self._ids[rows[r]]))
         return [self._ids[rows[r]] for r in order], [float(sims[r]) for r in order]
 
+    def _largest(self) -> np.ndarray:
+        """Each dimension's largest magnitude over the rows held, read a slice at a time."""
+        n, largest = len(self._ids), np.zeros(self.dim, dtype=np.float32)
+        for s in range(0, n, _SLICE):
+            largest = np.maximum(largest, np.abs(self._decode(self._matrix[s:min(s + _SLICE, n)])).max(axis=0))
+        return largest
+
     def _make_shadow(self) -> None:
         """The int8 rows of every float32 row, each dimension's step its largest magnitude over 127, with room
         to spare (so that rows put later seldom widen it)."""
         n = len(self._ids)
-        largest = np.zeros(self.dim, dtype=np.float32)
-        for s in range(0, n, _SLICE):
-            largest = np.maximum(largest, np.abs(self._matrix[s:min(s + _SLICE, n)]).max(axis=0))
-        self._shadow_step = (largest * 1.25 / 127).clip(1e-12).astype(np.float32)
+        self._shadow_step = (self._largest() * 1.25 / 127).clip(1e-12).astype(np.float32)
         self._shadow = np.zeros((len(self._matrix), self.dim), dtype=np.int8)
         for s in range(0, n, _SLICE):
             self._shadow[s:min(s + _SLICE, n)] = quantize(self._matrix[s:min(s + _SLICE, n)], self._shadow_step)
@@ -327,10 +331,7 @@ class VectorCache:
         if self._centroids is not None and \
                 self._trained_rows / self.retrain_growth < n < self._trained_rows * self.retrain_growth:
             return False
-        step = np.zeros(self.dim, dtype=np.float32)
-        for s in range(0, n, _SLICE):
-            step = np.maximum(step, np.abs(self._decode(self._matrix[s:min(s + _SLICE, n)])).max(axis=0))
-        self._requantize((step / 127).clip(1e-12))
+        self._requantize((self._largest() / 127).clip(1e-12))
         self._centroids = spherical_kmeans(self._decode, self._matrix[:n], max(1, n // self.partition_rows))
         self._trained_rows = n
         self._sizes = np.zeros(len(self._centroids), dtype=np.int64)
