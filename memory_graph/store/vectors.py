@@ -24,9 +24,9 @@ _SLICE = 2_048  # rows a conversion handles at a time
 # rows a search converts and multiplies at a time: 1,024 int8 rows as float32 (1.5 MB) stay in the cache between
 # the conversion and the product, which 2,048 do not
 _SEARCH_SLICE = 1_024
-# from this many rows an exact search first scans int8 copies of the float32 rows: read from memory after the
-# model's run has pushed them out of the caches, 7,696 rows took 1.37 ms as float32 and 0.87 ms as int8 with the
-# exact rescoring (ad hoc, SciFact's passages, 40 questions); below it the float32 rows are few enough to read
+# from this many rows an exact search first scans int8 copies of the float32 rows: the model's run pushes the rows
+# out of the caches between two searches, and a quarter of the bytes comes back from memory faster even with the
+# rescoring (python -m benchmarks.latency, SciFact's whole corpus); below it the float32 rows are few enough
 SCAN_MIN_ROWS = 2_048
 
 
