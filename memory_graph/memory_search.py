@@ -181,7 +181,10 @@ class MemorySearch:
         for pid, sim in zip(*self._nearest_passages(vec, c * self.config.passage_candidates_factor)):
             mid = pid.rsplit("#", 1)[0]
             best_passage[mid] = max(sim, best_passage.get(mid, -1.0))
-        new = [m for m in best_passage if m not in first]
+        # a memory past the first c has its own similarity at most the c-th's, and passage_scores never lifts it
+        # above the larger of that and its best passage's: only one whose passage beats the c-th can get in
+        bar = min(sims) if len(ids) >= c else -np.inf
+        new = [m for m in best_passage if m not in first and best_passage[m] > bar]
         if new:
             first.update(self._own_similarities(vec, new, filters, where, now))
         scored = passage_scores(first, {m: s for m, s in best_passage.items() if m in first},

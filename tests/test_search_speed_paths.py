@@ -1,6 +1,7 @@
 """What the search's fast paths must keep: the graph leg's second hop equals a walk of one reach per step, the
-update pairs equal a loop over every pair, BLAS is held to one thread during a search and given back after, and
-legs run in process or pooled answer the same."""
+update pairs equal a loop over every pair, BLAS is held to one thread during a search and given back after,
+legs run in process or pooled answer the same, MMR picks what its greedy loop picks, and the vector leg answers
+what reading every passage's memory answers."""
 
 import math
 import threading
@@ -276,3 +277,90 @@ def test_local_matrix_equals_a_loop_over_every_link(mentions, relations, candida
     nodes, w = g.local_matrix(cands, q, hub)
     want_nodes, want = local_matrix_by_loop(g, cands, q, hub)
     assert nodes == want_nodes and np.array_equal(w, want)
+
+
+def mmr_by_loop(ids, scores, sim, lam, limit, duplicate, floor):
+    """Greedy MMR as first written: every pick weighs every remaining item against those picked."""
+    chosen: list[int] = []
+    while len(chosen) < min(limit, len(ids)):
+        best, best_value = None, -math.inf
+        for i in range(len(ids)):
+            if i in chosen:
+                continue
+            red = max((max(sim[i][j] - floor, 0.0) / (1 - floor) for j in chosen), default=0.0)
+            value = lam * scores[i] - (1 - lam) * red if chosen else lam * scores[i]
+            if duplicate is not None and any(sim[i][j] >= duplicate for j in chosen):
+                value -= 1e9
+            if value > best_value:
+                best, best_value = i, value
+        chosen.append(best)
+    return [ids[i] for i in chosen]
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 14), seed=st.integers(0, 10_000), lam=st.sampled_from([0.0, 0.5, 0.7, 1.0]),
+       limit=st.integers(1, 10), duplicate=st.sampled_from([None, 0.9, 0.95]), floor=st.sampled_from([0.0, 0.85]),
+       spread=st.sampled_from([0.05, 0.5, 1.0]), tied=st.booleans())
+def test_mmr_picks_what_the_greedy_loop_picks(n, seed, lam, limit, duplicate, floor, spread, tied):
+    """With and without redundant pairs (the no-penalty shortcut), ties in score, near-duplicates."""
+    from memory_graph.retrieval.mmr import mmr
+
+    rng = np.random.default_rng(seed)
+    vecs = rng.normal(size=(n, 4)) * spread + np.array([1.0, 0, 0, 0])
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    sim = vecs @ vecs.T
+    scores = sorted((rng.integers(1, 4) / 4 if tied else rng.random() for _ in range(n)), reverse=True)
+    ids = [f"d{i}" for i in range(n)]
+    assert mmr(ids, scores, sim, lam, limit, duplicate, floor) == \
+        mmr_by_loop(ids, scores, sim.tolist(), lam, limit, duplicate, floor)
+
+
+def vector_leg_by_every_passage(search, vec, filters, now, c):
+    """The memory vector leg as first written: every memory its passages found has its own vector read."""
+    from memory_graph.retrieval import passage_scores
+
+    ids, sims = search.nearest_memories(vec, filters, None, now, c)
+    first, best = dict(zip(ids, sims)), {}
+    for pid, sim in zip(*search._nearest_passages(vec, c * search.config.passage_candidates_factor)):
+        best[pid.rsplit("#", 1)[0]] = max(sim, best.get(pid.rsplit("#", 1)[0], -1.0))
+    first.update(search._own_similarities(vec, [m for m in best if m not in first], filters, None, now))
+    scored = passage_scores(first, {m: s for m, s in best.items() if m in first}, search.config.passage_gain)
+    ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:c]
+    return [m for m, _ in ranked], [s for _, s in ranked]
+
+
+@pytest.mark.parametrize("gain", [0.3, 1.0])
+def test_the_vector_leg_reads_own_vectors_only_of_memories_a_passage_can_lift(tmp_path, gain):
+    """Memories past the first C whose best passage does not beat the C-th memory are left unread, and the leg
+    answers what reading every one answers."""
+    from conftest import WindowEmbedder
+    from memory_graph.validation import check_filters
+
+    words = [f"w{i}" for i in range(40)]
+    rng = np.random.default_rng(7)
+    emb = WindowEmbedder()
+    eng = Engine(tmp_path / "d", Config(passage_tokens=20, passage_stride=15, passage_gain=gain, candidates_min=3,
+                                        candidates_factor=1), emb)
+    eng.store_many([{"content": " ".join(rng.choice(words, size=int(rng.integers(8, 120))))} for _ in range(60)])
+    search, now = eng.memory_search, eng._now()
+    filters = check_filters(eng.config, None, None, None, None, None, None, False)
+    read = []
+    own = search._own_similarities
+    search._own_similarities = lambda vec, ids, *a: read.append(len(ids)) or own(vec, ids, *a)
+    skipped = 0
+    for q in range(25):
+        query = " ".join(rng.choice(words, size=6))
+        vec = emb.encode_query(query)
+        for c in (3, 10):
+            before = len(read)
+            leg = search.vector_leg(query, filters, now, c, vec)
+            mine = read[before:]
+            search._own_similarities = own
+            want = vector_leg_by_every_passage(search, vec, filters, now, c)
+            search._own_similarities = lambda vec, ids, *a: read.append(len(ids)) or own(vec, ids, *a)
+            assert leg.ids == want[0] and leg.scores == pytest.approx(want[1], abs=1e-7)
+            passages_found = len({p.rsplit("#", 1)[0] for p in search._nearest_passages(vec, c * 4)[0]}
+                                 - set(search.nearest_memories(vec, filters, None, now, c)[0]))
+            skipped += passages_found - (mine[0] if mine else 0)
+    assert skipped > 0  # the bound left some memories unread
+    eng.close()

@@ -32,6 +32,7 @@ def main(argv=None) -> int:
         ids = eng.store_many([{"id": f"mem_{d.id}", "content": d.text, "project": d.group or None,
                                "created_at": d.created_at, "memory_type": d.kind} for d in docs])
         cands = eng.memory_search.describe(ids)
+        named = eng.memory_search.subjects(ids)
         eng.close()
     by_project: dict[str, list[str]] = {}
     for d in docs:
@@ -41,7 +42,7 @@ def main(argv=None) -> int:
     print(f"{len(docs)} notes, {len(pairs)} same-project pairs, {len(labelled)} labelled updates")
     texts = {f"mem_{d.id}": d.text for d in docs}
     scored = [(a, b, cos) for members in by_project.values()
-              for a, b, cos in update_pairs({m: cands[m] for m in members}, -1.0)]
+              for a, b, cos in update_pairs({m: cands[m] for m in members}, -1.0, lambda _ids: named)]
     print("cosine from   any pair: found precision recall   marked: found precision recall")
     for t in args.thresholds:
         plain = {(a, b) for a, b, cos in scored if cos >= t}

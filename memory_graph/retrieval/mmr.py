@@ -44,6 +44,10 @@ def mmr(ids: Sequence[str], scores: Sequence[float], similarity: np.ndarray, lam
     if not 0.0 <= floor < 1.0:
         raise ValueError("floor must lie in [0, 1)")
     n = len(ids)
+    # no pair redundant (nor a near-duplicate): every penalty is 0, and the greedy picks in the given order
+    off = np.asarray(similarity, dtype=np.float64)[:n, :n] - 2.0 * np.eye(n)
+    if n and off.max() <= floor and (duplicate is None or off.max() < duplicate) and _descending(scores):
+        return list(ids[:limit])
     rel = lam * np.asarray(scores, dtype=np.float64)
     max_sim = np.zeros(n)
     taken = np.zeros(n, dtype=bool)
@@ -84,3 +88,8 @@ def similarity_matrix(vectors: Sequence[np.ndarray | None], word_sets: Sequence[
                 a, b = word_sets[i], word_sets[j]
                 sim[i, j] = len(a & b) / len(a | b) if (a or b) else 1.0
     return sim
+
+
+def _descending(scores: Sequence[float]) -> bool:
+    """Whether scores never rise along the sequence (the greedy's argmax then takes them in order)."""
+    return all(a >= b for a, b in zip(scores, scores[1:]))

@@ -138,8 +138,19 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
             {d: info[d].created_at for d in factors_decay}, period, config.period_boost).values())}
     scores = {d: fused[d] * factors_ppr[d] * factors_decay[d] * info[d].prior for d in pool}
     replaced: dict[str, str] = {}
-    if kind == "memory" and config.update_marked_cosine <= 1.0 and period is None and subjects is not None:
-        pairs = update_pairs({d: info[d] for d in pool}, config.update_marked_cosine, subjects)
+    # code: copies of a function in two places are two answers, so only the lambda applies; at lambda 1 with no
+    # near-duplicate rule MMR keeps the order it is given, and needs no similarities
+    lam, dup = ((config.mmr_lambda_code, None) if kind == "code"
+                else (config.mmr_lambda, config.mmr_duplicate_similarity))
+    diversify = use_mmr and (lam < 1 or dup is not None)
+    updates = kind == "memory" and config.update_marked_cosine <= 1.0 and period is None and subjects is not None
+    # the pool's similarities, computed once for the update pairs and MMR
+    sim = (similarity_matrix([info[d].vector for d in pool], [info[d].words for d in pool])
+           if (updates or diversify) and len(pool) > 1 else None)
+    row = {d: i for i, d in enumerate(pool)}
+    if updates:
+        pairs = update_pairs({d: info[d] for d in pool}, config.update_marked_cosine, subjects,
+                             None if sim is None else (row, sim))
         unsure = sorted({new for _, new, cos in pairs if cos < config.update_min_cosine})
         changed = changes(unsure) if unsure and changes else {}
         scores, replaced = latest_first(scores, pairs, config.update_min_cosine, changed, config.update_min_ratio)
@@ -151,12 +162,10 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
         ordered = first_of_each_group(ordered, {d: info[d].group for d in ordered},
                                       {d: info[d].prior for d in ordered})
     pre_rank = {d: i + 1 for i, d in enumerate(ordered)}
-    if use_mmr and len(ordered) > 1:
-        sim = similarity_matrix([info[d].vector for d in ordered], [info[d].words for d in ordered])
-        # code: copies of a function in two places are two answers, so only the lambda applies
-        lam, dup = ((config.mmr_lambda_code, None) if kind == "code"
-                    else (config.mmr_lambda, config.mmr_duplicate_similarity))
-        final = mmr(ordered, [scores[d] for d in ordered], sim, lam, limit, dup, config.mmr_redundancy_floor)
+    if diversify and len(ordered) > 1:
+        at = [row[d] for d in ordered]
+        final = mmr(ordered, [scores[d] for d in ordered], sim[np.ix_(at, at)], lam, limit, dup,
+                    config.mmr_redundancy_floor)
     else:
         final = ordered[:limit]
     clock.lap("mmr")

@@ -24,7 +24,8 @@ def says_change(text: str) -> bool:
 
 
 def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float,
-                 subjects: Callable[[list[str]], Mapping[str, frozenset]]) -> list[tuple[str, str, float]]:
+                 subjects: Callable[[list[str]], Mapping[str, frozenset]],
+                 similarity: tuple[Mapping[str, int], np.ndarray] | None = None) -> list[tuple[str, str, float]]:
     """(old, new, cosine) for every pair where ``new`` may update ``old``: ``old`` states a fact (an evergreen
     memory: semantic, decision, a preference...; an episode is an event, which a later one does not undo),
     ``new`` is younger, both name a specific entity in common and their cosine reaches ``marked_cosine``.
@@ -32,15 +33,20 @@ def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float,
 
     ``subjects(ids)`` gives the specific entities each of ``ids`` names (those it leaves out name none); it is
     asked only of the candidates in a pair close enough, which on entity-rich text spares reading every
-    candidate's entities.
+    candidate's entities. ``similarity``: the candidates' cosines when the caller has them (each id's row and
+    the matrix, ``mmr.similarity_matrix``), else they are computed here.
     """
     ids = sorted((d for d, c in info.items() if c.vector is not None),
                  key=lambda d: (info[d].created_at, d))
     if len(ids) < 2:
         return []
-    mat = np.stack([np.asarray(info[d].vector, dtype=np.float32) for d in ids])
-    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
-    cos = mat @ mat.T  # every pair at once: a Python loop of pairs cost a millisecond a search
+    if similarity is not None:
+        at = [similarity[0][d] for d in ids]
+        cos = similarity[1][np.ix_(at, at)]
+    else:
+        mat = np.stack([np.asarray(info[d].vector, dtype=np.float64) for d in ids])
+        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+        cos = mat @ mat.T  # every pair at once: a Python loop of pairs cost a millisecond a search
     created = np.array([info[d].created_at for d in ids])
     evergreen = np.array([info[d].evergreen for d in ids])
     # the pairs of (i, j), i < j, row by row as a loop over them would take them: only those close enough are

@@ -13,6 +13,7 @@ its rows held as int8 (scalar quantization) rather than product codes.
 
 from __future__ import annotations
 
+from itertools import islice
 from sys import intern
 from typing import Callable, Iterable, Sequence
 
@@ -245,9 +246,14 @@ class VectorCache:
         k = min(k, len(rows))
         if k <= 0:
             return [], []
+        return self._best_first(sims, rows, k)
+
+    def _best_first(self, sims: np.ndarray, rows: np.ndarray, k: int) -> tuple[list[str], list[float]]:
+        """The ``k`` best of ``sims`` (the similarities of ``rows``) as ids and floats, best first, ties by id."""
         top = np.argpartition(-sims, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
-        order = sorted(top.tolist(), key=lambda r: (-float(sims[r]), self._ids[rows[r]]))
-        return [self._ids[rows[r]] for r in order], [float(sims[r]) for r in order]
+        ids = self._ids
+        ranked = sorted(zip((-sims[top]).tolist(), [ids[r] for r in rows[top].tolist()]))
+        return [i for _, i in ranked], [-v for v, _ in ranked]
 
     def group_rows(self, groups: Iterable[str]) -> np.ndarray:
         """The rows of these groups, and those put without a group (which any group may hold), in row order;
@@ -279,9 +285,7 @@ class VectorCache:
         kth = np.partition(approx, n - k)[n - k]
         rows = np.flatnonzero(approx >= kth - 2 * bound)
         sims = product(np.take(self._matrix, rows, axis=0), q)
-        top = np.argpartition(-sims, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
-        order = sorted(top.tolist(), key=lambda r: (-float(sims[r]), self._ids[rows[r]]))
-        return [self._ids[rows[r]] for r in order], [float(sims[r]) for r in order]
+        return self._best_first(sims, rows, k)
 
     def _largest(self) -> np.ndarray:
         """Each dimension's largest magnitude over the rows held, read a slice at a time."""
@@ -428,9 +432,8 @@ def nearest_accepted(cache: VectorCache, query: np.ndarray, k: int, accept: Call
     total = len(cache) if groups is None else len(cache.group_rows(groups))
     while True:
         ids, sims = cache.nearest(query, window, groups)
-        kept = [(i, s) for i, s in zip(ids, sims) if accept(i)]
+        kept = list(islice(((i, s) for i, s in zip(ids, sims) if accept(i)), k))  # the rest are not asked
         if len(kept) >= k or len(ids) == total:  # enough, or every row seen
-            kept = kept[:k]
             return [i for i, _ in kept], [s for _, s in kept]
         if window >= max_window * k:
             return None
