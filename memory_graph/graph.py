@@ -444,24 +444,26 @@ def _bump(h: nx.Graph, a: str, b: str, w: float) -> None:
 def node_filter(filters: Filters, now: float) -> Callable[[dict], bool]:
     """The graph leg's pushed-down filter: a predicate over a memory node's attributes."""
     at = filters.as_of if filters.as_of is not None else now
+    project, include_global, as_of = filters.project, filters.include_global, filters.as_of
     types, tags = set(filters.types), set(filters.tags)
+    after, before, check_validity = filters.created_after, filters.created_before, not filters.include_invalid
+    # the filters read once here, not at each of the hundreds of nodes a search asks about
 
     def accept(a: dict) -> bool:
-        if filters.project is not None and a.get("project") != filters.project and not (
-                filters.include_global and a.get("project") == ""):
+        if project is not None and a.get("project") != project and not (include_global and a.get("project") == ""):
             return False
         if types and a.get("memory_type") not in types:
             return False
         if tags and not tags.intersection(a.get("tags", ())):
             return False
         created = a.get("created_at", 0.0)
-        if filters.created_after is not None and created < filters.created_after:
+        if after is not None and created < after:
             return False
-        if filters.created_before is not None and created >= filters.created_before:
+        if before is not None and created >= before:
             return False
-        if not filters.include_invalid:
+        if check_validity:
             vf, vu = a.get("valid_from"), a.get("valid_until")
-            if vf is None and filters.as_of is not None:
+            if vf is None and as_of is not None:
                 vf = created  # as in sql_filter: as of a past time, what was not yet stored did not hold
             if (vf is not None and vf > at) or (vu is not None and vu <= at):
                 return False
