@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 WORD_RE = re.compile(r"[^\W_]+(?:_[^\W_]+)*", re.UNICODE)
+COMPOUND_RE = re.compile(r"[a-z][A-Z]|_")  # a snake_case or camelCase word
+NON_WORD_RE = re.compile(r"[^\w]")
 IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 #: a name qualified with separators other than dots, with dots too: Rack::Utils.escape, Request#params
@@ -118,31 +121,41 @@ def query_terms(text: str, max_terms: int, drop_stopwords: bool = True, whole: b
     ("s" of "What's"). whole: an identifier's whole term is written as one word ("batchsize"), as
     ``whole_identifiers`` writes it in a memory's body; otherwise with its underscores.
     """
+    return list(_query_terms(text, max_terms, drop_stopwords, whole))
+
+
+@lru_cache(maxsize=64)  # a search asks twice of one query (its BM25 search and the score of a full match)
+def _query_terms(text: str, max_terms: int, drop_stopwords: bool, whole: bool) -> tuple[str, ...]:
     terms = _terms(text, max_terms * 4 if drop_stopwords else max_terms, whole)
     if drop_stopwords:
         content = [t for t in terms if t not in QUERY_STOPWORDS and (len(t) > 1 or t.isdigit())]
         terms = content or terms
-    return terms[:max_terms]
+    return tuple(terms[:max_terms])
 
 
 def identifier_parts(text: str) -> set[str]:
     """The parts of a query's snake_case and camelCase words that the query does not also hold as words."""
+    return set(_identifier_parts(text))
+
+
+@lru_cache(maxsize=64)
+def _identifier_parts(text: str) -> frozenset[str]:
     words_, parts = set(), set()
     for w in WORD_RE.findall(text):
-        if re.search(r"[a-z][A-Z]|_", w):
+        if COMPOUND_RE.search(w):
             parts.update(split_identifier(w))
         else:
             words_.add(w.lower())
-    return parts - words_
+    return frozenset(parts - words_)
 
 
 def _terms(text: str, max_terms: int, whole: bool = False) -> list[str]:
     seen: dict[str, None] = {}
     for w in WORD_RE.findall(text):
-        compound = re.search(r"[a-z][A-Z]|_", w) is not None
-        first = re.sub(r"_", "", w.lower()) if whole and compound else w.lower()
+        compound = COMPOUND_RE.search(w) is not None
+        first = w.lower().replace("_", "") if whole and compound else w.lower()
         for term in [first, *(split_identifier(w) if compound else [])]:
-            term = re.sub(r"[^\w]", "", term).strip("_")
+            term = NON_WORD_RE.sub("", term).strip("_")
             if term and len(term) <= 64:
                 seen.setdefault(term, None)
         if len(seen) >= max_terms:
