@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from .embedding import LRU
 from .graph import CHUNK
 from .linking import prefer_exact
 from .models import Filters, Hit, Hits
@@ -72,11 +73,12 @@ def asks_for_docs(query: str) -> bool:
 def code_node_filter(filters: Filters):
     """The graph leg's pushed-down filter for chunk nodes."""
     langs, types = set(filters.languages), set(filters.chunk_types)
+    project, prefix = filters.project, filters.path_prefix  # read once, not at each node
 
     def accept(a: dict) -> bool:
-        if filters.project is not None and a.get("project") != filters.project:
+        if project is not None and a.get("project") != project:
             return False
-        if filters.path_prefix and not str(a.get("path", "")).startswith(filters.path_prefix):
+        if prefix and not str(a.get("path", "")).startswith(prefix):
             return False
         if langs and a.get("language") not in langs:
             return False
@@ -101,6 +103,13 @@ class CodeSearch:
         self.config, self.lance, self.text, self.view, self.symbols = config, lance, text, view, symbols
         self._graph_lock, self._embed, self._collect, self._chunks_per_file = (graph_lock, embed, collect,
                                                                                 chunks_per_file)
+        self._described = LRU(config.describe_cache_size)
+        self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
+
+    def forget_reads(self) -> None:
+        """Drop what searches keep between writes (called when this or another process changes the data)."""
+        self._generation += 1
+        self._described.clear()
 
     def search(self, query: str, limit: int, mode: str, filters: Filters, use_ppr: bool, use_mmr: bool,
                timings: dict[str, float] | None) -> Hits:
@@ -178,12 +187,12 @@ class CodeSearch:
         cfg = self.config
         test_prior = 1.0 if asks_for_tests(query) else cfg.code_test_factor
         prose_prior = 1.0 if asks_for_docs(query) else cfg.code_prose_factor
-        out = self.describe(ids)
-        for cand in out.values():
-            cand.prior = ((test_prior if is_test_path(cand.summary["path"]) else 1.0)
-                          * (prose_prior if cand.summary["language"] in PROSE_LANGUAGES else 1.0)
-                          * line_prior(cand.summary, at_lines, cfg.code_line_factor))
-        return out
+        # the described candidates are kept between searches: each search's priors go on copies
+        return {i: Candidate(c.created_at, c.evergreen, c.vector, c.words, c.title, c.summary, c.group,
+                             (test_prior if is_test_path(c.summary["path"]) else 1.0)
+                             * (prose_prior if c.summary["language"] in PROSE_LANGUAGES else 1.0)
+                             * line_prior(c.summary, at_lines, cfg.code_line_factor))
+                for i, c in self.describe(ids).items()}
 
     # ---- the legs -----------------------------------------------------------
     def _vector_leg(self, filters: Filters, c: int, vec: np.ndarray) -> LegResult:
@@ -251,16 +260,25 @@ class CodeSearch:
             return self.view.graph.local_matrix(candidates, query_nodes, self.config.graph_hub_degree)
 
     def describe(self, ids: list[str]) -> dict[str, Candidate]:
-        """The late stages' view of each chunk still in the store: from its graph node and the in-process copy
-        of the vectors when they hold it, else from LanceDB."""
-        out, missing = {}, []
+        """The late stages' view of each chunk still in the store: kept between writes, else from its graph
+        node and the in-process copy of the vectors when they hold it, else from LanceDB (not to be changed:
+        the next search reads the same objects)."""
+        out: dict[str, Candidate] = {}
+        fresh: dict[str, Candidate] = {}
+        missing = []
+        generation = self._generation
         with self._graph_lock:
             graph = self.view.graph
-            vectors = self.view.vectors.get_many(ids) if self.view.vectors is not None else {}
             for i in ids:
+                hit = self._described.get(i)
+                if hit is not None:
+                    out[i] = hit
+            unseen = [i for i in ids if i not in out]
+            vectors = self.view.vectors.get_many(unseen) if self.view.vectors is not None else {}
+            for i in unseen:
                 vector = vectors.get(i)
                 if vector is not None and i in graph:
-                    out[i] = chunk_candidate(graph.attrs(i), vector)
+                    fresh[i] = chunk_candidate(graph.attrs(i), vector)
                 else:
                     missing.append(i)
         if missing:
@@ -269,8 +287,12 @@ class CodeSearch:
             # one matrix, not a list of 384 Python floats per chunk that MMR turns back into an array
             vectors = vector_matrix(rows) if rows.num_rows else []
             for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
-                out[r["id"]] = chunk_candidate(r, vector)
-        return out
+                fresh[r["id"]] = chunk_candidate(r, vector)
+        if generation == self._generation:  # no write began or ended while reading
+            for i, cand in fresh.items():
+                self._described.put(i, cand)
+        out.update(fresh)
+        return {i: out[i] for i in ids if i in out}
 
     def _add_definition_spans(self, hits: list[Hit]) -> None:
         """A hit that is one window of a longer definition gets the definition's lines too (the caller reads

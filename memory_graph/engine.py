@@ -167,6 +167,7 @@ class Engine(CodeMixin):
         """Drop what searches keep between writes (called when this or another process changes the data)."""
         self._generation += 1
         self.memory_search.forget_reads()
+        self.code_search.forget_reads()
 
     def close(self) -> None:
         self.legs.close()

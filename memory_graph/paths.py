@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "__mocks__", "spec", "specs", "testdata"})
@@ -14,6 +15,7 @@ _TEST_STEM = re.compile(r"^(?:test_.*|tests?|conftest)$|(?:_test|_tests|\.test|\
 _LIBRARY_DIRS = frozenset({"src", "lib"})
 
 
+@lru_cache(maxsize=8_192)  # asked of every candidate of every code search
 def is_test_path(path: str) -> bool:
     """Whether a project-relative path is a test file by the usual conventions (folders and file names)."""
     *folders, name = path.split("/")

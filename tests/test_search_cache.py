@@ -111,3 +111,47 @@ def test_a_store_looks_up_only_the_ids_its_caller_gave(engine):
     else:
         raise AssertionError("a memory id given twice was stored")
     assert reads == [[first[0]]] and engine.lance.count("memories") == len(CORPUS)
+
+
+CODE = '''def parse_retry_header(value):
+    """Seconds to wait from a Retry-After header."""
+    return int(value)
+
+
+def open_session(url):
+    """A session with the connection pool for this url."""
+    return url
+'''
+
+
+def test_code_search_keeps_its_chunks_between_writes_and_sees_every_write(tmp_path, embedder, monkeypatch):
+    """A repeated code search reads no chunk again; an edit that moves a chunk's lines (its id may stay) and a
+    write by another engine reach the next search."""
+    import memory_graph.code_search as code_search
+    from codebase import index_project
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "net.py").write_text(CODE)
+    eng = Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    index_project(eng, src, project="p")
+    built = []
+    real = code_search.chunk_candidate
+    monkeypatch.setattr(code_search, "chunk_candidate", lambda r, v: built.append(r["path"]) or real(r, v))
+
+    def lines() -> dict[str, int]:
+        return {h.title: h.record["start_line"] for h in eng.search_code("retry after header seconds", project="p")}
+
+    first = lines()
+    assert built and first["def parse_retry_header"] == 1
+    built.clear()
+    assert lines() == first and built == []
+    (src / "net.py").write_text("import os\n\n\n" + CODE)
+    index_project(eng, src, project="p")
+    assert lines()["def parse_retry_header"] == 4 and built
+    other = Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    (src / "net.py").write_text("import os\nimport sys\n\n\n" + CODE)
+    index_project(other, src, project="p")
+    other.close()
+    assert lines()["def parse_retry_header"] == 5
+    eng.close()
