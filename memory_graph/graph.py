@@ -276,14 +276,15 @@ class Graph:
         """(neighbour, weight) of each edge at a node, in ``neighbors``' order: without its generator and edge
         types, for the graph leg and PPR's subgraph, which read thousands of them per search on entity-rich text."""
         out = [(v, self._mentioned_by[v][node]) for v in self._mentions.get(node, ())]
-        in_g = node in self.g
-        if in_g:
-            out += [(v, d["weight"]) for _, v, d in self.g.out_edges(node, data=True)]
+        # the multigraph's adjacency dicts, in the order of out_edges and in_edges, without their edge views
+        succ = self.g._succ.get(node)
+        if succ:
+            out += [(v, d["weight"]) for v, keyed in succ.items() for d in keyed.values()]
         by = self._mentioned_by.get(node)
         if by:
             out += by.items()
-        if in_g:
-            out += [(u, d["weight"]) for u, _, d in self.g.in_edges(node, data=True)]
+        if succ is not None:
+            out += [(u, d["weight"]) for u, keyed in self.g._pred[node].items() for d in keyed.values()]
         return out
 
     def number_of_edges(self) -> int:

@@ -277,6 +277,9 @@ def test_local_matrix_equals_a_loop_over_every_link(mentions, relations, candida
     nodes, w = g.local_matrix(cands, q, hub)
     want_nodes, want = local_matrix_by_loop(g, cands, q, hub)
     assert nodes == want_nodes and np.array_equal(w, want)
+    # linked, which both read, is neighbors without its edge types, in its order (parallel relations included)
+    for node in [*(f"m{m}" for m in range(12)), *(f"e{e}" for e in range(8))]:
+        assert g.linked(node) == [(v, weight) for v, _t, weight, _d in g.neighbors(node)]
 
 
 def mmr_by_loop(ids, scores, sim, lam, limit, duplicate, floor):
