@@ -121,12 +121,12 @@ class CodeSearch:
         vector = self._embed(query, timings) if mode in ("hybrid", "vector") else None
         seeds, at_lines = self._seeds(query, filters.project, name_only)
         t1 = time.perf_counter()
-        jobs, phrases = {}, literal_phrases(query)
+        jobs, phrases, covered = {}, literal_phrases(query), {}
         if vector is not None:
             vector = vector() if pooled else vector
             jobs["vector"] = lambda: self._vector_leg(filters, c, vector if pooled else vector())
         if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = partial(self._bm25_leg, query, filters, now, c, phrases)
+            jobs["bm25"] = partial(self._bm25_leg, query, filters, now, c, phrases, covered)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = partial(self._graph_leg, seeds, filters, c, name_only)
         legs = self._collect(jobs, pooled=pooled, last=("vector",))
@@ -134,7 +134,8 @@ class CodeSearch:
             timings["link"], timings["legs"] = t1 - t0, time.perf_counter() - t0
         signals = match_signals(legs, None)
         if legs.get("bm25") is not None and legs["bm25"].ids:  # how much of the question the best match holds
-            signals["bm25"] = self.text.coverage(query, legs["bm25"].ids[0], "code", phrases)
+            signals["bm25"] = covered["bm25"] if "bm25" in covered else \
+                self.text.coverage(query, legs["bm25"].ids[0], "code", phrases)
         q_ents = {}
         if use_ppr:
             with self._graph_lock:  # as in search: hubs do not personalise PPR
@@ -220,10 +221,11 @@ class CodeSearch:
                     return found
         return self.lance.vector_search("code_chunks", vec, where, c, ["id"])
 
-    def _bm25_leg(self, query: str, filters: Filters, now: float, c: int,
-                  phrases: list[str]) -> tuple[list[str], list[float]]:
+    def _bm25_leg(self, query: str, filters: Filters, now: float, c: int, phrases: list[str],
+                  covered: dict[str, float] | None = None) -> tuple[list[str], list[float]]:
         """BM25 over code chunks. A path prefix too long for Tantivy's regex is matched there by its start,
-        and here, through the chunks' graph nodes, by all of it."""
+        and here, through the chunks' graph nodes, by all of it. ``covered["bm25"]`` receives how much of the
+        question the best match holds (``TextIndex.coverage``), read here, beside the question's embedding."""
         ids, scores = self.text.search(query, filters, now, c, "code", self.config.bm25_code_title_boost, 1.0,
                                        phrases, self.config.code_phrase_boost)
         if filters.path_prefix and not path_whole(filters.path_prefix):
@@ -232,6 +234,8 @@ class CodeSearch:
                 kept = [(i, s) for i, s in zip(ids, scores) if i in graph and
                         str(graph.attrs(i).get("path", "")).startswith(filters.path_prefix)]
             ids, scores = [i for i, _ in kept], [s for _, s in kept]
+        if covered is not None and ids:
+            covered["bm25"] = self.text.coverage(query, ids[0], "code", phrases)
         return ids, scores
 
     def _graph_leg(self, seeds: dict[str, float], filters: Filters, c: int, name_only: bool) -> LegResult:
