@@ -9,10 +9,11 @@ question starting with the next system, with the query's embedding included: mem
 model keeps no query cache here); each peer's time is its search with the vector plus the time the same model
 took to embed that question once. Five questions warm every system up first.
 
-Reported per store: p50 and p95 milliseconds of each system, memory-graph's p50 over each peer's (a ratio
-below 1 is faster), CPU milliseconds per search, and the median of each stage memory-graph reports
-(``Engine.search``'s and ``Engine.search_code``'s ``timings``). On a shared machine absolute times move from run
-to run; the ratios within one run are what to compare. memory-graph takes its settings from
+Reported per store: p50 and p95 milliseconds of each system; memory-graph's time over each peer's, as the
+median over the questions of each question's ratio with its 95% bootstrap interval (a ratio below 1 is faster;
+each question's two times are taken back to back) and as the ratio of the p50s; CPU milliseconds per search;
+and the median of each stage memory-graph reports (``Engine.search``'s and ``Engine.search_code``'s
+``timings``). On a shared machine absolute times move from run to run, and the ratios with them, less. memory-graph takes its settings from
 ``MEMORY_GRAPH_<FIELD>`` variables, so another setting is measured without editing code.
 
     python -m benchmarks.latency                      # every store (about half an hour on 2 cores)
@@ -170,19 +171,38 @@ def measure(name: str, args, embedder, work: Path) -> dict | None:
             "p50_ms": {s: round(v, 2) for s, v in p50.items()},
             "p95_ms": {s: round(float(np.percentile(v, 95)), 2) for s, v in times.items()},
             "ratio_to": {p: round(p50["memory-graph"] / p50[p], 2) for p in peers},
+            "paired_ratio": {p: paired_ratio(times["memory-graph"], times[p]) for p in peers},
             "cpu_ms": {s: round(1000 * c / n, 2) for s, c in cpu.items()},
             "stages_ms": {k: round(statistics.median(v), 2) for k, v in
                           sorted(stages.items(), key=lambda kv: -statistics.median(kv[1]))}}
 
 
+def paired_ratio(mine: list[float], theirs: list[float], resamples: int = 2_000, seed: int = 0) -> dict:
+    """The median over questions of memory-graph's time over a peer's on the same question, with a 95% bootstrap
+    interval over the questions (Efron & Tibshirani 1993): the two ran back to back on each question, so a
+    question's ratio holds however fast the shared machine was at that moment."""
+    ratio = np.asarray(mine, dtype=np.float64) / np.asarray(theirs, dtype=np.float64)
+    if ratio.size == 0:
+        return {"median": 0.0, "low": 0.0, "high": 0.0}
+    rng = np.random.default_rng(seed)
+    medians = np.median(ratio[rng.integers(0, ratio.size, size=(resamples, ratio.size))], axis=1)
+    low, high = np.percentile(medians, [2.5, 97.5])
+    return {"median": round(float(np.median(ratio)), 2), "low": round(float(low), 2), "high": round(float(high), 2)}
+
+
 def table(results: dict) -> str:
-    """The README's table: p50 ms of each system per store, and memory-graph's ratio to each peer."""
+    """The README's table: p50 ms of each system per store, and the median of memory-graph's time over the
+    peer's on each question, with its 95% interval (``paired_ratio``)."""
     peers = [p for p in PEERS if any(p in r["p50_ms"] for r in results.values())]
     head = ["store", "docs", "memory-graph", *peers]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results.values():
         cells = [r["store"], f"{r['documents']:,}", f"{r['p50_ms']['memory-graph']:.1f}"]
-        cells += [f"{r['p50_ms'][p]:.1f} (x{r['ratio_to'][p]:.2f})" if p in r["p50_ms"] else "-" for p in peers]
+        for p in peers:
+            pr = r.get("paired_ratio", {}).get(p)
+            cells.append("-" if p not in r["p50_ms"] else
+                         f"{r['p50_ms'][p]:.1f} (x{pr['median']:.2f}, {pr['low']:.2f}-{pr['high']:.2f})" if pr else
+                         f"{r['p50_ms'][p]:.1f} (x{r['ratio_to'][p]:.2f})")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -236,7 +256,7 @@ def main(argv=None) -> int:
             print(f"{name}: not fetched (python -m benchmarks.repos fetch)", file=sys.stderr)
             continue
         out[name] = res
-        ratios = ", ".join(f"x{v:.2f} {p}" for p, v in res["ratio_to"].items())
+        ratios = ", ".join(f"x{v['median']:.2f} {p}" for p, v in res["paired_ratio"].items())
         print(f"{name} ({res['documents']:,} docs, {res['searches']} searches): memory-graph p50 "
               f"{res['p50_ms']['memory-graph']:.1f} ms ({ratios}); stages: "
               + ", ".join(f"{k} {v:.1f}" for k, v in res["stages_ms"].items()), file=sys.stderr)

@@ -373,3 +373,18 @@ def test_pooled_repositories_compare_every_question_together():
     assert out["systems"]["bm25s"]["vs_full"]["mean"] == pytest.approx((0.5 + 0 + 1) / 3, abs=1e-4)
     assert out["nothing_matches"]["unanswered"] == pytest.approx(0.4) and out["nothing_matches"]["unanswered_n"] == 5
     assert score("hit@1", ["x", "y"], {"y"}) == 0.0 and score("hit@2", ["x", "y"], {"y", "z"}) == 1.0
+
+
+def test_latency_ratios_are_per_question_with_an_interval_and_reach_the_table():
+    from benchmarks.latency import paired_ratio, table
+
+    theirs = [1.0 + 0.1 * i for i in range(40)]
+    assert paired_ratio([2 * t for t in theirs], theirs) == {"median": 2.0, "low": 2.0, "high": 2.0}
+    # a slow moment of the machine slows both systems of that question: the ratios stay, the p50s do not
+    mine = [t * (1.2 if i % 2 else 0.8) * (5 if i >= 30 else 1) for i, t in enumerate(theirs)]
+    theirs_slow = [t * (5 if i >= 30 else 1) for i, t in enumerate(theirs)]
+    r = paired_ratio(mine, theirs_slow)
+    assert r["low"] <= r["median"] <= r["high"] and 0.8 <= r["low"] and r["high"] <= 1.2
+    result = {"s": {"store": "a store", "documents": 1_000, "p50_ms": {"memory-graph": 9.0, "txtai hybrid": 8.0},
+                    "ratio_to": {"txtai hybrid": 1.12}, "paired_ratio": {"txtai hybrid": r}}}
+    assert f"8.0 (x{r['median']:.2f}, {r['low']:.2f}-{r['high']:.2f})" in table(result)
