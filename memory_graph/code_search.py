@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from .embedding import LRU
 from .graph import CHUNK
 from .linking import prefer_exact
 from .models import Filters, Hit, Hits
@@ -24,6 +23,7 @@ from .store.lance import vector_matrix
 from .store.text_index import path_whole
 from .text import (code_mentions, dotted_names, literal_phrases, names_identifier, one_name, without_error_types,
                    words)
+from .views import Described
 
 if TYPE_CHECKING:
     from .config import Config
@@ -103,13 +103,12 @@ class CodeSearch:
         self.config, self.lance, self.text, self.view, self.symbols = config, lance, text, view, symbols
         self._graph_lock, self._embed, self._collect, self._chunks_per_file = (graph_lock, embed, collect,
                                                                                 chunks_per_file)
-        self._described = LRU(config.describe_cache_size)
-        self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
+        self._described = Described(config.describe_cache_size, lambda attrs, vector: chunk_candidate(attrs, vector),
+                                    self._read_described)
 
     def forget_reads(self) -> None:
         """Drop what searches keep between writes (called when this or another process changes the data)."""
-        self._generation += 1
-        self._described.clear()
+        self._described.forget()
 
     def search(self, query: str, limit: int, mode: str, filters: Filters, use_ppr: bool, use_mmr: bool,
                timings: dict[str, float] | None) -> Hits:
@@ -267,36 +266,14 @@ class CodeSearch:
         """The late stages' view of each chunk still in the store: kept between writes, else from its graph
         node and the in-process copy of the vectors when they hold it, else from LanceDB (not to be changed:
         the next search reads the same objects)."""
-        out: dict[str, Candidate] = {}
-        fresh: dict[str, Candidate] = {}
-        missing = []
-        generation = self._generation
-        with self._graph_lock:
-            graph = self.view.graph
-            for i in ids:
-                hit = self._described.get(i)
-                if hit is not None:
-                    out[i] = hit
-            unseen = [i for i in ids if i not in out]
-            vectors = self.view.vectors.get_many(unseen) if self.view.vectors is not None else {}
-            for i in unseen:
-                vector = vectors.get(i)
-                if vector is not None and i in graph:
-                    fresh[i] = chunk_candidate(graph.attrs(i), vector)
-                else:
-                    missing.append(i)
-        if missing:
-            cols = ["id", *CHUNK_FIELDS, "vector"]
-            rows = self.lance.by_ids("code_chunks", missing, cols)
-            # one matrix, not a list of 384 Python floats per chunk that MMR turns back into an array
-            vectors = vector_matrix(rows) if rows.num_rows else []
-            for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
-                fresh[r["id"]] = chunk_candidate(r, vector)
-        if generation == self._generation:  # no write began or ended while reading
-            for i, cand in fresh.items():
-                self._described.put(i, cand)
-        out.update(fresh)
-        return {i: out[i] for i in ids if i in out}
+        return self._described(ids, self.view, self._graph_lock)
+
+    def _read_described(self, ids: list[str]) -> dict[str, Candidate]:
+        rows = self.lance.by_ids("code_chunks", ids, ["id", *CHUNK_FIELDS, "vector"])
+        # one matrix, not a list of 384 Python floats per chunk that MMR turns back into an array
+        vectors = vector_matrix(rows) if rows.num_rows else []
+        return {r["id"]: chunk_candidate(r, vector)
+                for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors)}
 
     def _add_definition_spans(self, hits: list[Hit]) -> None:
         """A hit that is one window of a longer definition gets the definition's lines too (the caller reads

@@ -125,6 +125,8 @@ class Engine(CodeMixin):
                 getattr(self, part).config = value
         if "legs" in self.__dict__:
             self.legs.timeout_seconds = value.search_timeout_seconds
+        if "code_search" in self.__dict__:  # what searches keep was read under the old settings
+            self._forget_reads()
 
     # ---- the derived views, by the names the CLI, the server and the tests read ----------------
     graph = _view_field("memory_view", "graph", "the memory graph (``MemoryView.graph``)")

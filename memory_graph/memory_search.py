@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from .embedding import LRU
 from .graph import node_filter
 from .linking import expand_aliases
 from .models import Filters, Hit, Hits, iso
@@ -24,6 +23,7 @@ from .retrieval.updates import says_change, update_pairs
 from .retrieval.when import asked_period
 from .store import nearest_accepted, sql_filter, sql_in, vector_matrix
 from .legs_runner import timed
+from .views import Described
 
 if TYPE_CHECKING:
     from .config import Config
@@ -46,14 +46,13 @@ class MemorySearch:
                  collect: Callable[..., dict[str, LegResult]]) -> None:
         self.config, self.lance, self.text, self.view = config, lance, text, view
         self._graph_lock, self._embed, self._collect = graph_lock, embed, collect
-        self._described = LRU(config.describe_cache_size)
-        self._generation = 0  # bumped whenever the data may change; a read that spans a bump is not cached
+        self._described = Described(config.describe_cache_size,
+                                    lambda attrs, vector: candidate(attrs, vector, self.config), self._read_described)
         self._has_passages: bool | None = None  # unknown until counted (past the in-process copy)
 
     def forget_reads(self) -> None:
         """Drop what searches keep between writes (called when this or another process changes the data)."""
-        self._generation += 1
-        self._described.clear()
+        self._described.forget()
         self._has_passages = None
 
     def search(self, query: str, limit: int, mode: str, filters: Filters, now: float, min_score: float | None,
@@ -292,35 +291,14 @@ class MemorySearch:
     def describe(self, ids: list[str]) -> dict[str, Candidate]:
         """The late stages' view of each memory still in the store: kept between writes, else from the graph's
         node and the in-process copy of the vectors when they hold it, else from LanceDB."""
-        out: dict[str, Candidate] = {}
-        fresh: dict[str, Candidate] = {}
-        missing = []
-        generation = self._generation
-        with self._graph_lock:
-            graph = self.view.graph
-            for i in ids:
-                hit = self._described.get(i)
-                if hit is not None:
-                    out[i] = hit
-            unseen = [i for i in ids if i not in out]
-            vectors = self.view.vectors.get_many(unseen) if self.view.vectors is not None else {}
-            for i in unseen:
-                vector = vectors.get(i)
-                if vector is not None and i in graph:
-                    fresh[i] = candidate(graph.attrs(i), vector, self.config)
-                else:
-                    missing.append(i)
-        if missing:
-            cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "importance", "vector"]
-            rows = self.lance.by_ids("memories", missing, cols)
-            vectors = vector_matrix(rows) if rows.num_rows else []
-            for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors):
-                fresh[r["id"]] = candidate(r, vector, self.config)
-        if generation == self._generation:  # no write began or ended while reading
-            for i, cand in fresh.items():
-                self._described.put(i, cand)
-        out.update(fresh)
-        return out
+        return self._described(ids, self.view, self._graph_lock)
+
+    def _read_described(self, ids: list[str]) -> dict[str, Candidate]:
+        cols = ["id", "title", "memory_type", "tags", "source", "project", "created_at", "importance", "vector"]
+        rows = self.lance.by_ids("memories", ids, cols)
+        vectors = vector_matrix(rows) if rows.num_rows else []
+        return {r["id"]: candidate(r, vector, self.config)
+                for r, vector in zip(rows.drop_columns(["vector"]).to_pylist(), vectors)}
 
     def says_change(self, ids: list[str]) -> dict[str, bool]:
         """Whether each memory's text says that something changed (``updates.says_change``): as its graph node

@@ -155,3 +155,18 @@ def test_code_search_keeps_its_chunks_between_writes_and_sees_every_write(tmp_pa
     other.close()
     assert lines()["def parse_retry_header"] == 5
     eng.close()
+
+
+def test_a_new_config_drops_what_searches_kept(tmp_path, embedder):
+    """What a search keeps was read under the settings it ran with (a memory's prior: its importance weight)."""
+    eng = Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    ids = eng.store_many([{"content": c, "importance": 9} for c in CORPUS])
+    eng.search("billing-api")
+    kept = [i for i in ids if eng.memory_search._described.get(i) is not None]
+    assert kept
+    before = eng.memory_search._described.get(kept[0]).prior
+    eng.config = eng.config.with_(importance_weight=0.0)
+    assert all(eng.memory_search._described.get(i) is None for i in ids)
+    eng.search("billing-api")
+    assert eng.memory_search._described.get(kept[0]).prior == 1.0 != before
+    eng.close()
