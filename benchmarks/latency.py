@@ -13,8 +13,9 @@ Reported per store: p50 and p95 milliseconds of each system; memory-graph's time
 median over the questions of each question's ratio with its 95% bootstrap interval (a ratio below 1 is faster;
 each question's two times are taken back to back) and as the ratio of the p50s; CPU milliseconds per search;
 and the median of each stage memory-graph reports (``Engine.search``'s and ``Engine.search_code``'s
-``timings``). On a shared machine absolute times move from run to run, and the ratios with them, less. memory-graph takes its settings from
-``MEMORY_GRAPH_<FIELD>`` variables, so another setting is measured without editing code.
+``timings``). On a shared machine absolute times move from run to run, and the ratios with them, less.
+memory-graph takes its settings from ``MEMORY_GRAPH_<FIELD>`` variables, so another setting is measured without
+editing code.
 
     python -m benchmarks.latency                      # every store (about half an hour on 2 cores)
     python -m benchmarks.latency --stores notes-1k scifact-1k cobra --queries 50

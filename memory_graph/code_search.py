@@ -103,8 +103,7 @@ class CodeSearch:
         self.config, self.lance, self.text, self.view, self.symbols = config, lance, text, view, symbols
         self._graph_lock, self._embed, self._collect, self._chunks_per_file = (graph_lock, embed, collect,
                                                                                 chunks_per_file)
-        self._described = Described(config.describe_cache_size, lambda attrs, vector: chunk_candidate(attrs, vector),
-                                    self._read_described)
+        self._described = Described(config.describe_cache_size, chunk_candidate, self._read_described)
 
     def forget_reads(self) -> None:
         """Drop what searches keep between writes (called when this or another process changes the data)."""

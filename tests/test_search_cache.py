@@ -133,11 +133,12 @@ def test_code_search_keeps_its_chunks_between_writes_and_sees_every_write(tmp_pa
     src = tmp_path / "src"
     src.mkdir()
     (src / "net.py").write_text(CODE)
-    eng = Engine(tmp_path / "data", config=Config(), embedder=embedder)
-    index_project(eng, src, project="p")
     built = []
     real = code_search.chunk_candidate
     monkeypatch.setattr(code_search, "chunk_candidate", lambda r, v: built.append(r["path"]) or real(r, v))
+    eng = Engine(tmp_path / "data", config=Config(), embedder=embedder)
+    index_project(eng, src, project="p")
+    built.clear()
 
     def lines() -> dict[str, int]:
         return {h.title: h.record["start_line"] for h in eng.search_code("retry after header seconds", project="p")}

@@ -25,9 +25,10 @@ _SLICE = 2_048  # rows a conversion handles at a time
 # rows a search converts and multiplies at a time: 1,024 int8 rows as float32 (1.5 MB) stay in the cache between
 # the conversion and the product, which 2,048 do not
 _SEARCH_SLICE = 1_024
-# from this many rows an exact search first scans int8 copies of the float32 rows: the model's run pushes the rows
-# out of the caches between two searches, and a quarter of the bytes comes back from memory faster even with the
-# rescoring (python -m benchmarks.latency, SciFact's whole corpus); below it the float32 rows are few enough
+# from this many rows an exact search first scans int8 copies of the float32 rows: when the rows have left the
+# caches (the model's run, idle time between a user's searches), a quarter of the bytes comes back from memory
+# sooner, rescoring included (rows still cached, in searches back to back, read as fast or faster as float32).
+# Below it the float32 rows are few enough to read as they are
 SCAN_MIN_ROWS = 2_048
 
 
