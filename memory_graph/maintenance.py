@@ -79,6 +79,9 @@ class Upkeep:
                 self.lance.set_meta({"code_text": CODE_TEXT_VERSION})
         if meta and meta.get("passages") != PASSAGES_VERSION:
             self.embed_passages()
+        # read before the graphs: on object storage no lock keeps other machines from committing while they
+        # load, and a commit then must show as a change at the first look
+        before = self.lance.versions(WATCHED)
         self.sync.load_graph()
         try:
             self.text.collect_garbage()
@@ -86,7 +89,7 @@ class Upkeep:
         except (MemoryGraphError, OSError, ValueError) as exc:  # a full disk: searches use the index as it is
             log.warning("the text index could not be brought up to date with LanceDB (%s); BM25 searches use it "
                         "as it is until a write succeeds", exc)
-            self.sync.known_versions = self.lance.versions(WATCHED)
+        self.sync.known_versions = before
 
     def open_for_reading(self, why: Exception) -> None:
         """Open a data directory that cannot be written now (read-only, or a full disk with an unfinished

@@ -80,6 +80,7 @@ class Sync:
         self._seen_change = self.lance.last_change()
         if self.lance.uri:
             self._applied_changes = {(c["seq"], c["at"]) for c in self._recent_changes()}
+            self.lance.latest(t for t in ALL_TABLES if t != CHANGES)  # at least the writes the log named
         self._seen_passages = self.lance.versions(["passages"])["passages"]
         graph, index = Graph(), EntityIndex()
         for r in self.lance.query("entities", None, ["id", "name", "entity_type", "aliases"]).to_pylist():
@@ -295,10 +296,15 @@ class Sync:
             self._marker_seen = (marker, time.monotonic())
             return
         known = self.known_versions or {}
-        if self.lance.uri and not locked and known and self.lance.versions([CHANGES]) == {CHANGES: known[CHANGES]}:
-            # every write on object storage logs a change (Engine._writing): one request instead of nine
-            self._marker_seen = (marker, time.monotonic())
-            return
+        if self.lance.uri:
+            # every write on object storage logs a change as its last step (Engine._writing): one request instead
+            # of nine, and when the log moved, every table is read anew after it, so that each shows at least
+            # the writes the log names
+            if not known or self.lance.versions([CHANGES]) != {CHANGES: known[CHANGES]}:
+                self.lance.latest(t for t in ALL_TABLES if t != CHANGES)
+            elif not locked:
+                self._marker_seen = (marker, time.monotonic())
+                return
         current = self.lance.versions(WATCHED)
         if current == known:
             self._marker_seen = (marker, time.monotonic())

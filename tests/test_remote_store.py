@@ -301,3 +301,43 @@ def test_short_sessions_on_object_storage_leave_the_store_compacted(tmp_path, ur
     reader = Engine(tmp_path / "r", config=Config.from_env(**cfg), embedder=HashEmbedder())
     assert reader.lance.count("memories") == 12
     assert reader.search("session 11 cache entries", mode="bm25", limit=1)
+
+
+def test_a_catch_up_reads_every_table_at_least_as_new_as_the_change_it_applies(tmp_path, uri):
+    """Each table's handle is refreshed on its own clock (store_refresh_seconds): a reader whose memories table was
+    read just before another machine's write, and whose change log was not, sees the change logged and must read
+    the memory it names, not the memories table as it was."""
+    config = Config.from_env(store_uri=uri, store_refresh_seconds=4.0, sync_check_seconds=0.0)
+    writer = _engine(tmp_path / "w", uri)
+    writer.store("The staging database is pg-staging-2", project="p")
+    reader = Engine(tmp_path / "r", config=config, embedder=HashEmbedder())
+    time.sleep(4.2)  # every handle of the reader past its refresh interval
+    reader.lance.table("memories").count_rows()  # the memories read anew; the change log not
+    new = writer.store("Release tags are signed with the ops key", project="p")
+    found = reader.search("who signs release tags", project="p")
+    assert found and found[0].id == new
+    assert new in reader.graph and reader.text.num_docs() == 2  # the graph and the text index both hold it
+
+
+def test_a_write_of_another_machine_while_a_reader_opens_reaches_the_readers_first_search(tmp_path, uri, monkeypatch):
+    """No lock is shared between machines: a commit between a reader's loading its graph and its first look must
+    show as a change then (the versions it knows are read before the graph)."""
+    from memory_graph.sync import Sync
+
+    writer = _engine(tmp_path / "w", uri)
+    writer.store("The staging database is pg-staging-2", project="p")
+    load, new = Sync.load_graph, []
+
+    def load_then_another_machine_writes(self):
+        load(self)
+        if not new:
+            new.append(writer.store("Release tags are signed with the ops key", project="p"))
+
+    monkeypatch.setattr(Sync, "load_graph", load_then_another_machine_writes)
+    # every read fresh, as they are when the open takes longer than store_refresh_seconds
+    reader = Engine(tmp_path / "r", config=Config.from_env(store_uri=uri, store_refresh_seconds=0.0),
+                    embedder=HashEmbedder())
+    monkeypatch.undo()
+    time.sleep(reader.config.sync_check_seconds)
+    found = reader.search("who signs release tags", project="p")
+    assert new and found[0].id == new[0] and new[0] in reader.graph

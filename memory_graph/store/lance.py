@@ -162,6 +162,15 @@ class LanceStore:
     def versions(self, names: Iterable[str]) -> dict[str, int]:
         return {n: self.table(n).version for n in names}
 
+    def latest(self, names: Iterable[str]) -> None:
+        """On object storage, read these open tables (not pinned ones) at their latest versions from now on, in
+        this order. Each table's reads are refreshed on its own clock there (``store_refresh_seconds``): a table
+        read a moment ago may still show itself as it was before a commit that a table refreshed since shows."""
+        if self.uri:
+            for n in names:
+                if n in self._tables and n not in self._pinned:
+                    self._tables[n].checkout_latest()
+
     def settled_fingerprint(self, names: Iterable[str], quiet_seconds: float = 2.0) -> tuple | None:
         """The modification times of the tables' version folders, where every commit adds a manifest: equal
         fingerprints mean no commit in between, read with a few ``stat`` calls where ``versions`` opens every
