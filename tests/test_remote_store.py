@@ -341,3 +341,18 @@ def test_a_write_of_another_machine_while_a_reader_opens_reaches_the_readers_fir
     time.sleep(reader.config.sync_check_seconds)
     found = reader.search("who signs release tags", project="p")
     assert new and found[0].id == new[0] and new[0] in reader.graph
+
+
+def test_two_machines_opening_a_new_store_at_once_both_write_its_settings(tmp_path, uri):
+    """Two machines that create a store's tables at once: LanceDB makes the second creation an overwrite of the
+    first, and the first machine's write of the settings, read before it, conflicts with it. The settings are
+    the same on both machines: the write is taken again, not refused."""
+    from memory_graph.store.lance import LanceStore, schemas
+
+    first = LanceStore(tmp_path / "a", Config(), uri=uri)
+    first.ensure_tables(8)
+    first.table("meta").version  # read before the other machine's creation
+    second = LanceStore(tmp_path / "b", Config(), uri=uri)
+    second.db.create_table("meta", schema=schemas(8)["meta"], mode="overwrite")  # the creation that came second
+    first.set_meta({"schema_version": "x"})
+    assert first.get_meta() == {"schema_version": "x"} == second.get_meta()

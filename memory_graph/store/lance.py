@@ -195,7 +195,18 @@ class LanceStore:
     def set_meta(self, values: dict[str, str]) -> None:
         data = pa.table({"key": list(values), "value": [str(v) for v in values.values()]},
                         schema=schemas(1)["meta"])
-        self.table("meta").merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(data)
+        for attempt in range(5):
+            try:
+                self.table("meta").merge_insert("key").when_matched_update_all().when_not_matched_insert_all() \
+                    .execute(data)
+                return
+            except RuntimeError as exc:
+                # machines that create a new store at once: LanceDB turns the second creation of a table into an
+                # overwrite, which a write read before it cannot follow. Each writes the same settings: again.
+                if "Incompatible transaction" not in str(exc) or attempt == 4:
+                    raise
+                self.table("meta").checkout_latest()
+                time.sleep(0.05 * (attempt + 1))
 
     # ---- writes -------------------------------------------------------
     @contextmanager
