@@ -305,6 +305,34 @@ def test_searching_a_few_partitions_finds_most_of_the_exact_neighbours_of_cluste
     assert len(set(got) & set(want)) >= 9
 
 
+def test_a_small_project_of_a_partitioned_copy_is_searched_exactly_over_its_own_rows():
+    """A project of 30 rows strewn over 3,000 in 60 partitions, 2 of them probed: the partitions nearest a question
+    hold few of its rows, so its rows alone are searched, exactly, in one search; a project larger than
+    partition_min_rows is searched through its partitions."""
+    rng = np.random.default_rng(11)
+    centres = rng.standard_normal((40, 16))
+    vectors = (centres[rng.integers(0, 40, 3_000)] + 0.4 * rng.standard_normal((3_000, 16))).astype(np.float32)
+    ids = [f"m{i}" for i in range(3_000)]
+    tiny = set(rng.choice(3_000, 30, replace=False).tolist())
+    group = {i: ("tiny" if r in tiny else "big") for r, i in enumerate(ids)}
+    cache = VectorCache(16, partition_min_rows=1_000, partition_rows=50, probes=2)
+    cache.put(ids, vectors, groups=[group[i] for i in ids])
+    assert cache.partitions == 60 and cache.scoped(["tiny"]) and not cache.scoped(["big"])
+    calls = []
+    search = cache.nearest
+    cache.nearest = lambda *a: calls.append(a) or search(*a)
+    for q in rng.standard_normal((20, 16)).astype(np.float32):
+        want = brute({i: vectors[int(i[1:])] for i in ids if group[i] == "tiny"}, q, 10)
+        calls.clear()
+        found = nearest_accepted(cache, q, 10, lambda i: group[i] == "tiny", 1, 1_000, ["tiny"])
+        assert found is not None and len(calls) == 1
+        # int8 rows: cosines within about 0.01 may trade places
+        cos = {i: float(vectors[int(i[1:])] @ q / np.linalg.norm(vectors[int(i[1:])]) / np.linalg.norm(q))
+               for i in want + found[0]}
+        near = {i for i in cos if abs(cos[i] - cos[want[-1]]) < 0.01}
+        assert set(found[0]) - near == set(want) - near
+
+
 def test_a_load_that_reserves_its_rows_holds_no_spare_room_and_shares_the_ids_strings():
     """A whole load reserves its row count first: the matrix is sized once, where doubling from batches of
     8,192 would leave 131,072 rows of room for 100,000; ids are interned, so the copy and the graph hold one

@@ -207,9 +207,9 @@ class VectorCache:
     def nearest(self, query: np.ndarray, k: int, groups: Iterable[str] | None = None) -> tuple[list[str], list[float]]:
         """The ``k`` ids most similar to ``query`` by cosine, best first (ties by id), with their similarities.
 
-        Exact while the copy is not partitioned, or when ``k`` asks for a quarter of its rows or more.
-        ``groups``: of an exact copy, only the rows of these groups are read (a partitioned one reads its
-        partitions whatever the groups).
+        Exact while the copy is not partitioned, when ``k`` asks for a quarter of its rows or more, or when the
+        search reads the rows of ``groups`` alone (``scoped``; else a partitioned copy reads its partitions
+        whatever the groups).
         """
         n = len(self._ids)
         k = min(k, n)
@@ -218,7 +218,7 @@ class VectorCache:
         q = np.asarray(query, dtype=np.float32)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
         rows, runs = None, None
-        if groups is not None and self._centroids is None:
+        if groups is not None and self.scoped(groups):
             rows = self.group_rows(groups)
         elif self._centroids is not None and 4 * k < n:
             runs = self._probed_runs(q, k)
@@ -255,6 +255,13 @@ class VectorCache:
         ids = self._ids
         ranked = sorted(zip((-sims[top]).tolist(), [ids[r] for r in rows[top].tolist()]))
         return [i for _, i in ranked], [-v for v, _ in ranked]
+
+    def scoped(self, groups: Iterable[str]) -> bool:
+        """Whether ``nearest`` asked for these groups reads their rows alone, exactly: always in an exact copy; in
+        a partitioned one when they hold at most ``partition_min_rows`` rows, as a copy of that size is searched
+        (the partitions nearest a question hold few rows of a small project, and a caller that filters for it
+        would widen its window again and again)."""
+        return self._centroids is None or len(self.group_rows(groups)) <= self.partition_min_rows
 
     def group_rows(self, groups: Iterable[str]) -> np.ndarray:
         """The rows of these groups, and those put without a group (which any group may hold), in row order;
@@ -427,9 +434,9 @@ def nearest_accepted(cache: VectorCache, query: np.ndarray, k: int, accept: Call
     """The ``k`` nearest ids that ``accept`` lets through, from windows of the nearest ``first_window`` x k
     widening to ``max_window`` x k; None if even the widest window holds fewer than k and more rows remain
     (the caller then filters first, which a selective filter needs). ``groups``: the only groups ``accept``
-    lets through (a project), whose rows alone an exact copy then reads."""
+    lets through (a project), whose rows alone the copy then reads when it can (``VectorCache.scoped``)."""
     window = max(1, first_window) * k
-    groups = None if groups is None or cache.partitions else list(groups)
+    groups = None if groups is None or not cache.scoped(groups := list(groups)) else groups
     total = len(cache) if groups is None else len(cache.group_rows(groups))
     while True:
         ids, sims = cache.nearest(query, window, groups)
