@@ -218,6 +218,7 @@ class VectorCache:
         q = np.asarray(query, dtype=np.float32)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
         rows, runs = None, None
+        groups = None if groups is None else tuple(groups)  # read twice
         if groups is not None and self.scoped(groups):
             rows = self.group_rows(groups)
         elif self._centroids is not None and 4 * k < n:
