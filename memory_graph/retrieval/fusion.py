@@ -53,5 +53,11 @@ def convex(legs: Mapping[str, tuple[Sequence[str], Sequence[float]]], weights: M
         vals = {d: (s / top if top > 0 else 0.0) for d, s in zip(ids, clipped)}
         norm[leg] = (vals, 0.0 if leg in complete else min(vals.values()))
     docs = {d for vals, _ in norm.values() for d in vals}
-    return {d: sum(weights[leg] * vals.get(d, floor) for leg, (vals, floor) in norm.items()) / total
-            for d in docs}
+    fused = dict.fromkeys(docs, 0.0)
+    for leg, (vals, floor) in norm.items():  # leg by leg, each document's terms added in the legs' order
+        w = weights[leg]
+        low = w * floor
+        for d, acc in fused.items():
+            v = vals.get(d)
+            fused[d] = acc + (low if v is None else w * v)
+    return {d: acc / total for d, acc in fused.items()}
