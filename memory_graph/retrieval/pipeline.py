@@ -14,7 +14,7 @@ from .decay import decay_factors
 from .fusion import convex, rrf
 from .updates import latest_first, update_pairs
 from .when import period_factors
-from .mmr import first_of_each_group, min_score_filter, mmr, similarity_matrix
+from .mmr import first_of_each_group, min_score_filter, mmr, similarity_matrix, submatrix
 from .ppr import ppr_factors, ppr_reach
 
 
@@ -164,7 +164,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     pre_rank = {d: i + 1 for i, d in enumerate(ordered)}
     if diversify and len(ordered) > 1:
         at = [row[d] for d in ordered]
-        final = mmr(ordered, [scores[d] for d in ordered], sim[np.ix_(at, at)], lam, limit, dup,
+        final = mmr(ordered, [scores[d] for d in ordered], submatrix(sim, at), lam, limit, dup,
                     config.mmr_redundancy_floor)
     else:
         final = ordered[:limit]

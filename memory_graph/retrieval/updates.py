@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 import numpy as np
 
+from .mmr import submatrix
+
 if TYPE_CHECKING:
     from .pipeline import Candidate
 
@@ -42,7 +44,7 @@ def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float,
         return []
     if similarity is not None:
         at = [similarity[0][d] for d in ids]
-        cos = similarity[1][np.ix_(at, at)]
+        cos = submatrix(similarity[1], at)
     else:
         mat = np.stack([np.asarray(info[d].vector, dtype=np.float64) for d in ids])
         mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
