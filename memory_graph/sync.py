@@ -38,6 +38,8 @@ WATCHED = DERIVED_FROM + (CHANGES,)
 #: the file in the data directory that every write replaces (``Sync.mark_changed``)
 CHANGE_MARKER = ".changed"
 ALL_TABLES = WATCHED + ("files", "passages")
+#: the tables a change in the log speaks of: read anew after the log on object storage (``LanceStore.latest``)
+LOGGED = tuple(t for t in ALL_TABLES if t != CHANGES)
 #: table of the BM25 documents of each kind
 TEXT_KINDS = {"memory": "memories", "code": "code_chunks"}
 #: the file in the data directory that records the LanceDB versions the BM25 index and the views last matched
@@ -80,7 +82,7 @@ class Sync:
         self._seen_change = self.lance.last_change()
         if self.lance.uri:
             self._applied_changes = {(c["seq"], c["at"]) for c in self._recent_changes()}
-            self.lance.latest(t for t in ALL_TABLES if t != CHANGES)  # at least the writes the log named
+            self.lance.latest(LOGGED)  # at least the writes the log named
         self._seen_passages = self.lance.versions(["passages"])["passages"]
         graph, index = Graph(), EntityIndex()
         for r in self.lance.query("entities", None, ["id", "name", "entity_type", "aliases"]).to_pylist():
@@ -301,7 +303,7 @@ class Sync:
             # of nine, and when the log moved, every table is read anew after it, so that each shows at least
             # the writes the log names
             if not known or self.lance.versions([CHANGES]) != {CHANGES: known[CHANGES]}:
-                self.lance.latest(t for t in ALL_TABLES if t != CHANGES)
+                self.lance.latest(LOGGED)
             elif not locked:
                 self._marker_seen = (marker, time.monotonic())
                 return
