@@ -253,12 +253,14 @@ def test_a_partitioned_copy_keeps_each_row_in_its_nearest_partition_through_any_
     q = np.array(query, dtype=np.float32) / np.linalg.norm(query)
     got, sims = cache.nearest(q, k)
     assert sims == sorted(sims, reverse=True)
-    tol = 0.02 if cache.partitions else 1e-5  # int8 rows: a step is 1/127 of a dimension's largest magnitude
+    # int8 rows: a step is 1/127 of a dimension's largest magnitude; a copy that shrank below partition_min_rows
+    # is exact again, from its int8 rows (LanceDB's float32 ones come back at the next load)
+    tol = 0.02 if cache.partitions or cache._trained_rows else 1e-5
     assert sims == pytest.approx([float(model[i] @ q / np.linalg.norm(model[i])) for i in got], abs=tol)
     if not cache.partitions:
         assert cache._matrix.dtype == np.float32
         return
-    assert cache._matrix.dtype == np.int8
+    assert cache._matrix.dtype == np.uint8  # int8 values + int8.OFFSET (ONNX Runtime's integer product reads them)
     assert cache._trained_rows / 2.0 < n < cache._trained_rows * 2.0 or cache._trained_rows == n
     centroids, part, rows = cache._centroids, cache._part[:n], cache._decode(cache._matrix[:n])
     own = rows @ centroids.T
@@ -346,7 +348,7 @@ def test_a_load_that_reserves_its_rows_holds_no_spare_room_and_shares_the_ids_st
             copy.put(ids[start:start + 300], vectors[start:start + 300], partition=False)
     for copy in (grown, reserved):
         copy.refresh_partitions()
-    assert len(grown._matrix) > 1_000 and len(reserved._matrix) == 1_000 and reserved._matrix.dtype == np.int8
+    assert len(grown._matrix) > 1_000 and len(reserved._matrix) == 1_000 and reserved._matrix.dtype == np.uint8
     assert reserved.nearest(vectors[3], 5) == grown.nearest(vectors[3], 5)
     held = reserved._ids[reserved._row["mem_0003"]]  # (training ordered the rows by partition)
     assert held == "mem_0003" and held is sys.intern("".join(["mem_", "0003"]))  # an equal string, another object

@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ..blas import one_thread
+from .int8 import OFFSET, from_offset, int8_products
 
 _SLICE = 2_048  # rows a conversion handles at a time
 # rows a search converts and multiplies at a time: 1,024 int8 rows as float32 (1.5 MB) stay in the cache between
@@ -30,6 +31,8 @@ _SEARCH_SLICE = 1_024
 # sooner, rescoring included (rows still cached, in searches back to back, read as fast or faster as float32).
 # Below it the float32 rows are few enough to read as they are
 SCAN_MIN_ROWS = 2_048
+# how far a float32 product of 384 terms can be from the exact one, as the window of rows multiplied again counts it
+_ROUNDING = 1e-5
 
 
 def _einsum_rows(rows: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -143,7 +146,7 @@ class VectorCache:
             self._part = np.resize(self._part, rows)
             self._group = np.resize(self._group, rows)
             if self._shadow is not None:
-                shadow = np.zeros((rows, self.dim), dtype=np.int8)
+                shadow = np.zeros((rows, self.dim), dtype=np.uint8)
                 shadow[:len(self._shadow)] = self._shadow[:rows]
                 self._shadow = shadow
 
@@ -233,7 +236,6 @@ class VectorCache:
             if self._shadow is None:
                 self._make_shadow()
             return self._scan(q, k, product)
-        scaled = q if self._step is None else q * self._step
         if rows is None:
             rows = np.arange(n)
             parts = (self._matrix[s:min(s + _SEARCH_SLICE, n)] for s in range(0, n, _SEARCH_SLICE))
@@ -243,12 +245,24 @@ class VectorCache:
         else:
             parts = (np.take(self._matrix, rows[s:s + _SEARCH_SLICE], axis=0)
                      for s in range(0, len(rows), _SEARCH_SLICE))
-        sims = np.concatenate([product(p.astype(np.float32, copy=False), scaled) for p in parts] or
-                              [np.zeros(0, dtype=np.float32)])
         k = min(k, len(rows))
         if k <= 0:
             return [], []
+        if self._step is not None:
+            return self._int8_nearest(q, list(parts), rows, k, product)
+        sims = np.concatenate([product(p, q) for p in parts] or [np.zeros(0, dtype=np.float32)])
         return self._best_first(sims, rows, k)
+
+    def _int8_nearest(self, q: np.ndarray, parts: list[np.ndarray], rows: np.ndarray, k: int,
+                      product) -> tuple[list[str], list[float]]:
+        """``nearest`` over int8 rows (``parts``: those of ``rows``, in order), read by the integer product; every
+        row that its error could have put out of the first ``k`` is multiplied again in float32 as its int8
+        values, so the answer is the one a float32 product of them all gives."""
+        scaled = q * self._step
+        approx, error = int8_products(parts, scaled)
+        kth = np.partition(approx, len(approx) - k)[len(approx) - k]
+        near = rows[approx >= kth - 2 * (error + _ROUNDING)]
+        return self._best_first(product(from_offset(np.take(self._matrix, near, axis=0)), scaled), near, k)
 
     def _best_first(self, sims: np.ndarray, rows: np.ndarray, k: int) -> tuple[list[str], list[float]]:
         """The ``k`` best of ``sims`` (the similarities of ``rows``) as ids and floats, best first, ties by id."""
@@ -287,10 +301,8 @@ class VectorCache:
         half a step per dimension times the query's magnitude there (``bound``), so every row of the exact
         first ``k`` scores within 2 x bound of the k-th int8 cosine; those rows are rescored in float32."""
         n = len(self._ids)
-        scaled = q * self._shadow_step
-        approx = np.concatenate([product(self._shadow[s:min(s + _SEARCH_SLICE, n)].astype(np.float32), scaled)
-                                 for s in range(0, n, _SEARCH_SLICE)])
-        bound = 0.5 * float(np.abs(q) @ self._shadow_step) + 1e-5  # (and float32's own rounding)
+        approx, error = int8_products([self._shadow[:n]], q * self._shadow_step)
+        bound = 0.5 * float(np.abs(q) @ self._shadow_step) + error + _ROUNDING
         kth = np.partition(approx, n - k)[n - k]
         rows = np.flatnonzero(approx >= kth - 2 * bound)
         sims = product(np.take(self._matrix, rows, axis=0), q)
@@ -308,7 +320,7 @@ class VectorCache:
         to spare (so that rows put later seldom widen it)."""
         n = len(self._ids)
         self._shadow_step = (self._largest() * 1.25 / 127).clip(1e-12).astype(np.float32)
-        self._shadow = np.zeros((len(self._matrix), self.dim), dtype=np.int8)
+        self._shadow = np.zeros((len(self._matrix), self.dim), dtype=np.uint8)
         for s in range(0, n, _SLICE):
             self._shadow[s:min(s + _SLICE, n)] = quantize(self._matrix[s:min(s + _SLICE, n)], self._shadow_step)
 
@@ -384,7 +396,7 @@ class VectorCache:
         if step is None and self._step is None:
             return
         n, old, old_step = len(self._ids), self._matrix, self._step
-        self._matrix = np.zeros(old.shape, dtype=np.float32 if step is None else np.int8)
+        self._matrix = np.zeros(old.shape, dtype=np.float32 if step is None else np.uint8)
         for s in range(0, n, _SLICE):
             e = min(s + _SLICE, n)
             decoded = old[s:e] if old_step is None else dequantize(old[s:e], old_step)
@@ -394,12 +406,13 @@ class VectorCache:
 
 
 def quantize(vectors: np.ndarray, step: np.ndarray) -> np.ndarray:
-    """int8 rows of float vectors, ``step`` apart in each dimension (clipped at +-127 steps)."""
-    return np.clip(np.rint(vectors / step), -127, 127).astype(np.int8)
+    """int8 rows of float vectors, ``step`` apart in each dimension (clipped at +-127 steps), held as uint8 (the
+    int8 value + ``int8.OFFSET``, which ONNX Runtime's integer product reads)."""
+    return (np.clip(np.rint(vectors / step), -127, 127) + OFFSET).astype(np.uint8)
 
 
 def dequantize(rows: np.ndarray, step: np.ndarray) -> np.ndarray:
-    return rows.astype(np.float32) * step
+    return (rows.astype(np.float32) - np.float32(OFFSET)) * step
 
 
 def nearest_centroid(vectors: np.ndarray, centroids: np.ndarray, batch: int = 8_192) -> np.ndarray:
