@@ -1,5 +1,7 @@
 """Entity extraction and name matching without any model."""
 
+from unittest import mock
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -216,9 +218,10 @@ def test_query_terms_drop_operators_and_fields():
 NAME = st.text(alphabet="abc", min_size=2, max_size=9)  # few letters: many names share a key's first two
 
 
+@pytest.mark.parametrize("counted", [1, 10_000])  # a prefix's names read through their counts, or one by one
 @given(names=st.lists(NAME, min_size=1, max_size=25, unique=True), key=NAME,
        cutoff=st.sampled_from([0.5, 0.75, 0.88]))
-def test_fuzzy_names_are_those_whose_ratio_to_the_key_reaches_the_cutoff(names, key, cutoff):
+def test_fuzzy_names_are_those_whose_ratio_to_the_key_reaches_the_cutoff(counted, names, key, cutoff):
     """The three best names sharing the key's first two characters, within two of its length, whose difflib
     ratio (key first) reaches the cutoff: as a plain loop computes it, whichever way the bound is taken."""
     import difflib
@@ -228,4 +231,44 @@ def test_fuzzy_names_are_those_whose_ratio_to_the_key_reaches_the_cutoff(names, 
         index.add(f"e{i}", name, "concept")
     want = sorted(((r, k) for k in index.by_norm if k[:2] == key[:2] and abs(len(k) - len(key)) <= 2
                    and (r := difflib.SequenceMatcher(None, key, k).ratio()) >= cutoff), reverse=True)[:3]
-    assert index._closest(key, cutoff) == want
+    with mock.patch("memory_graph.linking.COUNTED_MIN_NAMES", counted):
+        assert index._closest(key, cutoff) == want
+
+
+_WIDE = "".join(chr(c) for c in range(0x3b1, 0x3c9)) + "".join(chr(c) for c in range(0x430, 0x460))  # 72 letters
+
+
+@given(first=st.lists(NAME, min_size=1, max_size=20, unique=True), later=st.lists(NAME, max_size=8, unique=True),
+       gone=st.sets(st.integers(0, 19), max_size=6), keys=st.lists(NAME, min_size=1, max_size=4),
+       cutoff=st.sampled_from([0.5, 0.75, 0.88]))
+def test_fuzzy_names_follow_the_names_added_and_removed_after_a_first_lookup(first, later, gone, keys, cutoff):
+    """A lookup keeps each prefix's names with their character counts; names added and removed after it are
+    matched as a plain loop over the current names would match them."""
+    import difflib
+
+    index = EntityIndex()
+    for i, name in enumerate(first):
+        index.add(f"e{i}", name, "concept")
+    with mock.patch("memory_graph.linking.COUNTED_MIN_NAMES", 1):
+        for key in keys:
+            index._closest(key, cutoff)
+        for i, name in enumerate(later):
+            index.add(f"n{i}", name, "concept")
+        for i in gone:
+            index.remove(f"e{i}")
+        for key in keys:
+            want = sorted(((r, k) for k in index.by_norm if k[:2] == key[:2] and abs(len(k) - len(key)) <= 2
+                           and (r := difflib.SequenceMatcher(None, key, k).ratio()) >= cutoff), reverse=True)[:3]
+            assert index._closest(key, cutoff) == want
+            assert index._bucket(key[:2])[2] is not None or len(index._bucket(key[:2])[0]) == 0
+
+
+def test_a_prefix_whose_names_hold_many_characters_is_matched_without_counts():
+    """Past 64 characters in one prefix's names the counts are not kept: the names are still found."""
+    index = EntityIndex()
+    for i in range(0, len(_WIDE), 3):
+        index.add(f"e{i}", "ab" + _WIDE[i:i + 3], "concept")
+    index.add("x", "abxyzq", "concept")
+    assert index._bucket("ab")[2] is None
+    assert index._closest("abxyz", 0.8) == [(pytest.approx(2 * 5 / 11), "abxyzq")]
+    assert index.mentioned_in("ask abxyzw", fuzzy_cutoff=0.8) == {"x": pytest.approx(2 * 5 / 12)}
