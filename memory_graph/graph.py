@@ -114,6 +114,10 @@ class Graph:
         self._n_mentions = 0
         self._nodes: dict[str, MemoryNode | EntityNode] = {}
         self._projects: dict[str, set[str]] = {}  # project -> its memories, for a search scoped to a small one
+        # the memories with a valid_from or valid_until, and the latest created_at ever added (never lowered):
+        # while none is bounded, every memory is valid now and as of any time since the latest (always_valid)
+        self._bounded: set[str] = set()
+        self._newest = float("-inf")
 
     def add_node(self, node: str, kind: str, **attrs) -> None:
         self.g.add_node(intern(node), kind=kind, **attrs)
@@ -139,6 +143,16 @@ class Graph:
             self._projects[old.project].discard(mid)
         self._nodes[mid] = node
         self._projects.setdefault(node.project, set()).add(mid)
+        if node.valid_from is not None or node.valid_until is not None:
+            self._bounded.add(mid)
+        else:
+            self._bounded.discard(mid)
+        self._newest = max(self._newest, node.created_at or 0.0)
+
+    def always_valid(self, as_of: float | None) -> bool:
+        """Whether every memory passes the validity filter now (``as_of`` None) or as of ``as_of``: none has a
+        valid_from or valid_until, and none was created after ``as_of``. A search then needs no validity filter."""
+        return not self._bounded and (as_of is None or as_of >= self._newest)
 
     def project_members(self, project: str) -> set[str]:
         """The memories of a project ("" for global ones)."""
@@ -174,6 +188,7 @@ class Graph:
             old = self._nodes.get(node)
             if isinstance(old, MemoryNode):
                 self._projects[old.project].discard(node)
+                self._bounded.discard(node)
             self.remove_mentions_of(node)
             for mid in self._mentioned_by.pop(node, {}):
                 rest = tuple(e for e in self._mentions.pop(mid) if e != node)
@@ -442,6 +457,11 @@ def _bump(h: nx.Graph, a: str, b: str, w: float) -> None:
         h.add_edge(a, b, weight=w)
 
 
+def accept_any(attrs: dict) -> bool:
+    """The node filter of a search that filters nothing."""
+    return True
+
+
 def node_filter(filters: Filters, now: float) -> Callable[[dict], bool]:
     """The graph leg's pushed-down filter: a predicate over a memory node's attributes."""
     at = filters.as_of if filters.as_of is not None else now
@@ -449,6 +469,8 @@ def node_filter(filters: Filters, now: float) -> Callable[[dict], bool]:
     types, tags = set(filters.types), set(filters.tags)
     after, before, check_validity = filters.created_after, filters.created_before, not filters.include_invalid
     # the filters read once here, not at each of the hundreds of nodes a search asks about
+    if project is None and not types and not tags and after is None and before is None and not check_validity:
+        return accept_any
 
     def accept(a: dict) -> bool:
         if project is not None and a.get("project") != project and not (include_global and a.get("project") == ""):

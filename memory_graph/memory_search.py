@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from .graph import node_filter
+from .graph import accept_any, node_filter
 from .linking import expand_aliases
 from .models import Filters, Hit, Hits, iso
 from .records import candidate
@@ -91,6 +91,9 @@ class MemorySearch:
         t = time.perf_counter()
         with self._graph_lock:
             index = self.view.index
+            if not filters.include_invalid and self.view.graph.always_valid(filters.as_of):
+                # every memory is valid then: no leg reads validity (BM25's range queries, a check per node)
+                filters = replace(filters, include_invalid=True)
             seeds = index.mentioned_in(query[:2_000], fuzzy_cutoff=cfg.entity_fuzzy_cutoff, skip_types=("project",))
             if cfg.alias_expansion and cfg.memory_weights.graph > 0 and mode == "hybrid":
                 query = expand_aliases(query, seeds, index)
@@ -224,7 +227,8 @@ class MemorySearch:
             graph, held = self.view.graph, self.view.vectors
             if held is not None:
                 accept = node_filter(filters, now)
-                found = nearest_accepted(held, vec, c, lambda i: i in graph and accept(graph.attrs(i)),
+                found = nearest_accepted(held, vec, c, graph.__contains__ if accept is accept_any else
+                                         lambda i: i in graph and accept(graph.attrs(i)),
                                          factor if where else 1, self.config.copy_filter_window,
                                          project_groups(filters))
                 if found is None and filters.project is not None:

@@ -48,3 +48,22 @@ def test_invalidating_again_keeps_when_it_ended_and_adds_what_is_new(engine):
     assert [r["id"] for r in supersedes] == [old]  # one relation, not one per call
     # an explicit time still moves the end
     assert engine.invalidate(old, at=now - 2 * DAY).valid_until == pytest.approx(now - 2 * DAY)
+
+
+def test_a_store_without_validity_spans_answers_as_of_a_past_time_with_what_was_stored_by_then(engine):
+    """While no memory has a span, no leg filters validity; as of a time before a memory was stored, still no
+    leg returns it, and once a memory has a span each leg filters validity again."""
+    now = time.time()
+    early = engine.store("The deploy freeze starts on Friday", created_at=now - 10 * DAY)
+    late = engine.store("The deploy freeze moved to Monday", created_at=now - 2 * DAY)
+    graph = engine.memory_search.view.graph
+    assert graph.always_valid(None) and graph.always_valid(now) and not graph.always_valid(now - 5 * DAY)
+    for mode in ("hybrid", "vector", "bm25"):
+        assert [h.id for h in engine.search("deploy freeze", as_of=now - 5 * DAY, mode=mode)] == [early], mode
+        assert {h.id for h in engine.search("deploy freeze", mode=mode)} == {early, late}, mode
+    engine.invalidate(early, at=now - DAY)
+    assert not graph.always_valid(None)
+    for mode in ("hybrid", "vector", "bm25"):
+        assert [h.id for h in engine.search("deploy freeze", mode=mode)] == [late], mode
+    engine.delete(early)
+    assert graph.always_valid(None)

@@ -457,3 +457,26 @@ def test_get_many_reads_the_held_vectors_in_one_gather_as_get_reads_each():
         assert list(got) == ["m4", "m1"] and all(v.dtype == np.float32 for v in got.values())
         assert all(np.array_equal(got[i], cache.get(i)) for i in got)
         assert cache.get_many(["unknown"]) == {}
+
+
+@pytest.mark.parametrize("rows, partition_min_rows", [(500, 0), (3_000, 0), (3_000, 1_000)])
+def test_rows_tied_at_the_kth_place_are_taken_by_id(rows, partition_min_rows):
+    """Copies of one vector among others (a memory stored many times): whichever rows a search reads (float32
+    rows, the int8 scan, partitions), the nearest k hold the copies with the smallest ids, so a leg asked for
+    more rows returns the same first ones."""
+    rng = np.random.default_rng(11)
+    vectors = rng.standard_normal((rows, 16)).astype(np.float32)
+    copies = rng.choice(rows, 40, replace=False)
+    vectors[copies] = vectors[copies[0]]
+    ids = [f"m{i:05d}" for i in rng.permutation(rows)]
+    cache = VectorCache(16, partition_min_rows=partition_min_rows, partition_rows=100, probes=10_000)
+    cache.put(ids, vectors)
+    assert bool(cache.partitions) == bool(partition_min_rows)
+    q = vectors[copies[0]] + 0.3 * rng.standard_normal(16).astype(np.float32)
+    got, _ = cache.nearest(q, 80)
+    held = [i for i in got if i in {ids[c] for c in copies}]
+    assert len(held) == 40
+    for k in (5, 17, 23, 38):
+        first, _ = cache.nearest(q, got.index(held[0]) + k)  # the tie at the k-th place: k copies of 40
+        tied = [i for i in first if i in set(held)]
+        assert tied == sorted(held)[:k] and first == got[:len(first)]

@@ -266,9 +266,13 @@ class VectorCache:
 
     def _best_first(self, sims: np.ndarray, rows: np.ndarray, k: int) -> tuple[list[str], list[float]]:
         """The ``k`` best of ``sims`` (the similarities of ``rows``) as ids and floats, best first, ties by id."""
-        top = np.argpartition(-sims, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
+        if k < len(rows):
+            # every row as near as the k-th too, so that ties at the k-th place go by id, as they do above it
+            top = np.flatnonzero(sims >= sims[np.argpartition(-sims, k - 1)[k - 1]])
+        else:
+            top = np.arange(len(rows))
         ids = self._ids
-        ranked = sorted(zip((-sims[top]).tolist(), [ids[r] for r in rows[top].tolist()]))
+        ranked = sorted(zip((-sims[top]).tolist(), [ids[r] for r in rows[top].tolist()]))[:k]
         return [i for _, i in ranked], [-v for v, _ in ranked]
 
     def scoped(self, groups: Iterable[str]) -> bool:
