@@ -1,6 +1,6 @@
 """Products of int8 rows with a float query on ONNX Runtime's integer kernel (``MatMulInteger``), which reads
-the rows as they are: numpy has no fast integer product, and converting the rows to float32 first took twice
-as long as the product that followed (a search of 10,000 rows or more spent most of its vector leg so).
+the rows as they are: numpy has no fast integer product, and converting the rows to float32 first took
+longer than the product that followed.
 
 The rows are held as uint8, each int8 value plus ``OFFSET``: ONNX Runtime's fast kernel takes unsigned rows
 with signed columns, and a zero point of ``OFFSET`` gives back the int8 products exactly. The query is split
