@@ -419,8 +419,8 @@ class EntityIndex:
 
     def _bucket(self, prefix: str) -> tuple[list[str], np.ndarray | None, np.ndarray | None, dict[str, int]]:
         """The names filed under a prefix, their lengths, and how often each holds each character of the
-        bucket's alphabet (one column a character); no counts for fewer than 24 names or an alphabet of more
-        than 64 characters."""
+        bucket's alphabet (one column a character); no counts for fewer than ``COUNTED_MIN_NAMES`` names or an
+        alphabet of more than 64 characters."""
         got = self._buckets.get(prefix)
         if got is None:
             keys = sorted(self._by_prefix.get(prefix, ()))

@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ..blas import one_thread
-from .int8 import OFFSET, from_offset, int8_products
+from .int8 import from_offset, int8_products, to_offset
 
 _SLICE = 2_048  # rows a conversion handles at a time
 # rows a search converts and multiplies at a time: 1,024 int8 rows as float32 (1.5 MB) stay in the cache between
@@ -412,11 +412,11 @@ class VectorCache:
 def quantize(vectors: np.ndarray, step: np.ndarray) -> np.ndarray:
     """int8 rows of float vectors, ``step`` apart in each dimension (clipped at +-127 steps), held as uint8 (the
     int8 value + ``int8.OFFSET``, which ONNX Runtime's integer product reads)."""
-    return (np.clip(np.rint(vectors / step), -127, 127) + OFFSET).astype(np.uint8)
+    return to_offset(np.clip(np.rint(vectors / step), -127, 127))
 
 
 def dequantize(rows: np.ndarray, step: np.ndarray) -> np.ndarray:
-    return (rows.astype(np.float32) - np.float32(OFFSET)) * step
+    return from_offset(rows) * step
 
 
 def nearest_centroid(vectors: np.ndarray, centroids: np.ndarray, batch: int = 8_192) -> np.ndarray:
