@@ -16,6 +16,9 @@ MEMORY, ENTITY = "memory", "entity"
 CHUNK, SYMBOL = "chunk", "symbol"
 #: the edge type from a code chunk to the symbol it defines
 DEFINES = "defines"
+#: memories whose mentions PageRank's subgraph keeps as arrays (``Graph._mention_row``): about 350 bytes each, so
+#: at most 7 MB; past it they are dropped and read again (a search reads 50)
+MENTION_ROWS_KEPT = 20_000
 
 
 class _Node:
@@ -118,11 +121,21 @@ class Graph:
         # while none is bounded, every memory is valid now and as of any time since the latest (always_valid)
         self._bounded: set[str] = set()
         self._newest = float("-inf")
+        # PageRank's subgraph reads mentions as arrays: a number for each node a memory mentions (never reused),
+        # and a memory's mentioned numbers and weights, made when a search first reads them (``_mention_row``)
+        self._numbers: dict[str, int] = {}
+        self._numbered: list[str] = []
+        self._rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # by node number: its degree if it is a bridge, -2 if not, -1 not looked up since the last change
+        self._degrees: np.ndarray | None = None
+        self._slot: np.ndarray | None = None
 
     def add_node(self, node: str, kind: str, **attrs) -> None:
+        self._degrees = None
         self.g.add_node(intern(node), kind=kind, **attrs)
 
     def add_edge(self, u: str, v: str, etype: str, weight: float = 1.0, key: str | None = None) -> None:
+        self._degrees = None
         if u in self and v in self:
             self.g.add_edge(*self._in_g(u, v), key=key or etype, type=etype, weight=float(weight))
 
@@ -160,9 +173,11 @@ class Graph:
 
     def add_entity(self, eid: str, name: str, entity_type: str) -> None:
         """Add an entity node, or replace the one there."""
+        self._degrees = None
         self._nodes[intern(eid)] = EntityNode(name, entity_type)
 
     def add_mention(self, mid: str, eid: str, weight: float = 1.0) -> None:
+        self._degrees = None
         if mid in self and eid in self:
             mid, eid = intern(mid), intern(eid)
             weight = 1.0 if weight == 1.0 else float(weight)  # one float object for the common weight
@@ -171,19 +186,23 @@ class Graph:
                 self._mentions[mid] = out + (eid,)
                 self._n_mentions += 1
             self._mentioned_by.setdefault(eid, {})[mid] = weight
+            self._rows.pop(mid, None)
 
     def add_relation(self, rid: str, source: str, target: str, relation_type: str, weight: float = 1.0) -> None:
+        self._degrees = None
         if source in self and target in self:
             source, target = self._in_g(source, target)
             self.g.add_edge(source, target, key=rid, type=relation_type, weight=float(weight), id=rid)
             self._relation_ends[rid] = (source, target)
 
     def remove_relation(self, rid: str) -> None:
+        self._degrees = None
         ends = self._relation_ends.pop(rid, None)
         if ends and self.g.has_edge(*ends, key=rid):
             self.g.remove_edge(*ends, key=rid)
 
     def remove_node(self, node: str) -> None:
+        self._degrees = None
         if node in self:
             old = self._nodes.get(node)
             if isinstance(old, MemoryNode):
@@ -191,6 +210,7 @@ class Graph:
                 self._bounded.discard(node)
             self.remove_mentions_of(node)
             for mid in self._mentioned_by.pop(node, {}):
+                self._rows.pop(mid, None)
                 rest = tuple(e for e in self._mentions.pop(mid) if e != node)
                 if rest:
                     self._mentions[mid] = rest
@@ -203,6 +223,8 @@ class Graph:
                 self.g.remove_node(node)
 
     def remove_mentions_of(self, mid: str) -> None:
+        self._degrees = None
+        self._rows.pop(mid, None)
         for eid in self._mentions.pop(mid, ()):
             _drop(self._mentioned_by, eid, mid)
             self._n_mentions -= 1
@@ -378,6 +400,46 @@ class Graph:
             out.append({"size": len(part), "members": members[:top]})
         return out
 
+    def _number(self, node: str) -> int:
+        """The node's number in ``_mention_row``'s arrays, given on first use."""
+        found = self._numbers.get(node)
+        if found is None:
+            found = self._numbers[node] = len(self._numbered)
+            self._numbered.append(node)
+        return found
+
+    def _mention_row(self, mid: str) -> tuple[np.ndarray, np.ndarray]:
+        """The numbers of the nodes a memory mentions and the mentions' weights, kept until its mentions change."""
+        got = self._rows.get(mid)
+        if got is None:
+            if len(self._rows) >= MENTION_ROWS_KEPT:
+                self._rows.clear()
+            mentioned = self._mentions.get(mid, ())
+            got = self._rows[mid] = (np.asarray([self._number(e) for e in mentioned], dtype=np.int64),
+                                     np.asarray([self._mentioned_by[e][mid] for e in mentioned], dtype=float))
+        return got
+
+    def _slots(self) -> np.ndarray:
+        """A slot per node number, each -1 (``local_matrix`` writes into some and puts them back)."""
+        if self._slot is None or len(self._slot) < len(self._numbered):
+            self._slot = np.full(len(self._numbered) + 1024, -1, dtype=np.intp)
+        return self._slot
+
+    def _bridge_degrees(self, numbers: np.ndarray) -> np.ndarray:
+        """The degree of each numbered node that is a bridge (an entity, a symbol), -2 for the others: looked up once
+        after each change of the graph, then read from an array."""
+        if self._degrees is None or len(self._degrees) < len(self._numbered):
+            self._degrees = np.full(len(self._numbered) + 1024, -1, dtype=np.int64)
+        got = self._degrees[numbers]
+        unknown = np.flatnonzero(got == -1)
+        if len(unknown):
+            names = self._numbered
+            found = [self.degree(v) if self.kind(v) == self.bridge else -2
+                     for v in (names[e] for e in numbers[unknown].tolist())]
+            got[unknown] = found
+            self._degrees[numbers[unknown]] = found
+        return got
+
     def local_matrix(self, candidates: Iterable[str], query_nodes: Iterable[str],
                      hub_degree: int) -> tuple[list[str], np.ndarray]:
         """PPR's subgraph: the candidates, then the query's nodes, and their symmetric weight matrix, with
@@ -396,12 +458,20 @@ class Graph:
         nc, n = len(cands), len(nodes)
         w = np.zeros((n, n))
         # a candidate with links beside its mentions (relations, or mentioned itself) is read link by link; the
-        # others' mentions are counted from their tuples in C, and weights are read only of links into the
-        # subgraph or to a node two candidates share
+        # others' mentions come as arrays of node numbers kept per memory (``_mention_row``), so that the nodes
+        # two candidates share are found by numpy, not by a Counter over tuples (SciFact: 700 nodes a search)
         others = {i: self.linked(c) for i, c in enumerate(cands) if c in self.g or c in self._mentioned_by}
         plain = [(i, c) for i, c in enumerate(cands) if i not in others]
-        reached = Counter(chain.from_iterable(
-            (v for v, _ in others[i]) if i in others else self._mentions.get(c, ()) for i, c in enumerate(cands)))
+        parts = [self._mention_row(c) for _, c in plain]
+        number = self._number
+        linked = [(i, number(v), weight) for i, links in others.items() for v, weight in links]
+        rows = np.repeat(np.asarray([i for i, _ in plain], dtype=np.intp), [len(p[0]) for p in parts])
+        ends = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        values = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+        if linked:
+            i, e, weight = zip(*linked)
+            rows, ends, values = np.concatenate([rows, i]), np.concatenate([ends, e]), np.concatenate([values, weight])
+        known = {self._numbers[v] for v in at if v in self._numbers}
         into = [(j, by) for v, j in at.items() if (by := self._mentioned_by.get(v))]  # subgraph nodes named
         inside = [(i, j, by[c]) for i, c in plain for j, by in into if c in by]
         inside += [(i, at[v], weight) for i, links in others.items() for v, weight in links if v in at]
@@ -412,21 +482,29 @@ class Graph:
             elif j != i:  # a relation between candidates, seen from both ends
                 w[i, j] += weight / 2
                 w[j, i] += weight / 2
-        # only a node two candidates link to joins them: the degree is looked up for those alone
-        shared = [v for v, count in reached.items() if count > 1 and v not in at and self.kind(v) == self.bridge]
-        degrees = [self.degree(v) for v in shared]
-        column = {v: col for col, v in enumerate(v for v, d in zip(shared, degrees) if d <= hub_degree * 20)}
-        if column:
-            keys = column.keys()
-            found = [(i, column[v], self._mentioned_by[v][c]) for i, c in plain
-                     for v in keys & self._mentions.get(c, ())]
-            found += [(i, column[v], weight) for i, links in others.items() for v, weight in links if v in column]
-            rows, cols, values = zip(*found)
-            b = np.zeros((nc, len(column)))
-            np.add.at(b, (rows, cols), values)  # a candidate's two links to one node add up
-            folded = (b / np.asarray([max(1, d) for d in degrees if d <= hub_degree * 20], dtype=float)) @ b.T
-            np.fill_diagonal(folded, 0.0)
-            w[:nc, :nc] += folded
+        # only a node two candidates link to joins them, if it is neither in the subgraph nor a hub: its entries
+        # are found through a slot per node number (``_slots``), not by sorting them
+        if len(ends):
+            slot, order = self._slots(), np.arange(len(ends))
+            slot[ends] = order
+            first = slot[ends]  # the entry that stands for each entry's node
+            slot[ends] = -1
+            twice = np.flatnonzero(np.bincount(first, minlength=len(ends)) > 1)
+            degree = self._bridge_degrees(ends[twice])
+            for k in known:
+                degree[ends[twice] == k] = -2
+            usable = twice[(degree >= 0) & (degree <= hub_degree * 20)]
+            if len(usable):
+                column = np.full(len(ends), -1, dtype=np.intp)
+                column[usable] = np.arange(len(usable))
+                col = column[first]
+                keep = col >= 0
+                # a candidate's two links to one node add up
+                b = np.bincount(rows[keep] * len(usable) + col[keep], weights=values[keep],
+                                minlength=nc * len(usable)).reshape(nc, len(usable))
+                folded = (b / np.maximum(degree[(degree >= 0) & (degree <= hub_degree * 20)], 1)) @ b.T
+                np.fill_diagonal(folded, 0.0)
+                w[:nc, :nc] += folded
         w[np.arange(nc), np.arange(nc)] = 1.0
         return nodes, w
 

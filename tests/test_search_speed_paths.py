@@ -277,9 +277,40 @@ def test_local_matrix_equals_a_loop_over_every_link(mentions, relations, candida
     nodes, w = g.local_matrix(cands, q, hub)
     want_nodes, want = local_matrix_by_loop(g, cands, q, hub)
     assert nodes == want_nodes and np.array_equal(w, want)
+    # what it keeps between searches (each memory's mentions as arrays, the degrees) follows the graph's changes
+    g.add_relation("r-late", "m0", "e7", "rel", 0.7)
+    nodes, w = g.local_matrix(cands, q, hub)
+    for m, e, weight in mentions[:3]:
+        g.add_mention(f"m{(m + 1) % 12}", f"e{(e + 1) % 8}", weight / 2)
+    if mentions:
+        g.remove_mentions_of(f"m{mentions[-1][0]}")
+        g.remove_node(f"e{mentions[0][1]}")
+    nodes, w = g.local_matrix(cands, q, hub)
+    want_nodes, want = local_matrix_by_loop(g, cands, q, hub)
+    assert nodes == want_nodes and np.array_equal(w, want)
     # linked, which both read, is neighbors without its edge types, in its order (parallel relations included)
     for node in [*(f"m{m}" for m in range(12)), *(f"e{e}" for e in range(8))]:
         assert g.linked(node) == [(v, weight) for v, _t, weight, _d in g.neighbors(node)]
+
+
+def test_the_subgraph_reads_degrees_and_mentions_again_after_each_change():
+    g = Graph()
+    g.add_entity("e0", "entity 0", "name")
+    for m in range(4):
+        g.add_memory(f"m{m}", NOTE)
+    g.add_mention("m0", "e0")
+    g.add_mention("m1", "e0")
+    _, w = g.local_matrix(["m0", "m1"], [], 2)
+    assert w[0, 1] == 0.5  # one shared entity of degree 2
+    g.add_mention("m2", "e0")
+    _, w = g.local_matrix(["m0", "m1"], [], 2)
+    assert w[0, 1] == 1 / 3
+    g.add_mention("m0", "e0", 0.5)  # the same mention, lighter
+    _, w = g.local_matrix(["m0", "m1"], [], 2)
+    assert w[0, 1] == 0.5 / 3
+    g.remove_mentions_of("m2")
+    _, w = g.local_matrix(["m0", "m1"], [], 2)
+    assert w[0, 1] == 0.25
 
 
 def mmr_by_loop(ids, scores, sim, lam, limit, duplicate, floor):
