@@ -16,8 +16,8 @@ MEMORY, ENTITY = "memory", "entity"
 CHUNK, SYMBOL = "chunk", "symbol"
 #: the edge type from a code chunk to the symbol it defines
 DEFINES = "defines"
-#: memories whose mentions PageRank's subgraph keeps as arrays (``Graph._mention_row``): about 350 bytes each, so
-#: at most 7 MB; past it they are dropped and read again (a search reads 50)
+#: memories whose mentions PageRank's subgraph keeps as arrays (``Graph._mention_row``), and whose subjects are kept:
+#: about 350 bytes each, so at most 7 MB each; past it they are dropped and read again (a search reads 50)
 MENTION_ROWS_KEPT = 20_000
 
 
@@ -129,13 +129,19 @@ class Graph:
         # by node number: its degree if it is a bridge, -2 if not, -1 not looked up since the last change
         self._degrees: np.ndarray | None = None
         self._slot: np.ndarray | None = None
+        self._subjects: dict[tuple[str, int, tuple[str, ...]], frozenset] = {}  # (``subjects``), until a change
+
+    def _changed(self) -> None:
+        """Drop what reads keep that any change may alter (degrees, subjects)."""
+        self._degrees = None
+        self._subjects.clear()
 
     def add_node(self, node: str, kind: str, **attrs) -> None:
-        self._degrees = None
+        self._changed()
         self.g.add_node(intern(node), kind=kind, **attrs)
 
     def add_edge(self, u: str, v: str, etype: str, weight: float = 1.0, key: str | None = None) -> None:
-        self._degrees = None
+        self._changed()
         if u in self and v in self:
             self.g.add_edge(*self._in_g(u, v), key=key or etype, type=etype, weight=float(weight))
 
@@ -173,11 +179,11 @@ class Graph:
 
     def add_entity(self, eid: str, name: str, entity_type: str) -> None:
         """Add an entity node, or replace the one there."""
-        self._degrees = None
+        self._changed()
         self._nodes[intern(eid)] = EntityNode(name, entity_type)
 
     def add_mention(self, mid: str, eid: str, weight: float = 1.0) -> None:
-        self._degrees = None
+        self._changed()
         if mid in self and eid in self:
             mid, eid = intern(mid), intern(eid)
             weight = 1.0 if weight == 1.0 else float(weight)  # one float object for the common weight
@@ -189,20 +195,20 @@ class Graph:
             self._rows.pop(mid, None)
 
     def add_relation(self, rid: str, source: str, target: str, relation_type: str, weight: float = 1.0) -> None:
-        self._degrees = None
+        self._changed()
         if source in self and target in self:
             source, target = self._in_g(source, target)
             self.g.add_edge(source, target, key=rid, type=relation_type, weight=float(weight), id=rid)
             self._relation_ends[rid] = (source, target)
 
     def remove_relation(self, rid: str) -> None:
-        self._degrees = None
+        self._changed()
         ends = self._relation_ends.pop(rid, None)
         if ends and self.g.has_edge(*ends, key=rid):
             self.g.remove_edge(*ends, key=rid)
 
     def remove_node(self, node: str) -> None:
-        self._degrees = None
+        self._changed()
         if node in self:
             old = self._nodes.get(node)
             if isinstance(old, MemoryNode):
@@ -223,7 +229,7 @@ class Graph:
                 self.g.remove_node(node)
 
     def remove_mentions_of(self, mid: str) -> None:
-        self._degrees = None
+        self._changed()
         self._rows.pop(mid, None)
         for eid in self._mentions.pop(mid, ()):
             _drop(self._mentioned_by, eid, mid)
@@ -265,14 +271,20 @@ class Graph:
 
     def subjects(self, mid: str, hub_degree: int, skip_types: tuple[str, ...] = ("project", "tag")) -> frozenset:
         """The entities a memory mentions that can be what it is about: neither hubs (more than ``hub_degree``
-        memories name them) nor its project or tags."""
-        out = []
-        for eid in self._mentions.get(mid, ()):
-            node = self._nodes.get(eid)
-            if (node is not None and node.entity_type not in skip_types
-                    and len(self._mentioned_by.get(eid, ())) <= hub_degree):
-                out.append(eid)
-        return frozenset(out)
+        memories name them) nor its project or tags; kept until the graph changes."""
+        key = (mid, hub_degree, skip_types)
+        found = self._subjects.get(key)
+        if found is None:
+            if len(self._subjects) >= MENTION_ROWS_KEPT:
+                self._subjects.clear()
+            out = []
+            for eid in self._mentions.get(mid, ()):
+                node = self._nodes.get(eid)
+                if (node is not None and node.entity_type not in skip_types
+                        and len(self._mentioned_by.get(eid, ())) <= hub_degree):
+                    out.append(eid)
+            found = self._subjects[key] = frozenset(out)
+        return found
 
     def mention_count(self, eid: str) -> int:
         """How many memories mention this entity."""

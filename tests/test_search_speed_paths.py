@@ -313,6 +313,25 @@ def test_the_subgraph_reads_degrees_and_mentions_again_after_each_change():
     assert w[0, 1] == 0.25
 
 
+def test_subjects_follow_the_graphs_changes():
+    g = Graph()
+    g.add_entity("e0", "entity 0", "name")
+    g.add_entity("e1", "entity 1", "name")
+    for m in range(3):
+        g.add_memory(f"m{m}", NOTE)
+    g.add_mention("m0", "e0")
+    g.add_mention("m0", "e1")
+    assert g.subjects("m0", 1) == {"e0", "e1"}
+    g.add_mention("m1", "e1")  # e1 becomes a hub at hub_degree 1
+    assert g.subjects("m0", 1) == {"e0"} and g.subjects("m0", 2) == {"e0", "e1"}
+    g.add_entity("e0", "entity 0", "project")
+    assert g.subjects("m0", 1) == set()
+    g.remove_mentions_of("m1")
+    assert g.subjects("m0", 1) == {"e1"}
+    g.remove_node("e1")
+    assert g.subjects("m0", 1) == set() and g.subjects("m0", 1, skip_types=()) == {"e0"}
+
+
 def mmr_by_loop(ids, scores, sim, lam, limit, duplicate, floor):
     """Greedy MMR as first written: every pick weighs every remaining item against those picked."""
     chosen: list[int] = []
