@@ -352,17 +352,20 @@ def mmr_by_loop(ids, scores, sim, lam, limit, duplicate, floor):
 
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 14), seed=st.integers(0, 10_000), lam=st.sampled_from([0.0, 0.5, 0.7, 1.0]),
-       limit=st.integers(1, 10), duplicate=st.sampled_from([None, 0.9, 0.95]), floor=st.sampled_from([0.0, 0.85]),
-       spread=st.sampled_from([0.05, 0.5, 1.0]), tied=st.booleans())
-def test_mmr_picks_what_the_greedy_loop_picks(n, seed, lam, limit, duplicate, floor, spread, tied):
-    """With and without redundant pairs (the no-penalty shortcut), ties in score, near-duplicates."""
+       limit=st.integers(1, 10), duplicate=st.sampled_from([None, 0.5, 0.9, 0.95]),
+       floor=st.sampled_from([0.0, 0.85, 0.97]), spread=st.sampled_from([0.05, 0.5, 1.0]), tied=st.booleans(),
+       ordered=st.booleans())
+def test_mmr_picks_what_the_greedy_loop_picks(n, seed, lam, limit, duplicate, floor, spread, tied, ordered):
+    """With and without redundant pairs (the no-penalty shortcuts), ties in score, scores out of order,
+    near-duplicates that are no redundancy yet (a duplicate threshold below the floor)."""
     from memory_graph.retrieval.mmr import mmr
 
     rng = np.random.default_rng(seed)
     vecs = rng.normal(size=(n, 4)) * spread + np.array([1.0, 0, 0, 0])
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     sim = vecs @ vecs.T
-    scores = sorted((rng.integers(1, 4) / 4 if tied else rng.random() for _ in range(n)), reverse=True)
+    scores = [rng.integers(1, 4) / 4 if tied else rng.random() for _ in range(n)]
+    scores = sorted(scores, reverse=True) if ordered else scores
     ids = [f"d{i}" for i in range(n)]
     assert mmr(ids, scores, sim, lam, limit, duplicate, floor) == \
         mmr_by_loop(ids, scores, sim.tolist(), lam, limit, duplicate, floor)

@@ -44,27 +44,42 @@ def mmr(ids: Sequence[str], scores: Sequence[float], similarity: np.ndarray, lam
     if not 0.0 <= floor < 1.0:
         raise ValueError("floor must lie in [0, 1)")
     n = len(ids)
+    sim = np.asarray(similarity, dtype=np.float64)[:n, :n]
     # no pair redundant (nor a near-duplicate): every penalty is 0, and the greedy picks in the given order
-    off = np.asarray(similarity, dtype=np.float64)[:n, :n] - 2.0 * np.eye(n)
-    if n and off.max() <= floor and (duplicate is None or off.max() < duplicate) and _descending(scores):
+    top = (sim - 2.0 * np.eye(n)).max() if n else 0.0
+    if n and top <= floor and (duplicate is None or top < duplicate) and _descending(scores):
         return list(ids[:limit])
     rel = lam * np.asarray(scores, dtype=np.float64)
-    max_sim = np.zeros(n)
+    # each item's penalty once picked d is the same for every later step: the penalty of the largest similarity
+    # is the largest penalty (the map is monotone), so a running maximum of penalty rows is r(d)'s penalty
+    penalty = (1 - lam) * np.maximum(sim - floor, 0.0) / (1 - floor)
+    doubles = sim >= duplicate if duplicate is not None else None
+    most = np.zeros(n)
     taken = np.zeros(n, dtype=bool)
     copies = np.zeros(n, dtype=bool)
     chosen: list[int] = []
+    np.fill_diagonal(penalty, 0.0)  # (an item's own row: it is taken)
+    if doubles is not None:
+        np.fill_diagonal(doubles, False)
+    # until an item picked penalises another, every value is its relevance: with the scores in order, the
+    # greedy takes the next item
+    plain = _descending(scores)
     while len(chosen) < min(limit, n):
-        value = rel - (1 - lam) * np.maximum(max_sim - floor, 0.0) / (1 - floor) if chosen else rel.copy()
-        value[taken] = -np.inf
-        # near-duplicates only once nothing else is left; argmax keeps the first of equal values (input order)
-        value[copies & ~taken] -= 1e9
-        best = int(np.argmax(value))
+        if plain:
+            best = len(chosen)
+        else:
+            value = rel - most
+            # near-duplicates only once nothing else is left; argmax keeps the first of equal values (input order)
+            value[copies] -= 1e9
+            value[taken] = -np.inf
+            best = int(np.argmax(value))
         chosen.append(best)
         taken[best] = True
-        row = np.asarray(similarity[best], dtype=np.float64)
-        max_sim = row if len(chosen) == 1 else np.maximum(max_sim, row)
-        if duplicate is not None:
-            copies |= row >= duplicate
+        if penalty[best].any() or (doubles is not None and doubles[best].any()):
+            plain = False
+            np.maximum(most, penalty[best], out=most)
+            if doubles is not None:
+                copies |= doubles[best]
     return [ids[i] for i in chosen]
 
 
