@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+import struct
 from itertools import chain
 from sys import intern
 from typing import Callable, Collection, Iterable, Iterator
@@ -16,9 +17,12 @@ MEMORY, ENTITY = "memory", "entity"
 CHUNK, SYMBOL = "chunk", "symbol"
 #: the edge type from a code chunk to the symbol it defines
 DEFINES = "defines"
-#: memories whose mentions PageRank's subgraph keeps as arrays (``Graph._mention_row``), and whose subjects are kept:
-#: about 350 bytes each, so at most 7 MB each; past it they are dropped and read again (a search reads 50)
-MENTION_ROWS_KEPT = 20_000
+#: memories whose subjects are kept (``Graph.subjects``): a few hundred bytes each; past it they are dropped and
+#: read again (a search reads 50)
+SUBJECTS_KEPT = 20_000
+#: a mention as PageRank's subgraph reads it: the mentioned node's number and the mention's weight (12 bytes)
+MENTION = np.dtype([("node", "<i4"), ("weight", "<f8")])
+_PACK = struct.Struct("<id").pack
 
 
 class _Node:
@@ -122,10 +126,13 @@ class Graph:
         self._bounded: set[str] = set()
         self._newest = float("-inf")
         # PageRank's subgraph reads mentions as arrays: a number for each node a memory mentions (never reused),
-        # and a memory's mentioned numbers and weights, made when a search first reads them (``_mention_row``)
+        # and each memory's mentions as (number, weight) records in bytes (``MENTION``): a search reads one
+        # contiguous object a candidate, not its entities' ids and dicts. Made for every memory by the first
+        # search that reads them (``_mention_rows``), not while a load adds mentions one by one; kept with each
+        # write from then on
         self._numbers: dict[str, int] = {}
         self._numbered: list[str] = []
-        self._rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._rows: dict[str, bytes] | None = None
         # by node number: its degree if it is a bridge, -2 if not, -1 not looked up since the last change
         self._degrees: np.ndarray | None = None
         self._slot: np.ndarray | None = None
@@ -134,7 +141,8 @@ class Graph:
     def _changed(self) -> None:
         """Drop what reads keep that any change may alter (degrees, subjects)."""
         self._degrees = None
-        self._subjects.clear()
+        if self._subjects:
+            self._subjects.clear()
 
     def add_node(self, node: str, kind: str, **attrs) -> None:
         self._changed()
@@ -183,16 +191,21 @@ class Graph:
         self._nodes[intern(eid)] = EntityNode(name, entity_type)
 
     def add_mention(self, mid: str, eid: str, weight: float = 1.0) -> None:
-        self._changed()
+        self._degrees = None  # (``_changed``, inline: a graph's load adds every mention)
+        if self._subjects:
+            self._subjects.clear()
         if mid in self and eid in self:
             mid, eid = intern(mid), intern(eid)
             weight = 1.0 if weight == 1.0 else float(weight)  # one float object for the common weight
             out = self._mentions.get(mid, ())
+            self._mentioned_by.setdefault(eid, {})[mid] = weight
             if eid not in out:
                 self._mentions[mid] = out + (eid,)
                 self._n_mentions += 1
-            self._mentioned_by.setdefault(eid, {})[mid] = weight
-            self._rows.pop(mid, None)
+                if self._rows is not None:
+                    self._rows[mid] = self._rows.get(mid, b"") + _PACK(self._number(eid), weight)
+            elif self._rows is not None:  # a new weight
+                self._rows[mid] = self._row(mid)
 
     def add_relation(self, rid: str, source: str, target: str, relation_type: str, weight: float = 1.0) -> None:
         self._changed()
@@ -216,10 +229,13 @@ class Graph:
                 self._bounded.discard(node)
             self.remove_mentions_of(node)
             for mid in self._mentioned_by.pop(node, {}):
-                self._rows.pop(mid, None)
                 rest = tuple(e for e in self._mentions.pop(mid) if e != node)
                 if rest:
                     self._mentions[mid] = rest
+                    if self._rows is not None:
+                        self._rows[mid] = self._row(mid)
+                elif self._rows is not None:
+                    self._rows.pop(mid, None)
                 self._n_mentions -= 1
             self._nodes.pop(node, None)
             if node in self.g:
@@ -230,7 +246,8 @@ class Graph:
 
     def remove_mentions_of(self, mid: str) -> None:
         self._changed()
-        self._rows.pop(mid, None)
+        if self._rows is not None:
+            self._rows.pop(mid, None)
         for eid in self._mentions.pop(mid, ()):
             _drop(self._mentioned_by, eid, mid)
             self._n_mentions -= 1
@@ -275,7 +292,7 @@ class Graph:
         key = (mid, hub_degree, skip_types)
         found = self._subjects.get(key)
         if found is None:
-            if len(self._subjects) >= MENTION_ROWS_KEPT:
+            if len(self._subjects) >= SUBJECTS_KEPT:
                 self._subjects.clear()
             out = []
             for eid in self._mentions.get(mid, ()):
@@ -413,23 +430,36 @@ class Graph:
         return out
 
     def _number(self, node: str) -> int:
-        """The node's number in ``_mention_row``'s arrays, given on first use."""
+        """The node's number in PageRank's subgraph (``MENTION``), given on first use."""
         found = self._numbers.get(node)
         if found is None:
             found = self._numbers[node] = len(self._numbered)
             self._numbered.append(node)
         return found
 
-    def _mention_row(self, mid: str) -> tuple[np.ndarray, np.ndarray]:
-        """The numbers of the nodes a memory mentions and the mentions' weights, kept until its mentions change."""
-        got = self._rows.get(mid)
-        if got is None:
-            if len(self._rows) >= MENTION_ROWS_KEPT:
-                self._rows.clear()
-            mentioned = self._mentions.get(mid, ())
-            got = self._rows[mid] = (np.asarray([self._number(e) for e in mentioned], dtype=np.int64),
-                                     np.asarray([self._mentioned_by[e][mid] for e in mentioned], dtype=float))
-        return got
+    def _row(self, mid: str) -> bytes:
+        """A memory's mentions as ``MENTION`` records, in the order of its mentions."""
+        return b"".join(_PACK(self._number(e), self._mentioned_by[e][mid]) for e in self._mentions.get(mid, ()))
+
+    def _mention_rows(self) -> dict[str, bytes]:
+        """Every memory's ``_row``, made at once the first time (one array of records cut into rows)."""
+        if self._rows is None:
+            mids = list(self._mentions)
+            mentioned = [self._mentions[m] for m in mids]
+            for e in dict.fromkeys(chain.from_iterable(mentioned)):
+                self._number(e)
+            records = np.empty(sum(map(len, mentioned)), dtype=MENTION)
+            records["node"] = np.fromiter(map(self._numbers.__getitem__, chain.from_iterable(mentioned)),
+                                          dtype=np.int32, count=len(records))
+            records["weight"] = np.fromiter(
+                (by[m] for m, ents in zip(mids, mentioned) for by in map(self._mentioned_by.__getitem__, ents)),
+                dtype=float, count=len(records))
+            data, size, at = records.tobytes(), MENTION.itemsize, 0
+            self._rows = {}
+            for m, ents in zip(mids, mentioned):
+                self._rows[m] = data[at:at + size * len(ents)]
+                at += size * len(ents)
+        return self._rows
 
     def _slots(self) -> np.ndarray:
         """A slot per node number, each -1 (``local_matrix`` writes into some and puts them back)."""
@@ -470,16 +500,17 @@ class Graph:
         nc, n = len(cands), len(nodes)
         w = np.zeros((n, n))
         # a candidate with links beside its mentions (relations, or mentioned itself) is read link by link; the
-        # others' mentions come as arrays of node numbers kept per memory (``_mention_row``), so that the nodes
-        # two candidates share are found by numpy, not by a Counter over tuples (SciFact: 700 nodes a search)
+        # others' mentions come as the records kept per memory (``MENTION``), so that the nodes two candidates
+        # share are found by numpy, not by a Counter over tuples of ids (SciFact: 700 nodes a search)
         others = {i: self.linked(c) for i, c in enumerate(cands) if c in self.g or c in self._mentioned_by}
         plain = [(i, c) for i, c in enumerate(cands) if i not in others]
-        parts = [self._mention_row(c) for _, c in plain]
+        kept = self._mention_rows()
+        parts = [kept.get(c, b"") for _, c in plain]
         number = self._number
         linked = [(i, number(v), weight) for i, links in others.items() for v, weight in links]
-        rows = np.repeat(np.asarray([i for i, _ in plain], dtype=np.intp), [len(p[0]) for p in parts])
-        ends = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        values = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+        rows = np.repeat(np.asarray([i for i, _ in plain], dtype=np.intp), [len(p) // MENTION.itemsize for p in parts])
+        records = np.frombuffer(b"".join(parts), dtype=MENTION)
+        ends, values = records["node"].astype(np.int64), records["weight"].copy()
         if linked:
             i, e, weight = zip(*linked)
             rows, ends, values = np.concatenate([rows, i]), np.concatenate([ends, e]), np.concatenate([values, weight])

@@ -285,6 +285,8 @@ def test_local_matrix_equals_a_loop_over_every_link(mentions, relations, candida
     if mentions:
         g.remove_mentions_of(f"m{mentions[-1][0]}")
         g.remove_node(f"e{mentions[0][1]}")
+    # the rows made at once by the first search, then kept with each write, are each memory's rows made anew
+    assert g._mention_rows() == {m: g._row(m) for m in g._mentions}
     nodes, w = g.local_matrix(cands, q, hub)
     want_nodes, want = local_matrix_by_loop(g, cands, q, hub)
     assert nodes == want_nodes and np.array_equal(w, want)
