@@ -17,8 +17,8 @@ MEMORY, ENTITY = "memory", "entity"
 CHUNK, SYMBOL = "chunk", "symbol"
 #: the edge type from a code chunk to the symbol it defines
 DEFINES = "defines"
-#: memories whose subjects are kept (``Graph.subjects``): a few hundred bytes each; past it they are dropped and
-#: read again (a search reads 50)
+#: memories whose subjects are kept (``Graph.subjects``), and nodes whose links are (``Graph._kept_links``): a few
+#: hundred bytes each; past it they are dropped and read again (a search reads 50)
 SUBJECTS_KEPT = 20_000
 #: a mention as PageRank's subgraph reads it: the mentioned node's number and the mention's weight (12 bytes)
 MENTION = np.dtype([("node", "<i4"), ("weight", "<f8")])
@@ -137,12 +137,17 @@ class Graph:
         self._degrees: np.ndarray | None = None
         self._slot: np.ndarray | None = None
         self._subjects: dict[tuple[str, int, tuple[str, ...]], frozenset] = {}  # (``subjects``), until a change
+        # the links of the nodes PageRank's subgraph reads link by link (``linked``), until a change: a code
+        # chunk's calls and definitions, read from networkx's dicts, took most of a code search's subgraph
+        self._links: dict[str, list[tuple[str, float]]] = {}
 
     def _changed(self) -> None:
-        """Drop what reads keep that any change may alter (degrees, subjects)."""
+        """Drop what reads keep that any change may alter (degrees, subjects, links)."""
         self._degrees = None
         if self._subjects:
             self._subjects.clear()
+        if self._links:
+            self._links.clear()
 
     def add_node(self, node: str, kind: str, **attrs) -> None:
         self._changed()
@@ -191,9 +196,7 @@ class Graph:
         self._nodes[intern(eid)] = EntityNode(name, entity_type)
 
     def add_mention(self, mid: str, eid: str, weight: float = 1.0) -> None:
-        self._degrees = None  # (``_changed``, inline: a graph's load adds every mention)
-        if self._subjects:
-            self._subjects.clear()
+        self._changed()
         if mid in self and eid in self:
             mid, eid = intern(mid), intern(eid)
             weight = 1.0 if weight == 1.0 else float(weight)  # one float object for the common weight
@@ -353,6 +356,15 @@ class Graph:
             out += [(u, d["weight"]) for u, keyed in self.g._pred[node].items() for d in keyed.values()]
         return out
 
+    def _kept_links(self, node: str) -> list[tuple[str, float]]:
+        """``linked(node)``, kept until the graph changes (read, never changed, by the caller)."""
+        got = self._links.get(node)
+        if got is None:
+            if len(self._links) >= SUBJECTS_KEPT:
+                self._links.clear()
+            got = self._links[node] = self.linked(node)
+        return got
+
     def number_of_edges(self) -> int:
         return self.g.number_of_edges() + self._n_mentions
 
@@ -502,7 +514,7 @@ class Graph:
         # a candidate with links beside its mentions (relations, or mentioned itself) is read link by link; the
         # others' mentions come as the records kept per memory (``MENTION``), so that the nodes two candidates
         # share are found by numpy, not by a Counter over tuples of ids (SciFact: 700 nodes a search)
-        others = {i: self.linked(c) for i, c in enumerate(cands) if c in self.g or c in self._mentioned_by}
+        others = {i: self._kept_links(c) for i, c in enumerate(cands) if c in self.g or c in self._mentioned_by}
         plain = [(i, c) for i, c in enumerate(cands) if i not in others]
         kept = self._mention_rows()
         parts = [kept.get(c, b"") for _, c in plain]
