@@ -184,6 +184,15 @@ def test_update_pairs_are_those_a_loop_over_every_pair_finds(pool, seed):
     want = pairs_by_loop(info, 0.6, subjects)
     assert [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in want]
     assert [c for _, _, c in got] == pytest.approx([c for _, _, c in want], abs=1e-6)
+    # with the pool's similarities from the caller: in the pool's order, and in another (read through the rows)
+    from memory_graph.retrieval.mmr import similarity_matrix
+
+    for order in (list(info), list(info)[::-1]):
+        sim = similarity_matrix([info[d].vector for d in order], [set() for _ in order])
+        given = update_pairs(info, 0.6, lambda ids: {i: subjects[i] for i in ids},
+                             ({d: k for k, d in enumerate(order)}, sim))
+        assert [(a, b) for a, b, _ in given] == [(a, b) for a, b, _ in want]
+        assert [c for _, _, c in given] == pytest.approx([c for _, _, c in want], abs=1e-6)
 
 
 def test_a_search_goes_on_when_blas_cannot_be_held(tmp_path, embedder, monkeypatch, caplog):

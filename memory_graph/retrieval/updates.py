@@ -38,26 +38,29 @@ def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float,
     candidate's entities. ``similarity``: the candidates' cosines when the caller has them (each id's row and
     the matrix, ``mmr.similarity_matrix``), else they are computed here.
     """
-    ids = sorted((d for d, c in info.items() if c.vector is not None),
-                 key=lambda d: (info[d].created_at, d))
+    ids = [d for d, c in info.items() if c.vector is not None]
     if len(ids) < 2:
         return []
     if similarity is not None:
         at = [similarity[0][d] for d in ids]
-        cos = submatrix(similarity[1], at)
+        cos = similarity[1] if at == list(range(len(similarity[1]))) else submatrix(similarity[1], at)
     else:
         mat = np.stack([np.asarray(info[d].vector, dtype=np.float64) for d in ids])
         mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
         cos = mat @ mat.T  # every pair at once: a Python loop of pairs cost a millisecond a search
-    created = np.array([info[d].created_at for d in ids])
-    evergreen = np.array([info[d].evergreen for d in ids])
-    # the pairs of (i, j), i < j, row by row as a loop over them would take them: only those close enough are
-    # looked at in Python
-    near = np.triu(cos >= marked_cosine, 1) & evergreen[:, None] & (created[None, :] > created[:, None])
-    rows, cols = np.nonzero(near)
-    named = subjects(sorted({ids[k] for k in (*rows.tolist(), *cols.tolist())})) if len(rows) else {}
+    created = [info[d].created_at for d in ids]
+    olds = np.flatnonzero([info[d].evergreen for d in ids])
+    # the rows of the evergreen memories alone, and only the pairs close enough are looked at in Python
+    when = np.asarray(created)
+    rows, cols = np.nonzero((cos[olds] >= marked_cosine) & (when[None, :] > when[olds][:, None]))
+    if not len(rows):
+        return []
+    rows = olds[rows].tolist()
+    cols = cols.tolist()
+    named = subjects(sorted({ids[k] for k in (*rows, *cols)}))
     out = []
-    for i, j in zip(rows.tolist(), cols.tolist()):
+    # oldest first (by creation, then id), and each one's newer memories in the same order
+    for i, j in sorted(zip(rows, cols), key=lambda p: (created[p[0]], ids[p[0]], created[p[1]], ids[p[1]])):
         old, new = ids[i], ids[j]
         if named.get(old, frozenset()) & named.get(new, frozenset()):
             out.append((old, new, float(cos[i, j])))
