@@ -23,13 +23,14 @@ def pagerank(weights: np.ndarray, restart: np.ndarray, alpha: float = 0.85, max_
     out_w = weights.sum(axis=1)
     dangling = out_w == 0
     inv = np.divide(1.0, out_w, out=np.zeros(n), where=~dangling)
-    pt = np.ascontiguousarray((weights * inv[:, None]).T)
+    pt = (weights * inv[:, None]).T
     if n <= direct_max_nodes:
         m = -alpha * pt
         if dangling.any():
             m[:, dangling] -= alpha * restart[:, None]
-        m[np.diag_indices(n)] += 1.0
+        m.flat[::n + 1] += 1.0  # the diagonal
         return np.linalg.solve(m, (1 - alpha) * restart)
+    pt = np.ascontiguousarray(pt)
     p = restart.copy()
     for _ in range(max_iter):
         nxt = alpha * (pt @ p + p[dangling].sum() * restart) + (1 - alpha) * restart
@@ -39,9 +40,11 @@ def pagerank(weights: np.ndarray, restart: np.ndarray, alpha: float = 0.85, max_
     return p
 
 
-def restart_vector(nodes: Sequence[str], restart: Mapping[str, float]) -> np.ndarray:
-    """The restart distribution over ``nodes``: the given masses normalised, or uniform if none is positive."""
-    at = {x: i for i, x in enumerate(nodes)}
+def restart_vector(nodes: Sequence[str], restart: Mapping[str, float],
+                   at: Mapping[str, int] | None = None) -> np.ndarray:
+    """The restart distribution over ``nodes``: the given masses normalised, or uniform if none is positive
+    (``at``: each node's index, when the caller has it)."""
+    at = {x: i for i, x in enumerate(nodes)} if at is None else at
     r = np.zeros(len(nodes))
     for node, mass in restart.items():
         if node in at:
@@ -97,6 +100,6 @@ def ppr_reach(nodes: Sequence[str], weights: np.ndarray, candidates: Iterable[st
     to a turn fused at 0.841 (factor 0.992) naming the same day (``python -m benchmarks.sweep --dataset locomo
     --queries 1345``; README, "How a search works").
     """
-    p = pagerank(weights, restart_vector(nodes, restart), alpha, max_iter, tol, direct_max_nodes)
     at = {x: i for i, x in enumerate(nodes)}
-    return {d: float(p[at[d]]) if d in at else 0.0 for d in candidates}
+    p = pagerank(weights, restart_vector(nodes, restart, at), alpha, max_iter, tol, direct_max_nodes).tolist()
+    return {d: p[at[d]] if d in at else 0.0 for d in candidates}
