@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import struct
 from itertools import chain
 from sys import intern
@@ -480,8 +479,8 @@ class Graph:
         return self._slot
 
     def _bridge_degrees(self, numbers: np.ndarray) -> np.ndarray:
-        """The degree of each numbered node that is a bridge (an entity, a symbol), -2 for the others: looked up once
-        after each change of the graph, then read from an array."""
+        """The degree of each numbered node that is a bridge (an entity, a symbol), -2 for the others: looked up
+        once after each change of the graph, then read from an array."""
         if self._degrees is None or len(self._degrees) < len(self._numbered):
             self._degrees = np.full(len(self._numbered) + 1024, -1, dtype=np.int64)
         got = self._degrees[numbers]
@@ -520,12 +519,14 @@ class Graph:
         parts = [kept.get(c, b"") for _, c in plain]
         number = self._number
         linked = [(i, number(v), weight) for i, links in others.items() for v, weight in links]
-        rows = np.repeat(np.asarray([i for i, _ in plain], dtype=np.intp), [len(p) // MENTION.itemsize for p in parts])
+        rows = np.repeat(np.asarray([i for i, _ in plain], dtype=np.intp),
+                         [len(p) // MENTION.itemsize for p in parts])
         records = np.frombuffer(b"".join(parts), dtype=MENTION)
         ends, values = records["node"].astype(np.int64), records["weight"].copy()
         if linked:
             i, e, weight = zip(*linked)
-            rows, ends, values = np.concatenate([rows, i]), np.concatenate([ends, e]), np.concatenate([values, weight])
+            rows, ends = np.concatenate([rows, i]), np.concatenate([ends, e])
+            values = np.concatenate([values, weight])
         known = {self._numbers[v] for v in at if v in self._numbers}
         into = [(j, by) for v, j in at.items() if (by := self._mentioned_by.get(v))]  # subgraph nodes named
         inside = [(i, j, by[c]) for i, c in plain for j, by in into if c in by]
@@ -545,10 +546,12 @@ class Graph:
             first = slot[ends]  # the entry that stands for each entry's node
             slot[ends] = -1
             twice = np.flatnonzero(np.bincount(first, minlength=len(ends)) > 1)
-            degree = self._bridge_degrees(ends[twice])
+            shared = ends[twice]
+            degree = self._bridge_degrees(shared)
             for k in known:
-                degree[ends[twice] == k] = -2
-            usable = twice[(degree >= 0) & (degree <= hub_degree * 20)]
+                degree[shared == k] = -2
+            fold = (degree >= 0) & (degree <= hub_degree * 20)
+            usable = twice[fold]
             if len(usable):
                 column = np.full(len(ends), -1, dtype=np.intp)
                 column[usable] = np.arange(len(usable))
@@ -557,7 +560,7 @@ class Graph:
                 # a candidate's two links to one node add up
                 b = np.bincount(rows[keep] * len(usable) + col[keep], weights=values[keep],
                                 minlength=nc * len(usable)).reshape(nc, len(usable))
-                folded = (b / np.maximum(degree[(degree >= 0) & (degree <= hub_degree * 20)], 1)) @ b.T
+                folded = (b / np.maximum(degree[fold], 1)) @ b.T
                 np.fill_diagonal(folded, 0.0)
                 w[:nc, :nc] += folded
         w[np.arange(nc), np.arange(nc)] = 1.0
