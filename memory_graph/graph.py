@@ -548,8 +548,9 @@ class Graph:
             twice = np.flatnonzero(np.bincount(first, minlength=len(ends)) > 1)
             shared = ends[twice]
             degree = self._bridge_degrees(shared)
-            for k in known:
-                degree[shared == k] = -2
+            if known:  # (the subgraph's own nodes: in code search, chunks that other chunks link to)
+                inner = np.sort(np.fromiter(known, dtype=np.int64, count=len(known)))
+                degree[inner[np.searchsorted(inner, shared).clip(max=len(inner) - 1)] == shared] = -2
             fold = (degree >= 0) & (degree <= hub_degree * 20)
             usable = twice[fold]
             if len(usable):
