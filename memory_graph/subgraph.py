@@ -103,7 +103,7 @@ class Subgraph:
         w = np.zeros((n, n))
         # a candidate with links beside its mentions (relations, or mentioned itself) is read link by link; the
         # others' mentions come as the records kept per memory (``MENTION``), so that the nodes two candidates
-        # share are found by numpy, not by a Counter over tuples of ids (SciFact: 700 nodes a search)
+        # share are found by numpy, not by a Counter over tuples of ids
         others = {i: self._kept_links(c) for i, c in enumerate(cands) if c in self.g or c in self._mentioned_by}
         plain = [(i, c) for i, c in enumerate(cands) if i not in others]
         kept = self._mention_rows()
