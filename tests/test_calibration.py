@@ -135,3 +135,32 @@ def test_coverage_is_the_share_of_the_question_a_chunk_holds(tmp_path, engine):
     phrases = literal_phrases(message)
     assert engine.text.coverage(message, valid, phrases=phrases) == 1.0
     assert engine.text.coverage(message, valid) < 1.0 and engine.text.coverage(message, pad, phrases=phrases) < 0.5
+
+
+def test_coverage_of_a_long_question_asks_its_words_in_several_searches_and_weighs_each_by_idf(tmp_path):
+    """More words (and identifier parts and phrases) than one search can ask of a document (HELD_PER_SEARCH):
+    each is still found held or not, and the share is the held words' idf over all of theirs."""
+    import math
+
+    from memory_graph.store.text_index import HELD_PER_SEARCH, TextIndex
+
+    words = [f"word{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(40)]
+    assert 2 * len(words) > 2 * HELD_PER_SEARCH  # a body and an identifier clause a word: three searches
+    text = TextIndex(tmp_path / "bm25")
+    chunk = {"project": "p", "path": "a.py", "language": "python", "chunk_type": "function", "name": "f"}
+    text.write([({**chunk, "id": "all", "content": " ".join(words)}, "code"),
+                ({**chunk, "id": "even", "content": " ".join(words[::2]) + " parseBoolFlag"}, "code"),
+                ({**chunk, "id": "odd", "content": " ".join(words[1::2])}, "code")])
+    question = " ".join(words)
+    assert text.coverage(question, "all") == 1.0
+    # every word is in two of the three chunks: one idf for all, so the share is the share of words
+    assert text.coverage(question, "even") == pytest.approx(0.5) == text.coverage(question, "odd")
+    # a word held only as an identifier's part counts ("bool" of parseBoolFlag), and weighs its own idf
+    idf = {w: math.log(1 + (3 - df + 0.5) / (df + 0.5)) for w, df in (("bool", 1), ("wordaa", 2), ("wordab", 2))}
+    assert text.coverage("wordaa wordab bool", "even") == pytest.approx(
+        (idf["wordaa"] + idf["bool"]) / sum(idf.values()))
+    assert text.coverage("wordaa wordab bool", "nothing-by-this-id") == 0.0
+    # phrases count word for word and in order, past the first search's clauses too
+    phrases = [" ".join(words[i:i + 2]) for i in range(0, 40, 2)]
+    assert text.coverage(question, "all", phrases=phrases) == 1.0
+    assert text.coverage(question, "even", phrases=phrases) == pytest.approx(0.5)

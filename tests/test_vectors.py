@@ -480,3 +480,32 @@ def test_rows_tied_at_the_kth_place_are_taken_by_id(rows, partition_min_rows):
         first, _ = cache.nearest(q, got.index(held[0]) + k)  # the tie at the k-th place: k copies of 40
         tied = [i for i in first if i in set(held)]
         assert tied == sorted(held)[:k] and first == got[:len(first)]
+
+
+@pytest.mark.parametrize("layout", ["runs", "strewn"])
+def test_a_search_limited_to_groups_reads_long_runs_of_their_rows_in_place_and_ranks_as_brute_force(layout):
+    """A project's rows in long runs (the longest past a search's slice of rows) are read where they lie, rows
+    strewn one by one are gathered; either way the nearest are those of a product over the project's rows and
+    the rows put without a project."""
+    rng = np.random.default_rng(7)
+    runs = ([("p", 1500), ("q", 40), ("p", 300), (None, 20), ("p", 17), ("q", 700), ("p", 64)] if layout == "runs"
+            else [("p", 1), ("q", 1)] * 300)
+    cache, group, n = VectorCache(16), {}, 0
+    for g, size in runs:
+        ids = [f"r{n + i:05d}" for i in range(size)]
+        cache.put(ids, rng.normal(size=(size, 16)).astype(np.float32), groups=None if g is None else [g] * size)
+        group.update(dict.fromkeys(ids, g))
+        n += size
+    rows = cache.group_rows(["p"])
+    parts = list(cache._pieces(rows))
+    assert sum(len(p) for p in parts) == len(rows)
+    in_place = [np.shares_memory(p, cache._matrix) for p in parts]
+    assert all(in_place) if layout == "runs" else not any(in_place)
+    mine = [i for i in cache._row if group[i] in ("p", None)]
+    mat = np.stack([cache.get(i) for i in mine])
+    for _ in range(10):
+        q = rng.normal(size=16).astype(np.float32)
+        cos = mat @ (q / np.linalg.norm(q)) / np.linalg.norm(mat, axis=1)
+        best = np.argsort(-cos)[:25]
+        ids, sims = cache.nearest(q, 25, ["p"])
+        assert ids == [mine[b] for b in best] and sims == pytest.approx(cos[best].tolist(), abs=1e-5)

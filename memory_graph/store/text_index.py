@@ -23,6 +23,13 @@ log = logging.getLogger("memory_graph")
 NO_END = 1e15  # valid_until of a record that never expires
 NO_START = -1e15
 _HEAP = 32_000_000
+#: query words whose body terms a TantivyIndex keeps (``_analysed``): a few hundred bytes each
+WORDS_KEPT = 4_096
+#: clauses asked of one document per search in ``_held_by``: each adds a distinct power of two to the score,
+#: and Tantivy's score is a float32, which holds a sum of distinct powers of two exactly up to 2 ** 24
+HELD_PER_SEARCH = 24
+#: a term in a parsed query's repr (how the body's analyser wrote the query's words)
+TERM_RE = re.compile(r'type=Str, "((?:[^"\\]|\\.)*)"')
 
 
 def _schema() -> tantivy.Schema:
@@ -51,6 +58,7 @@ class TantivyIndex:
         self.schema = _schema()
         self.unwritable: str | None = None  # why the index cannot be opened where it is, if it cannot
         self._copy: Path | None = None  # the private copy read instead (``open_copy_if_unwritable``)
+        self._terms_of: dict[str, tuple[str, ...]] = {}  # ``_analysed``
         self.index = self._open()
 
     def _open(self) -> tantivy.Index | None:
@@ -313,27 +321,36 @@ class TantivyIndex:
         and a message's own text from the values pasted in it ("purple" in 'invalid argument "purple"')."""
         searcher = self.index.searcher()
         schema = self.index.schema
-        one = tantivy.Query.term_query(schema, "id", doc_id)
-
-        def holds(query) -> bool:
-            both = tantivy.Query.boolean_query([(tantivy.Occur.Must, one), (tantivy.Occur.Must, query)])
-            return bool(searcher.search(both, limit=1, count=False).hits)
-
-        total = held = 0.0
-        for word in dict.fromkeys(query_terms(text, self.max_query_terms, whole=kind == "memory")):
-            idf = self._body_idf([word], searcher)
-            weight = sum(idf.values())
-            total += weight
-            # a word is held in the body, or as a part of an identifier ("valid" of OnlyValidArgs)
-            if idf and (all(holds(tantivy.Query.term_query(schema, "body", t)) for t in idf)
-                        or holds(tantivy.Query.term_query(schema, "idents", word.lower()))):
-                held += weight
+        words = {w: self._analysed(w) for w in query_terms(text, self.max_query_terms, whole=kind == "memory")}
+        n = searcher.num_docs
+        idf = {t: math.log(1.0 + (n - (df := max(1, searcher.doc_freq("body", t))) + 0.5) / (df + 0.5))
+               for t in dict.fromkeys(t for terms in words.values() for t in terms)}
+        weights = {w: sum(idf[t] for t in terms) for w, terms in words.items()}
+        total = sum(weights.values())
         if not total:
             return 0.0
         queries = self._phrase_queries(phrases)
+        # a word is held in the body, or as a part of an identifier ("valid" of OnlyValidArgs)
+        asked = {("body", t): tantivy.Query.term_query(schema, "body", t) for t in idf}
+        asked.update({("idents", w.lower()): tantivy.Query.term_query(schema, "idents", w.lower())
+                      for w, terms in words.items() if terms})
+        asked.update({("phrase", i): q for i, q in enumerate(queries)})
+        held = _held_by(searcher, tantivy.Query.term_query(schema, "id", doc_id), asked)
+        share = sum(weights[w] for w, terms in words.items() if terms and (
+            all(("body", t) in held for t in terms) or ("idents", w.lower()) in held)) / total
         if not queries:
-            return held / total
-        return max(held / total, sum(holds(q) for q in queries) / len(queries))
+            return share
+        return max(share, sum(("phrase", i) in held for i in range(len(queries))) / len(queries))
+
+    def _analysed(self, word: str) -> tuple[str, ...]:
+        """The body field's terms of one query word (its analyser's stems), kept: they depend on the word alone."""
+        got = self._terms_of.get(word)
+        if got is None:
+            if len(self._terms_of) >= WORDS_KEPT:
+                self._terms_of.clear()
+            parsed = repr(self.index.parse_query(word, ["body"]))
+            got = self._terms_of[word] = tuple(dict.fromkeys(TERM_RE.findall(parsed)))
+        return got
 
     def _phrase_queries(self, phrases: Sequence[str]) -> list:
         """A body query for each phrase of several words, matched word for word and in order; words only, so no
@@ -350,7 +367,7 @@ class TantivyIndex:
         searcher = searcher or self.index.searcher()
         n = searcher.num_docs
         return {term: math.log(1.0 + (n - (df := max(1, searcher.doc_freq("body", term))) + 0.5) / (df + 0.5))
-                for term in set(re.findall(r'type=Str, "((?:[^"\\]|\\.)*)"', parsed))}
+                for term in set(TERM_RE.findall(parsed))}
 
     def reload(self) -> None:
         self.index.reload()
@@ -440,6 +457,22 @@ REV_FIELDS = ("content_hash", "title", "tags", "project", "memory_type", "create
 #: how a record becomes a document; a new layout changes every stamp, so indexes written by an older one are
 #: brought up to date when opened (``Sync.reconcile_text``)
 TEXT_LAYOUT = 3
+
+
+def _held_by(searcher, one, asked: dict) -> set:
+    """The keys of ``asked`` whose query matches the document that the query ``one`` finds: one search for up
+    to ``HELD_PER_SEARCH`` of them, each scored by a distinct power of two (read back from the sum), not one
+    search each."""
+    keys, held = list(asked), set()
+    only = (tantivy.Occur.Must, tantivy.Query.const_score_query(one, 0.0))
+    for start in range(0, len(keys), HELD_PER_SEARCH):
+        part = keys[start:start + HELD_PER_SEARCH]
+        clauses = [only] + [(tantivy.Occur.Should, tantivy.Query.const_score_query(asked[k], float(1 << b)))
+                            for b, k in enumerate(part)]
+        hits = searcher.search(tantivy.Query.boolean_query(clauses), limit=1, count=False).hits
+        bits = int(hits[0][0]) if hits else 0
+        held.update(k for b, k in enumerate(part) if bits >> b & 1)
+    return held
 
 
 def _denied(exc: BaseException) -> bool:

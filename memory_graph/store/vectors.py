@@ -26,6 +26,9 @@ _SLICE = 2_048  # rows a conversion handles at a time
 # rows a search converts and multiplies at a time: 1,024 int8 rows as float32 (1.5 MB) stay in the cache between
 # the conversion and the product, which 2,048 do not
 _SEARCH_SLICE = 1_024
+# a scoped search reads runs of consecutive rows in place from this many rows a run on average, else gathers its
+# rows: a run costs a slice and a product call (a few microseconds), a gathered row its copy (1.5 KB)
+_RUN_MIN_ROWS = 16
 # from this many rows an exact search first scans int8 copies of the float32 rows: when the rows have left the
 # caches (the model's run, idle time between a user's searches), a quarter of the bytes comes back from memory
 # sooner, rescoring included (rows still cached, in searches back to back, read as fast or faster as float32).
@@ -243,8 +246,7 @@ class VectorCache:
             parts = (self._matrix[r[0]:r[-1] + 1] if r[-1] - r[0] + 1 == len(r) else np.take(self._matrix, r, axis=0)
                      for r in runs if len(r))
         else:
-            parts = (np.take(self._matrix, rows[s:s + _SEARCH_SLICE], axis=0)
-                     for s in range(0, len(rows), _SEARCH_SLICE))
+            parts = self._pieces(rows)
         k = min(k, len(rows))
         if k <= 0:
             return [], []
@@ -252,6 +254,17 @@ class VectorCache:
             return self._int8_nearest(q, list(parts), rows, k, product)
         sims = np.concatenate([product(p, q) for p in parts] or [np.zeros(0, dtype=np.float32)])
         return self._best_first(sims, rows, k)
+
+    def _pieces(self, rows: np.ndarray):
+        """The matrix's ``rows`` (ascending) a slice at a time: runs of consecutive rows read in place (a project's
+        rows mostly are one run, its chunks or memories put together), unless the runs are short."""
+        starts = np.flatnonzero(np.diff(rows) != 1) + 1
+        if len(starts) * _RUN_MIN_ROWS > len(rows):  # strewn: gathered, a slice at a time
+            return (np.take(self._matrix, rows[s:s + _SEARCH_SLICE], axis=0)
+                    for s in range(0, len(rows), _SEARCH_SLICE))
+        bounds = zip([0, *starts.tolist()], [*starts.tolist(), len(rows)])
+        return (self._matrix[rows[a] + s:rows[a] + min(s + _SEARCH_SLICE, b - a)]
+                for a, b in bounds for s in range(0, b - a, _SEARCH_SLICE))
 
     def _int8_nearest(self, q: np.ndarray, parts: list[np.ndarray], rows: np.ndarray, k: int,
                       product) -> tuple[list[str], list[float]]:
