@@ -3,6 +3,7 @@ background), batched, cached by content hash."""
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import queue
@@ -190,6 +191,16 @@ def choose_backend(path: str, backend: str = "auto") -> str:
                                "sentence-transformers")
     log.info("embedding on sentence-transformers: ONNX Runtime cannot run %s (%s)", path, reason)
     return "sentence-transformers"
+
+
+def _no_loads_past_exit() -> None:
+    """Take the load lock for good as the interpreter exits: a load under way in another thread (the background
+    loader, a daemon) ends first, and none starts after. Cut short by the interpreter's end, ONNX Runtime's
+    session build aborts the whole process (\"terminate called without an active exception\")."""
+    _MODELS_LOCK.acquire(timeout=120)
+
+
+atexit.register(_no_loads_past_exit)
 
 
 def _load_model(path: str, backend: str = "auto"):

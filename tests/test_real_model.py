@@ -310,3 +310,26 @@ def test_code_search_says_when_nothing_matches_well(real, tmp_path):
     unanswered = eng.search_code("open a websocket connection and receive messages", project="cli")
     assert unanswered and "nothing matches well" in unanswered.note
     assert unanswered.confidence < answered.confidence and set(unanswered.signals) == {"vector", "bm25"}
+
+
+def test_a_process_that_ends_while_the_model_loads_in_the_background_waits_for_it_and_exits_cleanly():
+    """ONNX Runtime's session build, cut short by the interpreter's end, aborted the process ("terminate called
+    without an active exception", exit 134) about one test run in five: the exit now waits for the load."""
+    import subprocess
+    import sys
+
+    # atexit runs the last registered first: this check runs after memory_graph's own exit handler
+    script = (
+        "import atexit, sys\n"
+        "def check():\n"
+        "    from memory_graph import embedding\n"
+        "    print('loaded' if any(k[1] == emb.path for k in embedding._MODELS) else 'still loading')\n"
+        "    sys.stdout.flush()\n"
+        "atexit.register(check)\n"
+        "from memory_graph.embedding import SentenceTransformerEmbedder\n"
+        "emb = SentenceTransformerEmbedder()\n"
+        "emb.start_loading()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "loaded" and "terminate" not in out.stderr
