@@ -208,7 +208,7 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
-#: the profile's columns: (heading, stage) in the order a search runs them; the legs run side by side
+#: the profile's columns: (heading, stage) in the order a search runs them
 PROFILE = (("embed", "embed"), ("vector search", "vector_search"), ("BM25", "leg_bm25"), ("graph leg", "leg_graph"),
            ("entity linking", "link"), ("fusion", "fusion"), ("describe", "describe"), ("PPR subgraph", "ppr_edges"),
            ("PPR", "ppr"), ("decay", "decay"), ("updates", "updates"), ("MMR", "mmr"))
@@ -216,12 +216,12 @@ PROFILE = (("embed", "embed"), ("vector search", "vector_search"), ("BM25", "leg
 
 def profile(results: dict) -> str:
     """Where memory-graph's time goes: the median ms of each stage per store (the vector search is the vector
-    leg, which starts once the query is embedded)."""
+    leg, after the question's embedding)."""
     head = ["store", "p50", *(h for h, _ in PROFILE)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results.values():
         st = dict(r["stages_ms"])
-        if "leg_vector" in st:  # the query is embedded before the legs run
+        if "leg_vector" in st:
             st["vector_search"] = st["leg_vector"]
         cells = [r["store"], f"{r['p50_ms']['memory-graph']:.1f}"]
         cells += [f"{st[k]:.2f}" if k in st else "-" for _, k in PROFILE]

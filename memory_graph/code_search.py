@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from .graph import CHUNK
+from .legs_runner import timed
 from .linking import prefer_exact
 from .models import Filters, Hit, Hits
 from .paths import is_test_path
@@ -91,14 +92,13 @@ class CodeSearch:
     """Ranks code chunks for a question, over the code graph and vectors of ``view`` (read under
     ``graph_lock``), the BM25 index ``text`` and LanceDB (past the in-process copy).
 
-    ``symbols`` finds what the question names; ``embed(query, timings)`` starts embedding it and returns a
-    call that waits for its vector; ``collect(jobs, pooled, last)`` runs the legs (the Engine's, which owns the
-    pool); ``chunks_per_file(project)`` tells a repository from a collection of snippets. Filters come
-    validated and scoped by the Engine.
+    ``symbols`` finds what the question names; ``embed(query, timings)`` returns its vector; ``collect(jobs,
+    pooled)`` runs the legs (the Engine's, which owns the pool); ``chunks_per_file(project)`` tells a repository
+    from a collection of snippets. Filters come validated and scoped by the Engine.
     """
 
     def __init__(self, config: Config, lance: LanceStore, text: TextIndex, view: CodeView, symbols: Symbols,
-                 graph_lock: threading.RLock, embed: Callable[[str, dict | None], Callable[[], np.ndarray]],
+                 graph_lock: threading.RLock, embed: Callable[[str, dict | None], np.ndarray],
                  collect: Callable[..., dict[str, LegResult]], chunks_per_file: Callable[[str | None], float]) -> None:
         self.config, self.lance, self.text, self.view, self.symbols = config, lance, text, view, symbols
         self._graph_lock, self._embed, self._collect, self._chunks_per_file = (graph_lock, embed, collect,
@@ -115,25 +115,23 @@ class CodeSearch:
         cfg, now, t0 = self.config, time.time(), time.perf_counter()
         c, name_only = cfg.candidates(limit), one_name(query)
         pooled = () if self.view.vectors is not None else ("vector",)
-        # the model embeds the question while this thread finds its names and runs the other legs, as in search
         vector = self._embed(query, timings) if mode in ("hybrid", "vector") else None
-        seeds, at_lines = self._seeds(query, filters.project, name_only)
         t1 = time.perf_counter()
-        jobs, phrases, covered = {}, literal_phrases(query), {}
+        seeds, at_lines = self._seeds(query, filters.project, name_only)
+        t2 = time.perf_counter()
+        jobs, phrases = {}, literal_phrases(query)
         if vector is not None:
-            vector = vector() if pooled else vector
-            jobs["vector"] = lambda: self._vector_leg(filters, c, vector if pooled else vector())
+            jobs["vector"] = partial(timed, self._vector_leg, timings, "vector", filters, c, vector)
         if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = partial(self._bm25_leg, query, filters, now, c, phrases, covered)
+            jobs["bm25"] = partial(timed, self._bm25_leg, timings, "bm25", query, filters, now, c, phrases)
         if mode in ("hybrid", "graph"):
-            jobs["graph"] = partial(self._graph_leg, seeds, filters, c, name_only)
-        legs = self._collect(jobs, pooled=pooled, last=("vector",))
+            jobs["graph"] = partial(timed, self._graph_leg, timings, "graph", seeds, filters, c, name_only)
+        legs = self._collect(jobs, pooled=pooled)
         if timings is not None:
-            timings["link"], timings["legs"] = t1 - t0, time.perf_counter() - t0
+            timings["link"], timings["legs"] = t2 - t1, time.perf_counter() - t0
         signals = match_signals(legs, None)
         if legs.get("bm25") is not None and legs["bm25"].ids:  # how much of the question the best match holds
-            signals["bm25"] = covered["bm25"] if "bm25" in covered else \
-                self.text.coverage(query, legs["bm25"].ids[0], "code", phrases)
+            signals["bm25"] = self.text.coverage(query, legs["bm25"].ids[0], "code", phrases)
         q_ents = {}
         if use_ppr:
             with self._graph_lock:  # as in search: hubs do not personalise PPR
@@ -219,11 +217,10 @@ class CodeSearch:
                     return found
         return self.lance.vector_search("code_chunks", vec, where, c, ["id"])
 
-    def _bm25_leg(self, query: str, filters: Filters, now: float, c: int, phrases: list[str],
-                  covered: dict[str, float] | None = None) -> tuple[list[str], list[float]]:
+    def _bm25_leg(self, query: str, filters: Filters, now: float, c: int,
+                  phrases: list[str]) -> tuple[list[str], list[float]]:
         """BM25 over code chunks. A path prefix too long for Tantivy's regex is matched there by its start,
-        and here, through the chunks' graph nodes, by all of it. ``covered["bm25"]`` receives how much of the
-        question the best match holds (``TextIndex.coverage``), read here, beside the question's embedding."""
+        and here, through the chunks' graph nodes, by all of it."""
         ids, scores = self.text.search(query, filters, now, c, "code", self.config.bm25_code_title_boost, 1.0,
                                        phrases, self.config.code_phrase_boost)
         if filters.path_prefix and not path_whole(filters.path_prefix):
@@ -232,8 +229,6 @@ class CodeSearch:
                 kept = [(i, s) for i, s in zip(ids, scores) if i in graph and
                         str(graph.attrs(i).get("path", "")).startswith(filters.path_prefix)]
             ids, scores = [i for i, _ in kept], [s for _, s in kept]
-        if covered is not None and ids:
-            covered["bm25"] = self.text.coverage(query, ids[0], "code", phrases)
         return ids, scores
 
     def _graph_leg(self, seeds: dict[str, float], filters: Filters, c: int, name_only: bool) -> LegResult:

@@ -346,8 +346,15 @@ class SentenceTransformerEmbedder:
                 if progress is not None:
                     progress(done)
 
-            vectors = on_model_thread(lambda: model.encode(batch, self.batch_size, self.batch_tokens,
-                                                           between=between), urgent=len(batch) <= URGENT_TEXTS)
+            def run() -> np.ndarray:
+                return model.encode(batch, self.batch_size, self.batch_tokens, between=between)
+
+            urgent = len(batch) <= URGENT_TEXTS
+            # ONNX Runtime's threads are the session's, whichever thread calls it: a question (an urgent job) is
+            # embedded on the caller's thread, without two hand-offs to the model's thread and back, and beside
+            # an index run's batch rather than after it. PyTorch's calls all go through the model's thread
+            vectors = (run() if urgent and getattr(model, "backend", "") == "onnx"
+                       else on_model_thread(run, urgent=urgent))
             vectors = np.asarray(vectors, dtype=np.float32)
             self.texts_encoded += len(batch)
             for key, vec in zip(keys, vectors):

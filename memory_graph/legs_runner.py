@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Callable, Iterable
 
@@ -35,25 +35,17 @@ class LegRunner:
     def close(self) -> None:
         self._pool.shutdown(wait=False)
 
-    def start(self, job: Callable[[], Any]) -> Future:
-        """Run ``job`` in the pool, beside the caller (the question's embedding, while the caller runs legs)."""
-        return self._pool.submit(job)
-
-    def collect(self, jobs: dict[str, Callable[[], Any]], pooled: Iterable[str] = (),
-                last: Iterable[str] = ()) -> dict[str, LegResult]:
+    def collect(self, jobs: dict[str, Callable[[], Any]], pooled: Iterable[str] = ()) -> dict[str, LegResult]:
         """Each leg's result, by name, in the order of ``jobs`` (a leg may return a LegResult or (ids, scores)).
 
         The legs named in ``pooled`` (those that wait on LanceDB) run in the pool, beside the others, and are
         left out when still running once the time budget is spent. The others run one after another on this
-        thread, those named in ``last`` after the rest (they wait on work started beside them, the question's
-        vector): they hold the GIL for most of their work, and beside a busy thread a leg that lets it go
+        thread: they hold the GIL for most of their work, and beside a busy thread a leg that lets it go
         (Tantivy's search) waits up to the interpreter's switch interval (5 ms) each time to take it back.
         """
         futures = {name: self._pool.submit(jobs[name]) for name in pooled if name in jobs}
-        late = [name for name in last if name in jobs and name not in futures]
         done: dict[str, Any] = {}
-        for name in [n for n in jobs if n not in late] + late:
-            job = jobs[name]
+        for name, job in jobs.items():
             if name not in futures:
                 try:
                     done[name] = job()

@@ -35,14 +35,13 @@ class MemorySearch:
     """Ranks memories for a question over the memory graph and vector copies of ``view`` (read under
     ``graph_lock``), the BM25 index ``text`` and LanceDB.
 
-    ``embed(query, timings)`` starts embedding a question and returns a call that waits for its vector, and
-    ``collect(jobs, pooled, last)`` runs the legs (the Engine's, which owns the model and the pool). It keeps
-    each candidate's description between writes: the Engine calls ``forget_reads`` when this or another
-    process changes the data. Filters come validated.
+    ``embed(query, timings)`` returns a question's vector, and ``collect(jobs, pooled)`` runs the legs (the
+    Engine's, which owns the model and the pool). It keeps each candidate's description between writes: the
+    Engine calls ``forget_reads`` when this or another process changes the data. Filters come validated.
     """
 
     def __init__(self, config: Config, lance: LanceStore, text: TextIndex, view: MemoryView,
-                 graph_lock: threading.RLock, embed: Callable[[str, dict | None], Callable[[], np.ndarray]],
+                 graph_lock: threading.RLock, embed: Callable[[str, dict | None], np.ndarray],
                  collect: Callable[..., dict[str, LegResult]]) -> None:
         self.config, self.lance, self.text, self.view = config, lance, text, view
         self._graph_lock, self._embed, self._collect = graph_lock, embed, collect
@@ -101,17 +100,14 @@ class MemorySearch:
             timings["link"] = time.perf_counter() - t
         jobs, pooled = {}, () if self.view.vectors is not None else ("vector",)
         if mode in ("hybrid", "vector"):
-            # the model embeds the question while this thread runs the other legs; LanceDB's search (pooled)
-            # waits for the vector here, so that the time budget counts the search only
-            vector = self._embed(query, timings)
-            vector = vector() if pooled else vector
-            jobs["vector"] = lambda: timed(self.vector_leg, timings, "vector", query, filters, now, c,
-                                           vector if pooled else vector())
+            # embedded here, before the legs, so that LanceDB's search (pooled) has its time budget for itself
+            jobs["vector"] = partial(timed, self.vector_leg, timings, "vector", query, filters, now, c,
+                                     self._embed(query, timings))
         if mode in ("hybrid", "bm25"):
             jobs["bm25"] = partial(timed, self.bm25_leg, timings, "bm25", query, filters, now, c)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = partial(timed, self.graph_leg, timings, "graph", seeds, filters, now, c)
-        legs = self._collect(jobs, pooled=pooled, last=("vector",))
+        legs = self._collect(jobs, pooled=pooled)
         legs["_entities"] = LegResult(paths={e: [] for e in seeds})
         return legs
 
@@ -171,7 +167,7 @@ class MemorySearch:
     def vector_leg(self, query: str, filters: Filters, now: float, c: int, vec: np.ndarray | None = None) -> LegResult:
         """The ``c`` memories nearest to the query (``vec``: its embedding, when the caller has it)."""
         if vec is None:
-            vec = self._embed(query, None)()
+            vec = self._embed(query, None)
         where = sql_filter(filters, now)
         ids, sims = self.nearest_memories(vec, filters, where, now, c)
         if self.config.max_passages <= 0 or not self._passages_exist():

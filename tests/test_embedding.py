@@ -41,6 +41,24 @@ def test_the_model_runs_on_one_thread_whichever_thread_asks():
     assert not any(name.startswith("caller") or name == "MainThread" for name in model.threads)
 
 
+def test_an_onnx_model_embeds_a_question_on_the_callers_thread_and_a_long_job_on_the_model_thread():
+    """ONNX Runtime's threads are the session's, whoever calls it: a question skips the hand-offs to the model's
+    thread and back; an index run's many texts still go there (and let questions run between its batches)."""
+    from memory_graph.embedding import URGENT_TEXTS
+
+    emb = SentenceTransformerEmbedder("stand-in", cache_size=0, query_cache_size=0)
+    model = RecordingModel()
+    model.backend = "onnx"
+    emb._model = model
+    callers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="caller")
+    list(callers.map(emb.encode_query, ["first question", "second question"]))
+    callers.shutdown()
+    assert model.threads and all(t.startswith("caller") for t in model.threads)
+    model.threads.clear()
+    emb.encode([f"chunk {i}" for i in range(URGENT_TEXTS + 1)])
+    assert model.threads == {"mg-model_0"}
+
+
 def test_an_urgent_job_runs_between_the_batches_of_a_long_one():
     """A search's query waits for the batch the model is on, not for an index run's whole call."""
     from memory_graph.embedding import _model_thread, on_model_thread, run_urgent
