@@ -310,8 +310,8 @@ class TantivyIndex:
         A leg's scores divided by the larger of this and its top score keep a weak match weak in a store where
         it is the only match, instead of turning it into a 1.0 (max-normalisation)."""
         parts = identifier_parts(text)  # searched among identifier parts only (search)
-        terms = [t for t in query_terms(text, self.max_query_terms, whole=True) if t not in parts]
-        return sum(self._body_idf(terms).values())
+        words = [t for t in query_terms(text, self.max_query_terms, whole=True) if t not in parts]
+        return sum(self._body_idf([t for w in words for t in self._analysed(w)]).values())
 
     def coverage(self, text: str, doc_id: str, kind: str = "code", phrases: Sequence[str] = ()) -> float:
         """How much of a query document ``doc_id`` holds: the share of its words, weighted by idf, or where the
@@ -322,9 +322,7 @@ class TantivyIndex:
         searcher = self.index.searcher()
         schema = self.index.schema
         words = {w: self._analysed(w) for w in query_terms(text, self.max_query_terms, whole=kind == "memory")}
-        n = searcher.num_docs
-        idf = {t: math.log(1.0 + (n - (df := max(1, searcher.doc_freq("body", t))) + 0.5) / (df + 0.5))
-               for t in dict.fromkeys(t for terms in words.values() for t in terms)}
+        idf = self._body_idf([t for terms in words.values() for t in terms], searcher)
         weights = {w: sum(idf[t] for t in terms) for w, terms in words.items()}
         total = sum(weights.values())
         if not total:
@@ -359,15 +357,14 @@ class TantivyIndex:
         return [self.index.parse_query(f'"{p}"', ["body"]) for p in safe if len(p.split()) > 1]
 
     def _body_idf(self, terms: list[str], searcher=None) -> dict[str, float]:
-        """Each of the words' terms as the body field analyses them, with its idf there (Robertson-Sparck
-        Jones, as Tantivy scores BM25); ``searcher``: the caller's, when it asks word by word."""
+        """Each of the body field's ``terms`` (as its analyser wrote them, ``_analysed``) with its idf there
+        (Robertson-Sparck Jones, as Tantivy scores BM25); ``searcher``: the caller's, if it has one."""
         if not terms:
             return {}
-        parsed = repr(self.index.parse_query(" ".join(terms), ["body"]))
         searcher = searcher or self.index.searcher()
         n = searcher.num_docs
         return {term: math.log(1.0 + (n - (df := max(1, searcher.doc_freq("body", term))) + 0.5) / (df + 0.5))
-                for term in set(TERM_RE.findall(parsed))}
+                for term in dict.fromkeys(terms)}
 
     def reload(self) -> None:
         self.index.reload()
