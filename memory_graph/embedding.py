@@ -193,14 +193,41 @@ def choose_backend(path: str, backend: str = "auto") -> str:
     return "sentence-transformers"
 
 
-def _no_loads_past_exit() -> None:
-    """Take the load lock for good as the interpreter exits: a load under way in another thread (the background
-    loader, a daemon) ends first, and none starts after. Cut short by the interpreter's end, ONNX Runtime's
-    session build aborts the whole process (\"terminate called without an active exception\")."""
+#: runs of the model on their caller's thread under way (``run_here``), and whether the interpreter is exiting
+_HERE = threading.Condition()
+_here_running = 0
+_exiting = False
+
+
+def run_here(fn: Callable[[], _T]) -> _T:
+    """Run ``fn`` (a call into ONNX Runtime) on this thread, unless the interpreter is exiting: then a daemon
+    thread waits here for its end rather than start one that the exit would cut short."""
+    global _here_running
+    with _HERE:
+        while _exiting:
+            _HERE.wait()
+        _here_running += 1
+    try:
+        return fn()
+    finally:
+        with _HERE:
+            _here_running -= 1
+            _HERE.notify_all()
+
+
+def _no_model_calls_past_exit() -> None:
+    """As the interpreter exits, let a load or a run of the model under way in another thread (a daemon: the
+    background loader, an index run, a server's request) end first, and start none after. Cut short by the
+    interpreter's end, ONNX Runtime aborts the whole process (\"terminate called without an active
+    exception\"). The load lock is taken for good."""
+    global _exiting
+    with _HERE:
+        _exiting = True
+        _HERE.wait_for(lambda: _here_running == 0, timeout=120)
     _MODELS_LOCK.acquire(timeout=120)
 
 
-atexit.register(_no_loads_past_exit)
+atexit.register(_no_model_calls_past_exit)
 
 
 def _load_model(path: str, backend: str = "auto"):
@@ -353,7 +380,7 @@ class SentenceTransformerEmbedder:
             # ONNX Runtime's threads are the session's, whichever thread calls it: a question (an urgent job) is
             # embedded on the caller's thread, without two hand-offs to the model's thread and back, and beside
             # an index run's batch rather than after it. PyTorch's calls all go through the model's thread
-            vectors = (run() if urgent and getattr(model, "backend", "") == "onnx"
+            vectors = (run_here(run) if urgent and getattr(model, "backend", "") == "onnx"
                        else on_model_thread(run, urgent=urgent))
             vectors = np.asarray(vectors, dtype=np.float32)
             self.texts_encoded += len(batch)

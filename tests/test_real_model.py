@@ -333,3 +333,27 @@ def test_a_process_that_ends_while_the_model_loads_in_the_background_waits_for_i
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "loaded" and "terminate" not in out.stderr
+
+
+def test_a_process_that_ends_while_a_daemon_thread_embeds_questions_exits_cleanly():
+    """A question is embedded on its caller's thread; a daemon thread (an index run, a server's request) still in
+    ONNX Runtime when the interpreter ends aborted the process. The exit now lets that run end and starts none."""
+    import subprocess
+    import sys
+
+    script = (
+        "import threading, time\n"
+        "from memory_graph.embedding import SentenceTransformerEmbedder\n"
+        "emb = SentenceTransformerEmbedder(cache_size=0, query_cache_size=0)\n"
+        "started = threading.Event()\n"
+        "def ask():\n"
+        "    for i in range(100_000):\n"
+        "        emb.encode_query(f'question {i} about the deploy pipeline')\n"
+        "        started.set()\n"
+        "threading.Thread(target=ask, daemon=True).start()\n"
+        "assert started.wait(60)\n"
+        "time.sleep(0.05)\n"
+    )
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0 and "terminate" not in out.stderr, out.stderr[-2000:]
