@@ -3,7 +3,6 @@ background), batched, cached by content hash."""
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import queue
@@ -17,6 +16,7 @@ import numpy as np
 from .config import DEFAULT_MODEL, EMBEDDING_BACKENDS
 from .errors import ConfigError
 from .models import content_hash
+from .native_exit import hold_at_exit, run_here
 
 log = logging.getLogger("memory_graph")
 
@@ -193,41 +193,8 @@ def choose_backend(path: str, backend: str = "auto") -> str:
     return "sentence-transformers"
 
 
-#: runs of the model on their caller's thread under way (``run_here``), and whether the interpreter is exiting
-_HERE = threading.Condition()
-_here_running = 0
-_exiting = False
-
-
-def run_here(fn: Callable[[], _T]) -> _T:
-    """Run ``fn`` (a call into ONNX Runtime) on this thread, unless the interpreter is exiting: then a daemon
-    thread waits here for its end rather than start one that the exit would cut short."""
-    global _here_running
-    with _HERE:
-        while _exiting:
-            _HERE.wait()
-        _here_running += 1
-    try:
-        return fn()
-    finally:
-        with _HERE:
-            _here_running -= 1
-            _HERE.notify_all()
-
-
-def _no_model_calls_past_exit() -> None:
-    """As the interpreter exits, let a load or a run of the model under way in another thread (a daemon: the
-    background loader, an index run, a server's request) end first, and start none after. Cut short by the
-    interpreter's end, ONNX Runtime aborts the whole process (\"terminate called without an active
-    exception\"). The load lock is taken for good."""
-    global _exiting
-    with _HERE:
-        _exiting = True
-        _HERE.wait_for(lambda: _here_running == 0, timeout=120)
-    _MODELS_LOCK.acquire(timeout=120)
-
-
-atexit.register(_no_model_calls_past_exit)
+# a load under way ends before the interpreter does, and none starts after (``native_exit``)
+hold_at_exit(_MODELS_LOCK)
 
 
 def _load_model(path: str, backend: str = "auto"):

@@ -15,6 +15,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..native_exit import run_here
+
 log = logging.getLogger("memory_graph")
 
 OFFSET = 128
@@ -86,6 +88,6 @@ def int8_products(blocks: Sequence[np.ndarray], scaled: np.ndarray) -> tuple[np.
         q = np.asarray(scaled, dtype=np.float32)
         return np.concatenate([from_offset(b) @ q for b in blocks]).astype(np.float64), 1e-5 * len(q)
     cols, unit, error = split_query(scaled)
-    out = np.concatenate([session.run(None, {"rows": np.ascontiguousarray(b), "query": cols, "zero": _ZERO})[0]
-                          for b in blocks]).astype(np.float64)
+    out = run_here(lambda: np.concatenate([session.run(None, {"rows": np.ascontiguousarray(b), "query": cols,
+                                                               "zero": _ZERO})[0] for b in blocks])).astype(np.float64)
     return unit * (out[:, 0] + out[:, 1] / 256), error
