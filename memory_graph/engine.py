@@ -341,7 +341,7 @@ class Engine(CodeMixin):
         """The question's vector (of its first 4,000 characters), embedded on the caller's thread before the
         legs run; its seconds go in ``timings["embed"]``. Beside the legs, in a thread of the pool, it gained
         nothing on two cores, which the model's threads and the legs' share, and cost two hand-offs between
-        threads: searches took 3 to 5 % longer that way (benchmarks.latency's stores, in one process)."""
+        threads."""
         t = time.perf_counter()
         vec = self.embedder.encode_query(query[:4_000])
         if timings is not None:

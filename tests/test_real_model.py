@@ -314,7 +314,7 @@ def test_code_search_says_when_nothing_matches_well(real, tmp_path):
 
 def test_a_process_that_ends_while_the_model_loads_in_the_background_waits_for_it_and_exits_cleanly():
     """ONNX Runtime's session build, cut short by the interpreter's end, aborted the process ("terminate called
-    without an active exception", exit 134) about one test run in five: the exit now waits for the load."""
+    without an active exception", exit 134): the exit now waits for the load."""
     import subprocess
     import sys
 
