@@ -4,8 +4,8 @@
 
 Stores 20 memories, times ``search_memory`` round trips while idle, then starts ``index_project`` on FOLDER
 (a first run: every file embedded) and times the same searches while it runs, one every 0.3 s. The index
-run and the query share the process's one model thread (``memory_graph.embedding.on_model_thread``): a query
-waits for the batch the model is on. Prints the median, 90th percentile and largest milliseconds of each.
+run embeds on the process's model thread (``memory_graph.embedding.on_model_thread``); on ONNX Runtime a query
+is embedded on its own thread beside it (a PyTorch model's waits for the batch the model is on). Prints the median, 90th percentile and largest milliseconds of each.
 FOLDER must hold enough code to keep the run embedding for the searches' duration (rich 13.7.1's 80 files
 take about 20 s here).
 """
