@@ -5,6 +5,7 @@ the calls under way end first and none starts after."""
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from typing import Callable, TypeVar
 
@@ -47,4 +48,11 @@ def _at_exit() -> None:
         lock.acquire(timeout=120)
 
 
+def _in_child() -> None:
+    """A forked child runs none of its parent's calls: they stayed in the parent's threads."""
+    global _HERE, _running, _exiting
+    _HERE, _running, _exiting = threading.Condition(), 0, False
+
+
 atexit.register(_at_exit)
+os.register_at_fork(after_in_child=_in_child)

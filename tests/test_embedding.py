@@ -181,3 +181,27 @@ def test_length_batches_cover_every_text_within_both_limits(lengths, batch_size,
         assert b - a == 1 or (b - a) * lengths[a] <= batch_tokens
         if b < len(lengths):  # a batch stops only at a limit
             assert b - a == batch_size or (b - a + 1) * lengths[a] > batch_tokens
+
+
+def test_a_forked_child_waits_at_exit_for_none_of_its_parents_model_calls():
+    """A call under way in another thread of the parent is not the child's: its exit would wait for it (up to two
+    minutes) if it counted it."""
+    import os
+
+    from memory_graph import native_exit
+
+    entered, release = threading.Event(), threading.Event()
+    caller = threading.Thread(target=lambda: native_exit.run_here(lambda: entered.set() or release.wait(10)))
+    caller.start()
+    assert entered.wait(10) and native_exit._running == 1
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report what it would wait for at exit, and leave without running exit handlers
+        os.write(write, str(native_exit._running).encode())
+        os._exit(0)
+    os.close(write)
+    seen = os.read(read, 16).decode()
+    os.waitpid(pid, 0)
+    release.set()
+    caller.join(10)
+    assert seen == "0" and native_exit._running == 0
