@@ -114,7 +114,6 @@ class CodeSearch:
         """The ``limit`` best chunks, each with why, and the search's confidence."""
         cfg, now, t0 = self.config, time.time(), time.perf_counter()
         c, name_only = cfg.candidates(limit), one_name(query)
-        pooled = () if self.view.vectors is not None else ("vector",)
         vector = self._embed(query, timings) if mode in ("hybrid", "vector") else None
         t1 = time.perf_counter()
         seeds, at_lines = self._seeds(query, filters.project, name_only)
@@ -126,7 +125,7 @@ class CodeSearch:
             jobs["bm25"] = partial(timed, self._bm25_leg, timings, "bm25", query, filters, now, c, phrases)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = partial(timed, self._graph_leg, timings, "graph", seeds, filters, c, name_only)
-        legs = self._collect(jobs, pooled=pooled)
+        legs = self._collect(jobs, pooled=("vector",))  # beside BM25 and the graph leg (MemorySearch.run_legs)
         if timings is not None:
             timings["link"], timings["legs"] = t2 - t1, time.perf_counter() - t0
         signals = match_signals(legs, None)

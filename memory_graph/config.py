@@ -61,8 +61,8 @@ class Config:
     max_query_terms: int = 64
     max_limit: int = 1_000
     max_graph_depth: int = 3
-    #: seconds a search waits for a leg that reads LanceDB (the vector leg past the in-process copy); a leg still
-    #: running then is left out of the fusion. The legs in process run on the caller's thread (Engine._collect).
+    #: seconds a search waits for its vector leg, which runs in a pool beside BM25 and the graph leg (those run on
+    #: the caller's thread, Engine._collect); a vector leg still running then is left out of the fusion.
     search_timeout_seconds: float = 10.0
     #: BLAS threads while a search runs (0: as the process has them). One: OpenBLAS splits a search's small
     #: products over its threads, whose spinning then takes the model's core (memory_graph/blas.py).

@@ -1,5 +1,5 @@
-"""Runs a search's legs: those in process one after another on the caller's thread, those that wait on LanceDB
-in a small pool beside them, within the search's time budget. A leg that fails or runs out of time is logged
+"""Runs a search's legs: those that hold the GIL one after another on the caller's thread, the vector leg (whose
+product, ONNX Runtime's or LanceDB's, lets it go) in a small pool beside them, within the search's time budget. A leg that fails or runs out of time is logged
 and left out; it never fails the search."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def timed(fn, timings: dict[str, float] | None, name: str, *args):
 
 
 class LegRunner:
-    """The pool the legs that read LanceDB run in (``timeout_seconds``: the search's time budget for them)."""
+    """The pool the vector legs run in (``timeout_seconds``: the search's time budget for them)."""
 
     def __init__(self, timeout_seconds: float) -> None:
         self.timeout_seconds = timeout_seconds
@@ -38,10 +38,11 @@ class LegRunner:
     def collect(self, jobs: dict[str, Callable[[], Any]], pooled: Iterable[str] = ()) -> dict[str, LegResult]:
         """Each leg's result, by name, in the order of ``jobs`` (a leg may return a LegResult or (ids, scores)).
 
-        The legs named in ``pooled`` (those that wait on LanceDB) run in the pool, beside the others, and are
-        left out when still running once the time budget is spent. The others run one after another on this
-        thread: they hold the GIL for most of their work, and beside a busy thread a leg that lets it go
-        (Tantivy's search) waits up to the interpreter's switch interval (5 ms) each time to take it back.
+        The legs named in ``pooled`` (those that spend most of their time in native code without the GIL: the
+        vector leg's product) run in the pool, beside the others, and are left out when still running once the
+        time budget is spent. The others run one after another on this thread: they hold the GIL for most of
+        their work, and beside a busy thread a leg that lets it go (Tantivy's search) waits up to the
+        interpreter's switch interval (5 ms) each time to take it back.
         """
         futures = {name: self._pool.submit(jobs[name]) for name in pooled if name in jobs}
         done: dict[str, Any] = {}

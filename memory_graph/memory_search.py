@@ -98,16 +98,18 @@ class MemorySearch:
                 query = expand_aliases(query, seeds, index)
         if timings is not None:
             timings["link"] = time.perf_counter() - t
-        jobs, pooled = {}, () if self.view.vectors is not None else ("vector",)
+        jobs = {}
         if mode in ("hybrid", "vector"):
-            # embedded here, before the legs, so that LanceDB's search (pooled) has its time budget for itself
+            # embedded here, before the legs, so that the vector leg (pooled) has the time budget for its search
             jobs["vector"] = partial(timed, self.vector_leg, timings, "vector", query, filters, now, c,
                                      self._embed(query, timings))
         if mode in ("hybrid", "bm25"):
             jobs["bm25"] = partial(timed, self.bm25_leg, timings, "bm25", query, filters, now, c)
         if mode in ("hybrid", "graph"):
             jobs["graph"] = partial(timed, self.graph_leg, timings, "graph", seeds, filters, now, c)
-        legs = self._collect(jobs, pooled=pooled)
+        # the vector leg in the pool: its product (ONNX Runtime's, or LanceDB's) lets the GIL go, and runs beside
+        # BM25 and the graph leg
+        legs = self._collect(jobs, pooled=("vector",))
         legs["_entities"] = LegResult(paths={e: [] for e in seeds})
         return legs
 

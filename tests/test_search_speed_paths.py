@@ -115,7 +115,7 @@ def test_blas_is_held_to_the_limit_inside_and_given_back_by_the_last_block_out()
         assert _blas_threads() == before
 
 
-def test_a_search_runs_with_blas_held_and_an_in_process_leg_matches_a_pooled_one(tmp_path, embedder):
+def test_a_search_runs_with_blas_held_and_an_in_process_copy_matches_lancedb(tmp_path, embedder):
     before = _blas_threads()
     if not before or max(before) < 2:
         pytest.skip("this numpy's BLAS runs one thread already")
@@ -130,10 +130,18 @@ def test_a_search_runs_with_blas_held_and_an_in_process_leg_matches_a_pooled_one
         seen.append((threading.current_thread().name, _blas_threads()))
         return leg(*args)
 
-    eng.memory_search.bm25_leg = bm25
+    vector_threads = []
+    vector = eng.memory_search.vector_leg
+
+    def vector_leg(*args):
+        vector_threads.append(threading.current_thread().name)
+        return vector(*args)
+
+    eng.memory_search.bm25_leg, eng.memory_search.vector_leg = bm25, vector_leg
     ids = [h.id for h in eng.search("Orion billing timeouts", limit=3)]
     assert seen and set(seen[-1][1]) == {1} and _blas_threads() == before
-    assert seen[-1][0] == threading.current_thread().name  # in process: on the caller's thread
+    assert seen[-1][0] == threading.current_thread().name  # holds the GIL: on the caller's thread
+    assert vector_threads[-1].startswith("mg-leg")  # its product lets the GIL go: in the pool, beside BM25
     held, eng.memory_vectors = eng.memory_vectors, None  # the vector leg reads LanceDB: pooled
     try:
         assert [h.id for h in eng.search("Orion billing timeouts", limit=3)] == ids
