@@ -58,13 +58,13 @@ def update_pairs(info: Mapping[str, "Candidate"], marked_cosine: float,
     rows = olds[rows].tolist()
     cols = cols.tolist()
     named = subjects(sorted({ids[k] for k in (*rows, *cols)}))
-    out = []
-    # oldest first (by creation, then id), and each one's newer memories in the same order
-    for i, j in sorted(zip(rows, cols), key=lambda p: (created[p[0]], ids[p[0]], created[p[1]], ids[p[1]])):
-        old, new = ids[i], ids[j]
-        if named.get(old, frozenset()) & named.get(new, frozenset()):
-            out.append((old, new, float(cos[i, j])))
-    return out
+    empty: frozenset = frozenset()
+    # the pairs with an entity in common first (a few of the close pairs on entity-rich notes), then only those
+    # sorted: oldest first (by creation, then id), and each one's newer memories in the same order
+    common = [(i, j) for i, j in zip(rows, cols)
+              if not named.get(ids[i], empty).isdisjoint(named.get(ids[j], empty))]
+    common.sort(key=lambda p: (created[p[0]], ids[p[0]], created[p[1]], ids[p[1]]))
+    return [(ids[i], ids[j], float(cos[i, j])) for i, j in common]
 
 
 def latest_first(scores: Mapping[str, float], pairs: list[tuple[str, str, float]], min_cosine: float,
