@@ -70,6 +70,7 @@ class Sync:
         self._settled_size = 0  # the memory graph's size when its objects were last frozen (heap.settle_heap)
         self._marker_seen: tuple = (None, float("-inf"))  # the change marker at the last version check, and when
         self._versions_print: tuple | None = None  # the version folders' times then (LanceStore.settled_fingerprint)
+        self._stamped_at = -1  # this process's LanceDB commit count when it last stamped the versions it wrote
 
     # ---- the graph ------------------------------------------------------
     def load_graph(self) -> None:
@@ -271,6 +272,7 @@ class Sync:
         tmp.write_text(json.dumps(stamp))
         os.replace(tmp, self.data_dir / STAMP)
         self.known_versions = stamp["lance"]
+        self._stamped_at = self.lance.commits
         self._forget_reads()
 
     def catch_up(self) -> None:
@@ -341,13 +343,22 @@ class Sync:
         return st.st_ino, st.st_mtime_ns
 
     def mark_changed(self) -> None:
-        """Replace the change marker, so other processes' searches know to look (``_sync_with_others``)."""
+        """Replace the change marker, so other processes' searches know to look (``_sync_with_others``).
+
+        Called at the end of a write, under the write lock. When the write stamped the versions it left and
+        committed nothing after (``write_stamp``), the views match them and no other process could write since:
+        this process's next search takes the new marker as seen, instead of asking LanceDB for nine tables'
+        versions (each opens its table).
+        """
         tmp = self.data_dir / f"{CHANGE_MARKER}.{os.getpid()}.tmp"
         try:
             tmp.write_bytes(os.urandom(8))
             os.replace(tmp, self.data_dir / CHANGE_MARKER)
         except OSError as exc:  # a read-only or full disk: others fall back to asking LanceDB's versions
             log.debug("could not replace the change marker: %s", exc)
+            return
+        if self.known_versions is not None and self._stamped_at == self.lance.commits:
+            self._marker_seen = (self.change_marker(), time.monotonic())
 
     def text_docs_expected(self) -> int:
         return sum(self.lance.count(table) for table in TEXT_KINDS.values())

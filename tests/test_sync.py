@@ -382,3 +382,17 @@ def test_past_the_check_interval_unchanged_version_folders_spare_asking_lancedb(
     writer.sync.mark_changed = lambda: None  # a commit without the marker: only the folders tell
     mid = writer.store("Vega's cache moved to Redis", project="acme")
     assert [h.id for h in reader.search("Vega cache Redis", limit=1)] == [mid] and versions.calls >= 1
+
+
+def test_a_search_right_after_this_process_writes_asks_lancedb_nothing_and_still_sees_the_next_writer(pair):
+    """The write stamped the versions it left, under the write lock: the marker it replaced is one this process
+    has seen. Another process's write replaces the marker again, and is picked up."""
+    data, reader, writer = pair
+    writer.search("anything", limit=1)
+    mine = writer.store("Orion's billing API moved to Kafka", project="acme")
+    versions = Counting(writer.lance, "versions")
+    assert [h.id for h in writer.search("billing API Kafka", limit=1)] == [mine]
+    assert versions.calls == 0
+    theirs = reader.store("Tern's cache keys include the tenant id", project="acme")
+    assert [h.id for h in writer.search("Tern cache keys tenant", limit=1)] == [theirs]
+    assert versions.calls > 0
