@@ -165,10 +165,14 @@ def measure(name: str, args, embedder, work: Path) -> dict | None:
             for k, v in timings.items():
                 stages.setdefault(k, []).append(1000 * v)
     # an agent stores what it learned and searches again: the first search after a write, with what searches
-    # keep between writes dropped and other processes' writes looked for
-    after_store = []
+    # keep between writes dropped and other processes' writes looked for, beside the same question asked right
+    # before the write (a ratio per question, as the machine's speed moves)
+    after_store, before_store = [], []
     if ds.kind != "code":
         for qi, q in enumerate(ds.queries[:AFTER_STORE]):
+            t0 = time.perf_counter()
+            ask(q)
+            before_store.append(1000 * (time.perf_counter() - t0))
             eng.store(f"Note {qi} written between two questions: the staging deploy moved to Tuesday",
                       project=q.group or None)
             t0 = time.perf_counter()
@@ -184,6 +188,7 @@ def measure(name: str, args, embedder, work: Path) -> dict | None:
             "paired_ratio": {p: paired_ratio(times["memory-graph"], times[p]) for p in peers},
             "cpu_ms": {s: round(1000 * c / n, 2) for s, c in cpu.items()},
             "after_store_p50_ms": round(statistics.median(after_store), 2) if after_store else None,
+            "after_store_ratio": paired_ratio(after_store, before_store) if after_store else None,
             "stages_ms": {k: round(statistics.median(v), 2) for k, v in
                           sorted(stages.items(), key=lambda kv: -statistics.median(kv[1]))}}
 
@@ -228,7 +233,7 @@ PROFILE = (("embed", "embed"), ("legs", "legs_wall"), ("vector search", "vector_
 def profile(results: dict) -> str:
     """Where memory-graph's time goes: the median ms of each stage per store (the vector search is the vector
     leg, after the question's embedding, which runs beside BM25 and the graph leg: "legs" is the three together),
-    and the p50 of a search right after a store."""
+    and the p50 of a search right after a store, with the median ratio to the same question asked just before."""
     head = ["store", "p50", *(h for h, _ in PROFILE), "after a store"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results.values():
@@ -237,7 +242,8 @@ def profile(results: dict) -> str:
             st["vector_search"] = st["leg_vector"]
         cells = [r["store"], f"{r['p50_ms']['memory-graph']:.1f}"]
         cells += [f"{st[k]:.2f}" if k in st else "-" for _, k in PROFILE]
-        cells.append(f"{r['after_store_p50_ms']:.1f}" if r.get("after_store_p50_ms") else "-")
+        after, ratio = r.get("after_store_p50_ms"), r.get("after_store_ratio")
+        cells.append("-" if not after else f"{after:.1f} (x{ratio['median']:.2f})" if ratio else f"{after:.1f}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -395,11 +395,12 @@ def test_latency_profile_shows_the_legs_together_and_a_search_after_a_store_wher
 
     stages = {"embed": 5.0, "legs_wall": 1.5, "leg_vector": 1.2, "leg_bm25": 0.9, "mmr": 0.3}
     rows = profile({"notes": {"store": "notes", "p50_ms": {"memory-graph": 9.0}, "stages_ms": stages,
-                              "after_store_p50_ms": 10.4},
+                              "after_store_p50_ms": 10.4,
+                              "after_store_ratio": {"median": 1.1, "low": 1.0, "high": 1.2}},
                     "code": {"store": "code", "p50_ms": {"memory-graph": 8.0}, "stages_ms": stages,
                              "after_store_p50_ms": None}}).splitlines()
     head = [c.strip() for c in rows[0].strip("|").split("|")]
     notes, code = ([c.strip() for c in r.strip("|").split("|")] for r in rows[2:])
     assert notes[head.index("legs")] == "1.50" and notes[head.index("vector search")] == "1.20"
-    assert notes[head.index("after a store")] == "10.4" and code[head.index("after a store")] == "-"
+    assert notes[head.index("after a store")] == "10.4 (x1.10)" and code[head.index("after a store")] == "-"
     assert notes[head.index("PPR")] == "-"
