@@ -183,10 +183,12 @@ class Config:
     #: its change from the log it read before committing, so writers at once may share a number or log one
     #: below what a reader has read; a change is then told by (number, time). Writers that overlap are few.
     store_change_slack: int = 100
-    #: on object storage, a process whose first write finds the memories table in more small fragments than this
-    #: compacts every table: short sessions (an MCP server, a CLI command) each write fewer rows than
-    #: optimize_every_rows, and a new reader fetches every fragment (python -m benchmarks.remote_store: opening
-    #: 10,000 memories took 3,833 requests before compaction, 196 after)
+    #: small fragments a table may gather before every table is compacted: each one-memory write leaves one per
+    #: table it commits to, and a read opens every fragment (python -m benchmarks.probes.fragments_probe). A
+    #: process compacts once it committed this many times to one table since it last did, or when its first
+    #: write finds the memories table in more: short sessions (an MCP server, a CLI command) each write fewer
+    #: rows than optimize_every_rows (on object storage, python -m benchmarks.remote_store: opening 10,000
+    #: memories took 3,833 requests before compaction, 196 after)
     store_compact_fragments: int = 64
 
     # --- code indexing ---

@@ -10,7 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from codebase import index_project
-from memory_graph import Engine
+from conftest import HashEmbedder
+from memory_graph import Config, Engine
 from memory_graph.code import CodeStore
 from memory_graph.code_search import CodeSearch
 from memory_graph.entities import Entities
@@ -302,3 +303,34 @@ def test_transfer_built_alone_exports_as_the_engine_does_and_imports_through_the
         assert calls == ["writing", "log", "reload"] and other.lance.count("memories") == 2
     finally:
         other.close()
+
+
+def _fragments(eng: Engine) -> int:
+    return eng.lance.table("memories").stats()["fragment_stats"]["num_fragments"]
+
+
+def test_short_sessions_on_a_local_store_leave_it_compacted(tmp_path):
+    """Each session writes fewer rows than optimize_every_rows; the first write of one that finds the memories
+    in more than store_compact_fragments small fragments compacts every table (a read opens every fragment)."""
+    cfg = dict(optimize_every_rows=10 ** 6, store_compact_fragments=8)
+    seen = []
+    for i in range(12):  # twelve short sessions of one memory each, on one directory
+        eng = Engine(tmp_path / "d", config=Config(**cfg), embedder=HashEmbedder())
+        eng.store(f"session {i} decided the cache keeps {i} entries")
+        seen.append(_fragments(eng))
+        eng.close()
+    assert seen == [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4]
+    eng = Engine(tmp_path / "d", config=Config(**cfg), embedder=HashEmbedder())
+    assert eng.lance.count("memories") == 12
+    assert [h.record["memory_type"] for h in eng.search("session 11 cache entries", mode="bm25", limit=1)]
+
+
+def test_a_long_session_of_one_memory_writes_compacts_once_a_table_gathers_the_fragments(tmp_path):
+    eng = Engine(tmp_path / "d", config=Config(optimize_every_rows=10 ** 6, store_compact_fragments=8),
+                 embedder=HashEmbedder())
+    seen = []
+    for i in range(20):
+        eng.store(f"note {i}: the deploy window of service {i} moved")
+        seen.append(_fragments(eng))
+    assert max(seen) <= 8 and seen[-1] < seen[6] and eng.lance.count("memories") == 20
+    eng.close()

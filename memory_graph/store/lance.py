@@ -127,6 +127,7 @@ class LanceStore:
                                   "for an http:// endpoint)") from None
         self._tables: dict = {}
         self.rows_since_optimize = 0
+        self._commits_since_optimize: dict[str, int] = {}  # per table: each commit leaves a fragment or a deletion
         self._fragments_checked = False  # (``_fragmented``)
         # inside deferred_rebuilds(): the tables whose ANN index passed ann_max_deltas meanwhile
         self._deferring = 0
@@ -277,6 +278,7 @@ class LanceStore:
         """Count a commit; of the open transaction on object storage, note the version it made in the intent
         file, so that the next writer after a kill knows which versions were the killed write's."""
         self.commits += 1
+        self._commits_since_optimize[name] = self._commits_since_optimize.get(name, 0) + 1
         if self.uri and self._intent is not None:
             self._ours.setdefault(name, []).append(self.table(name).version)
             self._write_intent(self._intent)
@@ -466,6 +468,7 @@ class LanceStore:
         keep = self.config.keep_versions_seconds if keep_versions_seconds is None else keep_versions_seconds
         if not force and self.rows_since_optimize < self.config.optimize_every_rows and not self._fragmented():
             return
+        self._commits_since_optimize.clear()
         for name in names:
             tbl = self.table(name)
             try:
@@ -483,9 +486,12 @@ class LanceStore:
         self.rows_since_optimize = 0
 
     def _fragmented(self) -> bool:
-        """On object storage, at this process's first upkeep: whether the memories table lies in more than
-        ``store_compact_fragments`` small fragments (``Config.store_compact_fragments``)."""
-        if not self.uri or self._fragments_checked or not self.has_table("memories"):
+        """Whether a table lies in more than ``store_compact_fragments`` small fragments: this process committed
+        that many times to one table since it last optimized, or, at its first upkeep, the memories table has
+        that many (``Config.store_compact_fragments``)."""
+        if max(self._commits_since_optimize.values(), default=0) >= self.config.store_compact_fragments:
+            return True
+        if self._fragments_checked or not self.has_table("memories"):
             return False
         self._fragments_checked = True
         stats = self.table("memories").stats()
