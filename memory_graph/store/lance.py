@@ -126,6 +126,7 @@ class LanceStore:
                                   "AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL (and AWS_ALLOW_HTTP=true "
                                   "for an http:// endpoint)") from None
         self._tables: dict = {}
+        self._empty_schemas: dict[str, pa.Schema] = {}  # for reads of no ids (``by_ids``)
         self.rows_since_optimize = 0
         self._commits_since_optimize: dict[str, int] = {}  # per table: each commit leaves a fragment or a deletion
         self._fragments_checked = False  # (``_fragmented``)
@@ -435,7 +436,10 @@ class LanceStore:
         ids = list(ids)
         parts = [self.query(name, sql_in(column, ids[i:i + 500]), columns) for i in range(0, len(ids), 500)]
         if not parts:  # no query for no ids: a query costs milliseconds even when it matches nothing
-            schema = self.table(name).schema
+            schema = self._empty_schemas.get(name)
+            if schema is None or any(c not in schema.names for c in columns or ()):
+                # (each schema is a round trip to LanceDB's loop: a catch-up asks for two tables' empty reads)
+                schema = self._empty_schemas[name] = self.table(name).schema
             return (pa.schema([schema.field(c) for c in columns]) if columns else schema).empty_table()
         return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
 
