@@ -67,6 +67,9 @@ def test_a_looser_likeness_counts_only_when_the_new_one_says_something_changed()
     assert same["old"] > same["new"] and moved["new"] > moved["old"]
     assert says_change("Sessions now live in PostgreSQL") and says_change("CI moved from Jenkins to Actions")
     assert not says_change("Sessions live in Redis with a TTL of 14 days")
+    # whatever the case: a heading, a shouted word
+    assert says_change("NOW: sessions live in PostgreSQL") and says_change("Moved From v1.2 To v2.0 last week")
+    assert not says_change("NOWHERE ELSE; KNOWN ISSUES")
 
 
 def test_a_newer_memory_the_query_tells_apart_keeps_its_place():
