@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from .views import MemoryView
 
 
+#: the legs as fusion reads them (its sums are added in this order, whichever leg ran first)
+LEG_ORDER = ("vector", "bm25", "graph")
+
+
 class MemorySearch:
     """Ranks memories for a question over the memory graph and vector copies of ``view`` (read under
     ``graph_lock``), the BM25 index ``text`` and LanceDB.
@@ -103,13 +107,16 @@ class MemorySearch:
             # embedded here, before the legs, so that the vector leg (pooled) has the time budget for its search
             jobs["vector"] = partial(timed, self.vector_leg, timings, "vector", query, filters, now, c,
                                      self._embed(query, timings))
-        if mode in ("hybrid", "bm25"):
-            jobs["bm25"] = partial(timed, self.bm25_leg, timings, "bm25", query, filters, now, c)
+        # the graph leg before BM25: it reads the graph under the graph lock, which the vector leg holds while it
+        # searches the in-process copy, and BM25 takes no lock
         if mode in ("hybrid", "graph"):
             jobs["graph"] = partial(timed, self.graph_leg, timings, "graph", seeds, filters, now, c)
+        if mode in ("hybrid", "bm25"):
+            jobs["bm25"] = partial(timed, self.bm25_leg, timings, "bm25", query, filters, now, c)
         # the vector leg in the pool: its product (ONNX Runtime's, or LanceDB's) lets the GIL go, and runs beside
         # BM25 and the graph leg
-        legs = self._collect(jobs, pooled=("vector",))
+        done = self._collect(jobs, pooled=("vector",))
+        legs = {name: done[name] for name in LEG_ORDER if name in done}  # fusion adds them up in this order
         legs["_entities"] = LegResult(paths={e: [] for e in seeds})
         return legs
 
