@@ -1,6 +1,6 @@
 """Runs a search's legs: those that hold the GIL one after another on the caller's thread, the vector leg (whose
-product, ONNX Runtime's or LanceDB's, lets it go) in a small pool beside them, within the search's time budget. A leg that fails or runs out of time is logged
-and left out; it never fails the search."""
+product, ONNX Runtime's or LanceDB's, lets it go) in a small pool beside them, within the search's time budget.
+A leg that fails or runs out of time is logged and left out; it never fails the search."""
 
 from __future__ import annotations
 
