@@ -224,7 +224,7 @@ def table(results: dict) -> str:
 
 
 #: the profile's columns: (heading, stage) in the order a search runs them
-PROFILE = (("embed", "embed"), ("legs", "legs_wall"), ("vector search", "vector_search"), ("BM25", "leg_bm25"),
+PROFILE = (("embed", "embed"), ("legs", "legs_wall"), ("vector search", "leg_vector"), ("BM25", "leg_bm25"),
            ("graph leg", "leg_graph"),
            ("entity linking", "link"), ("fusion", "fusion"), ("describe", "describe"), ("PPR subgraph", "ppr_edges"),
            ("PPR", "ppr"), ("decay", "decay"), ("updates", "updates"), ("MMR", "mmr"))
@@ -237,13 +237,11 @@ def profile(results: dict) -> str:
     head = ["store", "p50", *(h for h, _ in PROFILE), "after a store"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results.values():
-        st = dict(r["stages_ms"])
-        if "leg_vector" in st:
-            st["vector_search"] = st["leg_vector"]
+        st = r["stages_ms"]
         cells = [r["store"], f"{r['p50_ms']['memory-graph']:.1f}"]
         cells += [f"{st[k]:.2f}" if k in st else "-" for _, k in PROFILE]
         after, ratio = r.get("after_store_p50_ms"), r.get("after_store_ratio")
-        cells.append("-" if not after else f"{after:.1f} (x{ratio['median']:.2f})" if ratio else f"{after:.1f}")
+        cells.append(f"{after:.1f} (x{ratio['median']:.2f})" if after else "-")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
