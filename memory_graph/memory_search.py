@@ -184,10 +184,9 @@ class MemorySearch:
         # passages carry no filter columns, so the memories found only through them are checked against the
         # filters after the search, and their own vectors read for passage_scores
         first = dict(zip(ids, sims))
-        best_passage: dict[str, float] = {}
-        for pid, sim in zip(*self._nearest_passages(vec, c * self.config.passage_candidates_factor)):
-            mid = pid.rsplit("#", 1)[0]
-            best_passage[mid] = max(sim, best_passage.get(mid, -1.0))
+        pids, psims = self._nearest_passages(vec, c * self.config.passage_candidates_factor)
+        # nearest first, so a memory's best passage is its first: built from the last, the first one's stays
+        best_passage = dict(zip([p.rsplit("#", 1)[0] for p in reversed(pids)], reversed(psims)))
         # a memory past the first c has its own similarity at most the c-th's, and passage_scores never lifts it
         # above the larger of that and its best passage's: only one whose passage beats the c-th can get in
         bar = min(sims) if len(ids) >= c else -np.inf
@@ -262,6 +261,7 @@ class MemorySearch:
         return [i for i, _ in ranked], [s for _, s in ranked]
 
     def _nearest_passages(self, vec: np.ndarray, k: int) -> tuple[list[str], list[float]]:
+        """The ``k`` passages nearest to ``vec``, nearest first, with their similarities."""
         with self._graph_lock:
             if self.view.passages is not None:
                 return self.view.passages.nearest(vec, k)

@@ -285,6 +285,10 @@ class VectorCache:
         else:
             top = np.arange(len(rows))
         ids = self._ids
+        order = top[np.argsort(-sims[top], kind="stable")]
+        best = sims[order]
+        if (best[1:] < best[:-1]).all():  # no two alike: numpy's order is the one sorting by id as well gives
+            return [ids[r] for r in rows[order[:k]].tolist()], best[:k].tolist()
         ranked = sorted(zip((-sims[top]).tolist(), [ids[r] for r in rows[top].tolist()]))[:k]
         return [i for _, i in ranked], [-v for v, _ in ranked]
 
