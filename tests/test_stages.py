@@ -14,6 +14,9 @@ from memory_graph.retrieval import (convex, decay_factor, decay_factors, first_o
                                     is_evergreen, min_score_filter, mmr,
                                     passage_scores, personalized_pagerank, ppr_factors, ppr_reach, rrf,
                                     similarity_matrix)
+from memory_graph.config import Config
+from memory_graph.retrieval.mmr import unit_rows
+from memory_graph.retrieval.pipeline import Candidate, LegResult, rank
 
 ids = st.lists(st.sampled_from([f"d{i}" for i in range(30)]), unique=True, max_size=20)
 rankings = st.dictionaries(st.sampled_from(["vector", "bm25", "graph"]), ids, min_size=1)
@@ -200,6 +203,45 @@ def test_mmr_floor_still_demotes_a_paraphrase_but_not_a_topic_neighbour():
     assert mmr(ids, scores, sim, lam=0.7, limit=4, floor=0.8) == ["a", "c", "d", "b"]
     with pytest.raises(ValueError):
         mmr(ids, scores, sim, lam=0.7, limit=4, floor=1.0)
+
+
+def test_the_similarity_of_unit_rows_made_in_any_batches_is_that_of_the_vectors():
+    """A search keeps each candidate's unit row from the batch that first made it: whichever batches the rows came
+    from, the pool's similarities are the ones its vectors give, to the last bit (so the ranking is too)."""
+    rng = np.random.default_rng(3)
+    vectors = [rng.standard_normal(384).astype(np.float32) for _ in range(40)]
+    vectors[7] = None
+    words = [set() if v is not None else {"w"} for v in vectors]
+    have = [i for i, v in enumerate(vectors) if v is not None]
+    units: list = [None] * len(vectors)
+    for batch in (have[::3], have[1::3], have[2::3]):
+        for i, row in zip(batch, unit_rows([vectors[i] for i in batch])):
+            units[i] = row
+    assert np.array_equal(similarity_matrix(vectors, words, units), similarity_matrix(vectors, words))
+
+
+def test_a_search_keeps_the_candidates_unit_rows_and_ranks_the_same_with_them():
+    rng = np.random.default_rng(4)
+    info = {f"m{i}": Candidate(created_at=1000.0 * i, evergreen=i % 2 == 0, vector=rng.standard_normal(8), words=set())
+            for i in range(12)}
+    legs = {"vector": LegResult(list(info), [1.0 - 0.05 * i for i in range(12)])}
+    kw = dict(config=Config(), weights=Config().memory_weights, limit=5, now=20_000.0,
+              describe=lambda ids: {i: info[i] for i in ids if i in info}, subjects=lambda ids: {})
+    first = rank(legs, **kw)
+    kept = {i: c.unit for i, c in info.items()}
+    assert all(u is not None for u in kept.values())
+    second = rank(legs, **kw)
+    assert all(info[i].unit is kept[i] for i in info)  # read again, not made again
+    assert [(h.id, h.score) for h in first] == [(h.id, h.score) for h in second]
+
+
+def test_candidates_of_equal_score_rank_by_id_whatever_order_the_legs_give():
+    info = {d: Candidate(created_at=0.0, evergreen=False, vector=np.eye(4)[k], words=set())
+            for k, d in enumerate(["c", "a", "d", "b"])}
+    legs = {"vector": LegResult(["c", "a", "d", "b"], [0.5] * 4), "bm25": LegResult(["d", "b", "c", "a"], [2.0] * 4)}
+    hits = rank(legs, config=Config(), weights=Config().memory_weights, limit=4, now=0.0, use_decay=False,
+                describe=lambda ids: {i: info[i] for i in ids})
+    assert [h.id for h in hits] == ["a", "b", "c", "d"] and len({h.score for h in hits}) == 1
 
 
 def test_similarity_uses_jaccard_without_vectors():

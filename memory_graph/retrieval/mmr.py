@@ -90,21 +90,30 @@ def submatrix(sim: np.ndarray, at: Sequence[int]) -> np.ndarray:
     return sim.take(rows, axis=0).take(rows, axis=1)
 
 
-def similarity_matrix(vectors: Sequence[np.ndarray | None], word_sets: Sequence[set[str]]) -> np.ndarray:
-    """Pairwise similarity: cosine of vectors where both items have one, else Jaccard of word sets."""
+def unit_rows(vectors: Sequence[np.ndarray]) -> np.ndarray:
+    """Vectors as float64 rows of norm 1 (a zero vector stays zero); each row as it comes out of any batch."""
+    mat = np.asarray(vectors, dtype=np.float64)  # one conversion, not one per vector
+    norms = np.linalg.norm(mat, axis=1, keepdims=True)
+    return mat / np.where(norms == 0, 1, norms)
+
+
+def similarity_matrix(vectors: Sequence[np.ndarray | None], word_sets: Sequence[set[str]],
+                      units: Sequence[np.ndarray | None] | None = None) -> np.ndarray:
+    """Pairwise similarity: cosine of vectors where both items have one, else Jaccard of word sets.
+
+    units: the vectors as ``unit_rows`` gives them, when the caller keeps them (None where there is no vector).
+    """
     n = len(vectors)
-    sim = np.zeros((n, n))
     have = [i for i, v in enumerate(vectors) if v is not None]
     if have:
-        mat = np.asarray([vectors[i] for i in have], dtype=np.float64)  # one conversion, not one per vector
-        norms = np.linalg.norm(mat, axis=1, keepdims=True)
-        mat = mat / np.where(norms == 0, 1, norms)
+        mat = np.asarray([units[i] for i in have]) if units is not None else unit_rows([vectors[i] for i in have])
         cos = mat @ mat.T
         if len(have) == n:
             return cos
-        for a, i in enumerate(have):
-            sim[i, have] = cos[a]
-    for i in range(n) if len(have) < n else ():
+    sim = np.zeros((n, n))
+    for a, i in enumerate(have):
+        sim[i, have] = cos[a]
+    for i in range(n):
         for j in range(n):
             if vectors[i] is None or vectors[j] is None:
                 a, b = word_sets[i], word_sets[j]

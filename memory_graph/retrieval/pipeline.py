@@ -14,7 +14,7 @@ from .decay import decay_factors
 from .fusion import convex, rrf
 from .updates import latest_first, update_pairs
 from .when import period_factors
-from .mmr import first_of_each_group, min_score_filter, mmr, similarity_matrix, submatrix
+from .mmr import first_of_each_group, min_score_filter, mmr, similarity_matrix, submatrix, unit_rows
 from .ppr import ppr_factors, ppr_reach
 
 
@@ -53,6 +53,9 @@ class Candidate:
     #: what the caller knows of the candidate before the query, as a factor on its score (a memory's importance;
     #: code: a test file's chunk ranks below the code it tests)
     prior: float = 1.0
+    #: the vector as a float64 row of norm 1 (``mmr.unit_rows``), made by the first search that compares the
+    #: candidate with others and kept with it, as the caller keeps candidates between searches
+    unit: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, limit: int, now: float,
@@ -92,7 +95,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
                        {leg: res.scale for leg, res in legs.items() if res.scale})
     if not fused:
         return []
-    ranked = sorted(fused, key=lambda d: (-fused[d], d))
+    ranked = _best_first(fused)
     step = config.rerank_pool(limit)
     pool = ranked[:step]
     clock.lap("fusion")
@@ -145,7 +148,8 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     diversify = use_mmr and (lam < 1 or dup is not None)
     updates = kind == "memory" and config.update_marked_cosine <= 1.0 and period is None and subjects is not None
     # the pool's similarities, computed once for the update pairs and MMR
-    sim = (similarity_matrix([info[d].vector for d in pool], [info[d].words for d in pool])
+    sim = (similarity_matrix([info[d].vector for d in pool], [info[d].words for d in pool],
+                             _units([info[d] for d in pool]))
            if (updates or diversify) and len(pool) > 1 else None)
     row = {d: i for i, d in enumerate(pool)}
     if updates:
@@ -157,7 +161,7 @@ def rank(legs: Mapping[str, LegResult], *, config: Config, weights: LegWeights, 
     clock.lap("updates")
     floor_abs = config.min_score_absolute if min_score is None else min_score
     scores = min_score_filter(scores, config.min_score_relative, floor_abs)
-    ordered = sorted(scores, key=lambda d: (-scores[d], d))
+    ordered = _best_first(scores)
     if config.collapse_groups:
         ordered = first_of_each_group(ordered, {d: info[d].group for d in ordered},
                                       {d: info[d].prior for d in ordered})
@@ -216,6 +220,20 @@ def _prefix(res: LegResult, n: int) -> LegResult:
     ids = res.ids[:n]
     return LegResult(ids, res.scores[:n], {d: p for d, p in res.paths.items() if d in set(ids)},
                      res.weight_scale, False if res.complete is not None else None, res.scale)
+
+
+def _best_first(scores: Mapping[str, float]) -> list[str]:
+    """Ids by score, best first, ties by id: a stable sort by score of the ids in order (no key tuples)."""
+    return sorted(sorted(scores), key=scores.__getitem__, reverse=True)
+
+
+def _units(cands: list[Candidate]) -> list[np.ndarray | None]:
+    """Each candidate's ``unit`` row; those without one get it in one batch, kept on them for later searches."""
+    new = [c for c in cands if c.unit is None and c.vector is not None]
+    if new:
+        for c, row in zip(new, unit_rows([c.vector for c in new])):
+            c.unit = row
+    return [c.unit for c in cands]
 
 
 def _answers(pool: list[str], info: Mapping[str, Candidate]) -> int:
