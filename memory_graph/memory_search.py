@@ -84,6 +84,8 @@ class MemorySearch:
             names = self.view.index.names
             for h in hits:
                 h.explanation.graph_path = [names[n][0] if n in names else n for n in h.explanation.graph_path]
+        for h in hits:
+            h.record["created_at"] = iso(h.record["created_at"])
         self._add_validity(hits, at)
         return with_confidence(hits, signals, cfg)
 

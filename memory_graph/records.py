@@ -6,7 +6,7 @@ import json
 
 from .config import Config
 from .graph import MemoryNode
-from .models import Entity, Memory, Relation, iso
+from .models import Entity, Memory, Relation
 from .retrieval import Candidate, importance_factor, is_evergreen
 from .retrieval.updates import says_change
 from .text import derive_title
@@ -56,7 +56,8 @@ def candidate(r: dict, vector, config: Config) -> Candidate:
         evergreen=is_evergreen(r["memory_type"], r["tags"] or [], r["source"], config.evergreen_types,
                                config.evergreen_tags, config.evergreen_sources),
         vector=vector, words=set(), title=r["title"],
-        summary={"memory_type": r["memory_type"], "project": r["project"], "created_at": iso(r["created_at"])},
+        # (epoch seconds: the search writes it as ISO 8601 for its hits alone, not for each candidate)
+        summary={"memory_type": r["memory_type"], "project": r["project"], "created_at": r["created_at"]},
         prior=importance_factor(r["importance"], config.importance_weight))
 
 
