@@ -62,7 +62,7 @@ class Config:
     max_limit: int = 1_000
     max_graph_depth: int = 3
     #: seconds a search waits for its vector leg, which runs in a pool beside BM25 and the graph leg (those run on
-    #: the caller's thread, Engine._collect); a vector leg still running then is left out of the fusion.
+    #: the caller's thread, LegRunner.collect); a vector leg still running then is left out of the fusion.
     search_timeout_seconds: float = 10.0
     #: BLAS threads while a search runs (0: as the process has them). One: OpenBLAS splits a search's small
     #: products over its threads, whose spinning then takes the model's core (memory_graph/blas.py).

@@ -28,15 +28,6 @@ def test_store_get_round_trip(engine):
     assert [x.id for x in engine.get([mid, "mem_nope"], strict=False)] == [mid]
 
 
-def test_a_search_hit_says_when_its_memory_was_made_as_the_memory_does(engine):
-    mid = engine.store("Release trains leave on Thursdays", project="web")
-    engine.store("Hotfixes skip the release train", project="web")
-    made = engine.get([mid])[0].to_dict()["created_at"]
-    for _ in range(2):  # the second search reads the candidates kept by the first
-        hit = next(h for h in engine.search("release train Thursdays", project="web") if h.id == mid)
-        assert hit.to_dict()["created_at"] == made and made.startswith("20")
-
-
 def test_a_search_in_a_project_without_memories_gets_a_hint_naming_the_projects(tmp_path, engine, embedder):
     engine.store("billing-api times out when the cache is cold", project="billing")
     engine.store("Always run the linter before pushing")

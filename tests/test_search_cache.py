@@ -71,6 +71,15 @@ def test_a_write_by_another_engine_reaches_the_next_search(tmp_path, embedder, c
     assert after[ids[0]] == "Project Orion" and ids[1] not in after
 
 
+def test_a_search_hit_says_when_its_memory_was_made_as_the_memory_does(engine):
+    mid = engine.store("Release trains leave on Thursdays", project="web")
+    engine.store("Hotfixes skip the release train", project="web")
+    made = engine.get([mid])[0].to_dict()["created_at"]
+    for _ in range(2):  # the second search reads the candidates kept by the first
+        hit = next(h for h in engine.search("release train Thursdays", project="web") if h.id == mid)
+        assert hit.to_dict()["created_at"] == made and made.startswith("20")
+
+
 def test_rows_read_while_a_write_began_are_not_kept(engine):
     engine.store_many([{"content": c} for c in CORPUS])
     reads = memory_reads(engine)
